@@ -1,0 +1,306 @@
+// Package model holds the engine-neutral types every other package speaks:
+// clusters, jobs, checkpoints with their per-vertex and per-subtask stats,
+// sampled ack progress, metric samples and explicit gaps.
+//
+// Conventions, so that "absent" never masquerades as "zero":
+//   - timestamps are epoch milliseconds on the engine's clock; 0 means absent;
+//   - durations that an engine may not expose are *int64 (nil = not observable);
+//   - sizes are bytes unless the field name says otherwise.
+package model
+
+import "fmt"
+
+// Engine names the kind of cluster a source talks to.
+type Engine string
+
+const (
+	EngineFlink     Engine = "flink"
+	EngineSeaTunnel Engine = "seatunnel"
+)
+
+// Valid reports whether e is an engine the app knows.
+func (e Engine) Valid() bool { return e == EngineFlink || e == EngineSeaTunnel }
+
+// AuthKind is how requests to a cluster authenticate.
+type AuthKind string
+
+const (
+	AuthNone   AuthKind = "none"
+	AuthBasic  AuthKind = "basic"
+	AuthBearer AuthKind = "bearer"
+)
+
+// Auth carries credentials. It is never written to captures, exports or logs:
+// use Cluster.Public to get a copy without it.
+type Auth struct {
+	Kind     AuthKind `json:"kind"`
+	Username string   `json:"username,omitempty"`
+	Password string   `json:"password,omitempty"`
+	Token    string   `json:"token,omitempty"`
+}
+
+// String never prints secrets, so an Auth that slips into a log line is harmless.
+func (a Auth) String() string {
+	switch a.Kind {
+	case AuthBasic:
+		return fmt.Sprintf("basic(user=%s, password=***)", a.Username)
+	case AuthBearer:
+		return "bearer(***)"
+	default:
+		return "none"
+	}
+}
+
+// Cluster is one configured engine endpoint, or a capture opened read-only.
+type Cluster struct {
+	Name               string `json:"name"`
+	Engine             Engine `json:"engine"`
+	BaseURL            string `json:"base_url"`
+	PrometheusURL      string `json:"prometheus_url,omitempty"`
+	Auth               Auth   `json:"auth"`
+	CAFile             string `json:"ca_file,omitempty"`
+	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
+	// ReadOnly marks data that came from a capture file: nothing polls it.
+	ReadOnly bool `json:"read_only,omitempty"`
+}
+
+// Public returns the cluster without credentials, safe for captures and exports.
+func (c Cluster) Public() Cluster {
+	c.Auth = Auth{Kind: c.Auth.Kind}
+	if c.Auth.Kind == "" {
+		c.Auth.Kind = AuthNone
+	}
+	return c
+}
+
+// Job is one job on a cluster with its graph.
+type Job struct {
+	Cluster   string   `json:"cluster"`
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Engine    Engine   `json:"engine"`
+	State     string   `json:"state"`
+	StartMs   int64    `json:"start_ms,omitempty"`
+	EndMs     int64    `json:"end_ms,omitempty"`
+	Vertices  []Vertex `json:"vertices,omitempty"`
+	Edges     []Edge   `json:"edges,omitempty"`
+	UpdatedMs int64    `json:"updated_ms,omitempty"`
+}
+
+// Vertex is an operator chain (Flink JobVertex) or a SeaTunnel pipeline vertex.
+type Vertex struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Parallelism int    `json:"parallelism"`
+	// Pipeline groups vertices checkpointed together (SeaTunnel); 0 for Flink.
+	Pipeline int `json:"pipeline,omitempty"`
+}
+
+// Edge connects two vertices, data flowing Source → Target.
+type Edge struct {
+	Source       string `json:"source"`
+	Target       string `json:"target"`
+	ShipStrategy string `json:"ship_strategy,omitempty"`
+}
+
+// CheckpointKind distinguishes regular, unaligned checkpoints and savepoints.
+type CheckpointKind string
+
+const (
+	KindCheckpoint CheckpointKind = "checkpoint"
+	KindUnaligned  CheckpointKind = "unaligned"
+	KindSavepoint  CheckpointKind = "savepoint"
+)
+
+// Status is a checkpoint's state.
+type Status string
+
+const (
+	StatusInProgress Status = "IN_PROGRESS"
+	StatusCompleted  Status = "COMPLETED"
+	StatusFailed     Status = "FAILED"
+)
+
+// Final reports whether a checkpoint in this status will not change any more.
+func (s Status) Final() bool { return s == StatusCompleted || s == StatusFailed }
+
+// Rank orders statuses by how much attention they need (failed first); used to
+// merge checkpoints for display and to decide which of two states is newer.
+func (s Status) Rank() int {
+	switch s {
+	case StatusFailed:
+		return 2
+	case StatusCompleted:
+		return 1
+	default:
+		return 0
+	}
+}
+
+// Checkpoint is one checkpoint (or savepoint) of a job with everything the
+// engine reported about it.
+type Checkpoint struct {
+	Cluster string `json:"cluster"`
+	JobID   string `json:"job_id"`
+	ID      int64  `json:"id"`
+	// Pipeline is SeaTunnel's unit of checkpointing; 0 for Flink.
+	Pipeline int            `json:"pipeline,omitempty"`
+	Kind     CheckpointKind `json:"kind"`
+	Status   Status         `json:"status"`
+
+	TriggerMs    int64 `json:"trigger_ms"`
+	LatestAckMs  int64 `json:"latest_ack_ms,omitempty"`
+	CompletionMs int64 `json:"completion_ms,omitempty"`
+	FailureMs    int64 `json:"failure_ms,omitempty"`
+	// EndToEndMs is trigger → latest ack (Flink) or → completion (SeaTunnel).
+	EndToEndMs int64 `json:"end_to_end_ms"`
+	// FinalizeMs is last ack → completion/commit where the engine shows it; nil otherwise.
+	FinalizeMs *int64 `json:"finalize_ms,omitempty"`
+
+	StateSize        int64 `json:"state_size"`
+	CheckpointedSize int64 `json:"checkpointed_size"`
+	ProcessedData    int64 `json:"processed_data"`
+	PersistedData    int64 `json:"persisted_data"`
+	// StateBlobs is SeaTunnel's stateSize: a count of non-empty state blobs, not bytes.
+	StateBlobs *int64 `json:"state_blobs,omitempty"`
+
+	NumSubtasks     int `json:"num_subtasks"`
+	NumAcknowledged int `json:"num_acknowledged"`
+
+	FailureMessage string `json:"failure_message,omitempty"`
+	ExternalPath   string `json:"external_path,omitempty"`
+
+	// Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed.
+	Tasks []TaskStats `json:"tasks,omitempty"`
+}
+
+// Key identifies a checkpoint across the whole store.
+type Key struct {
+	Cluster  string `json:"cluster"`
+	JobID    string `json:"job_id"`
+	Pipeline int    `json:"pipeline"`
+	ID       int64  `json:"id"`
+}
+
+// Key returns the checkpoint's identity.
+func (c *Checkpoint) Key() Key {
+	return Key{Cluster: c.Cluster, JobID: c.JobID, Pipeline: c.Pipeline, ID: c.ID}
+}
+
+// EndMs is when the checkpoint ended (completion, failure or latest ack), or 0 while running.
+func (c *Checkpoint) EndMs() int64 {
+	switch {
+	case c.CompletionMs > 0:
+		return c.CompletionMs
+	case c.FailureMs > 0:
+		return c.FailureMs
+	case c.LatestAckMs > 0 && c.Status.Final():
+		return c.LatestAckMs
+	case c.Status.Final():
+		return c.TriggerMs + c.EndToEndMs
+	}
+	return 0
+}
+
+// TaskStats is one vertex's part of a checkpoint.
+type TaskStats struct {
+	VertexID         string         `json:"vertex_id"`
+	LatestAckMs      int64          `json:"latest_ack_ms,omitempty"`
+	EndToEndMs       int64          `json:"end_to_end_ms"`
+	StateSize        int64          `json:"state_size"`
+	CheckpointedSize int64          `json:"checkpointed_size"`
+	ProcessedData    int64          `json:"processed_data"`
+	PersistedData    int64          `json:"persisted_data"`
+	NumSubtasks      int            `json:"num_subtasks"`
+	NumAcknowledged  int            `json:"num_acknowledged"`
+	Subtasks         []SubtaskStats `json:"subtasks,omitempty"`
+}
+
+// Subtask statuses as Flink names them.
+const (
+	SubtaskCompleted       = "completed"
+	SubtaskPendingOrFailed = "pending_or_failed"
+)
+
+// SubtaskStats is one parallel instance's part of a checkpoint. Durations are
+// milliseconds; for a pending subtask only Index and Status are meaningful.
+type SubtaskStats struct {
+	Index            int    `json:"index"`
+	Status           string `json:"status"`
+	AckMs            int64  `json:"ack_ms,omitempty"`
+	EndToEndMs       int64  `json:"end_to_end_ms"`
+	StartDelayMs     int64  `json:"start_delay_ms"`
+	AlignmentMs      int64  `json:"alignment_ms"`
+	SyncMs           int64  `json:"sync_ms"`
+	AsyncMs          int64  `json:"async_ms"`
+	StateSize        int64  `json:"state_size"`
+	CheckpointedSize int64  `json:"checkpointed_size"`
+	ProcessedData    int64  `json:"processed_data"`
+	PersistedData    int64  `json:"persisted_data"`
+	Unaligned        bool   `json:"unaligned,omitempty"`
+	Aborted          bool   `json:"aborted,omitempty"`
+}
+
+// Acknowledged reports whether the subtask's ack reached the JobManager.
+func (s SubtaskStats) Acknowledged() bool { return s.Status == SubtaskCompleted }
+
+// AckSample is one observation of an in-flight checkpoint's progress.
+type AckSample struct {
+	Cluster      string `json:"cluster"`
+	JobID        string `json:"job_id"`
+	Pipeline     int    `json:"pipeline,omitempty"`
+	CheckpointID int64  `json:"checkpoint_id"`
+	TimeMs       int64  `json:"time_ms"`
+	Acknowledged int    `json:"acknowledged"`
+	Total        int    `json:"total"`
+}
+
+// Well-known metric names, shared by all sources so the same analysis works.
+const (
+	MetricBackPressuredMsPerSec = "backPressuredTimeMsPerSecond"
+	MetricBusyMsPerSec          = "busyTimeMsPerSecond"
+	MetricIdleMsPerSec          = "idleTimeMsPerSecond"
+	// SeaTunnel edge metrics (VertexID is the upstream vertex, Target the downstream one).
+	MetricBPRatio        = "bpRatio"
+	MetricQueueFillRatio = "queueFillRatio"
+	MetricBusyRatio      = "busyRatio"
+)
+
+// Aggregations across subtasks; AggNone for a per-subtask value.
+const (
+	AggNone = ""
+	AggMax  = "max"
+	AggAvg  = "avg"
+)
+
+// MetricSample is one value of one metric for a vertex (or one of its subtasks) at a time.
+type MetricSample struct {
+	Cluster  string `json:"cluster"`
+	JobID    string `json:"job_id"`
+	VertexID string `json:"vertex_id"`
+	// Target is the downstream vertex for edge metrics; empty otherwise.
+	Target string `json:"target,omitempty"`
+	// Subtask is the subtask index, or -1 for an aggregate over subtasks.
+	Subtask int     `json:"subtask"`
+	Metric  string  `json:"metric"`
+	Agg     string  `json:"agg,omitempty"`
+	TimeMs  int64   `json:"time_ms"`
+	Value   float64 `json:"value"`
+	// Source says where the value came from: "rest", "prometheus", "reporter", "capture".
+	Source string `json:"source,omitempty"`
+}
+
+// Gap records checkpoints known to exist but never seen (evicted from the
+// engine's history before a poll reached them). IDs are inclusive.
+type Gap struct {
+	Cluster    string `json:"cluster"`
+	JobID      string `json:"job_id"`
+	Pipeline   int    `json:"pipeline,omitempty"`
+	FromID     int64  `json:"from_id"`
+	ToID       int64  `json:"to_id"`
+	DetectedMs int64  `json:"detected_ms"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Count is how many checkpoints the gap covers.
+func (g Gap) Count() int64 { return g.ToID - g.FromID + 1 }
