@@ -1,0 +1,623 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Query selects data of one job (or more, when fields are empty) in a time range.
+type Query struct {
+	Cluster string `json:"cluster"` // "" = all clusters
+	JobID   string `json:"job_id"`  // "" = all jobs
+	// FromMs and ToMs bound the time inclusively; 0 = unbounded. For
+	// checkpoints the time is the trigger time, for samples the sample time,
+	// for gaps the time they were detected.
+	FromMs int64 `json:"from_ms"`
+	ToMs   int64 `json:"to_ms"`
+	// Pipeline, when set, keeps one SeaTunnel pipeline. Metric samples have
+	// no pipeline and ignore it.
+	Pipeline *int `json:"pipeline,omitempty"`
+}
+
+// where renders the query as SQL conditions over the named columns; an
+// empty column name skips that condition.
+func (q Query) where(cluster, job, pipeline, timeCol string) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, arg any) {
+		conds = append(conds, cond)
+		args = append(args, arg)
+	}
+	if q.Cluster != "" {
+		add(cluster+" = ?", q.Cluster)
+	}
+	if q.JobID != "" {
+		add(job+" = ?", q.JobID)
+	}
+	if q.Pipeline != nil && pipeline != "" {
+		add(pipeline+" = ?", *q.Pipeline)
+	}
+	if q.FromMs != 0 {
+		add(timeCol+" >= ?", q.FromMs)
+	}
+	if q.ToMs != 0 {
+		add(timeCol+" <= ?", q.ToMs)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Clusters lists the stored clusters (public form) by name.
+func (s *Store) Clusters(ctx context.Context) ([]model.Cluster, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, engine, base_url, prometheus_url, auth_kind, ca_file,
+		insecure_skip_verify, read_only FROM clusters ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("store: clusters: %w", err)
+	}
+	defer rows.Close()
+	var out []model.Cluster
+	for rows.Next() {
+		var c model.Cluster
+		if err := rows.Scan(&c.Name, &c.Engine, &c.BaseURL, &c.PrometheusURL, &c.Auth.Kind, &c.CAFile,
+			&c.InsecureSkipVerify, &c.ReadOnly); err != nil {
+			return nil, fmt.Errorf("store: clusters: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: clusters: %w", err)
+	}
+	return out, nil
+}
+
+// JobSummary is a job with counts over its stored checkpoints.
+type JobSummary struct {
+	model.Job
+	Total      int `json:"total"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+	InProgress int `json:"in_progress"`
+	// Gaps is how many checkpoints are known to be missing (gaps minus
+	// checkpoints stored inside them later).
+	Gaps           int64 `json:"gaps"`
+	FirstTriggerMs int64 `json:"first_trigger_ms"`
+	LastTriggerMs  int64 `json:"last_trigger_ms"`
+}
+
+const sqlJobCols = `cluster, job_id, name, engine, state, start_ms, end_ms, updated_ms, vertices, edges`
+
+func scanJob(sc interface{ Scan(...any) error }) (model.Job, error) {
+	var j model.Job
+	var vertices, edges sql.NullString
+	if err := sc.Scan(&j.Cluster, &j.ID, &j.Name, &j.Engine, &j.State, &j.StartMs, &j.EndMs, &j.UpdatedMs,
+		&vertices, &edges); err != nil {
+		return j, err
+	}
+	if vertices.Valid {
+		if err := json.Unmarshal([]byte(vertices.String), &j.Vertices); err != nil {
+			return j, fmt.Errorf("job %s/%s: decode vertices: %w", j.Cluster, j.ID, err)
+		}
+	}
+	if edges.Valid {
+		if err := json.Unmarshal([]byte(edges.String), &j.Edges); err != nil {
+			return j, fmt.Errorf("job %s/%s: decode edges: %w", j.Cluster, j.ID, err)
+		}
+	}
+	return j, nil
+}
+
+// Jobs lists jobs with checkpoint counts, by cluster then job id. Jobs that
+// have checkpoints but no job record (e.g. from a partial capture) are
+// listed too, with only Cluster and ID set. cluster "" lists all clusters.
+func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store: jobs: %w", err)
+	}
+	defer tx.Rollback()
+
+	type key struct{ cluster, id string }
+	byKey := map[key]*JobSummary{}
+	var order []key
+	get := func(k key) *JobSummary {
+		if js, ok := byKey[k]; ok {
+			return js
+		}
+		js := &JobSummary{Job: model.Job{Cluster: k.cluster, ID: k.id}}
+		byKey[k] = js
+		order = append(order, k)
+		return js
+	}
+
+	filter, args := "", []any(nil)
+	if cluster != "" {
+		filter, args = " WHERE cluster = ?", []any{cluster}
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT "+sqlJobCols+" FROM jobs"+filter, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: jobs: %w", err)
+	}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: jobs: %w", err)
+		}
+		get(key{j.Cluster, j.ID}).Job = j
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: jobs: %w", err)
+	}
+
+	rows, err = tx.QueryContext(ctx, `SELECT cluster, job_id, count(*),
+		sum(status = 'COMPLETED'), sum(status = 'FAILED'), sum(status = 'IN_PROGRESS'),
+		min(trigger_ms), max(trigger_ms)
+		FROM checkpoints`+filter+` GROUP BY cluster, job_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: jobs: counts: %w", err)
+	}
+	for rows.Next() {
+		var k key
+		var c JobSummary
+		if err := rows.Scan(&k.cluster, &k.id, &c.Total, &c.Completed, &c.Failed, &c.InProgress,
+			&c.FirstTriggerMs, &c.LastTriggerMs); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: jobs: counts: %w", err)
+		}
+		js := get(k)
+		js.Total, js.Completed, js.Failed, js.InProgress = c.Total, c.Completed, c.Failed, c.InProgress
+		js.FirstTriggerMs, js.LastTriggerMs = c.FirstTriggerMs, c.LastTriggerMs
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: jobs: counts: %w", err)
+	}
+
+	sort.Slice(order, func(a, b int) bool {
+		if order[a].cluster != order[b].cluster {
+			return order[a].cluster < order[b].cluster
+		}
+		return order[a].id < order[b].id
+	})
+	out := make([]JobSummary, 0, len(order))
+	for _, k := range order {
+		gaps, err := gapsIn(ctx, tx, Query{Cluster: k.cluster, JobID: k.id})
+		if err != nil {
+			return nil, fmt.Errorf("store: jobs: %w", err)
+		}
+		js := byKey[k]
+		for _, g := range gaps {
+			js.Gaps += g.Count()
+		}
+		out = append(out, *js)
+	}
+	return out, nil
+}
+
+// Job returns one job; the error wraps ErrNotFound if it is not stored.
+func (s *Store) Job(ctx context.Context, cluster, jobID string) (model.Job, error) {
+	j, err := scanJob(s.r.QueryRowContext(ctx, "SELECT "+sqlJobCols+" FROM jobs WHERE cluster = ? AND job_id = ?",
+		cluster, jobID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.Job{}, fmt.Errorf("store: job %s/%s: %w", cluster, jobID, ErrNotFound)
+	}
+	if err != nil {
+		return model.Job{}, fmt.Errorf("store: job %s/%s: %w", cluster, jobID, err)
+	}
+	return j, nil
+}
+
+const sqlCheckpointCols = `pk, cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms,
+	completion_ms, failure_ms, end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data,
+	persisted_data, state_blobs, num_subtasks, num_acknowledged, failure_message, external_path, has_tasks`
+
+const sqlCheckpointOrder = ` ORDER BY trigger_ms, id, pipeline, cluster, job_id`
+
+type storedCheckpoint struct {
+	pk       int64
+	hasTasks bool
+}
+
+func scanCheckpoint(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
+	var st storedCheckpoint
+	var finalize, blobs sql.NullInt64
+	err := sc.Scan(&st.pk, &c.Cluster, &c.JobID, &c.Pipeline, &c.ID, &c.Kind, &c.Status, &c.TriggerMs,
+		&c.LatestAckMs, &c.CompletionMs, &c.FailureMs, &c.EndToEndMs, &finalize, &c.StateSize,
+		&c.CheckpointedSize, &c.ProcessedData, &c.PersistedData, &blobs, &c.NumSubtasks, &c.NumAcknowledged,
+		&c.FailureMessage, &c.ExternalPath, &st.hasTasks)
+	if err != nil {
+		return st, err
+	}
+	if finalize.Valid {
+		v := finalize.Int64
+		c.FinalizeMs = &v
+	}
+	if blobs.Valid {
+		v := blobs.Int64
+		c.StateBlobs = &v
+	}
+	return st, nil
+}
+
+// Checkpoints returns checkpoint summaries (no Tasks) ordered by trigger time
+// then id.
+func (s *Store) Checkpoints(ctx context.Context, q Query) ([]model.Checkpoint, error) {
+	var out []model.Checkpoint
+	err := s.ScanCheckpoints(ctx, q, false, func(c *model.Checkpoint) error {
+		out = append(out, *c)
+		return nil
+	})
+	return out, err
+}
+
+// Checkpoint returns one checkpoint with its Tasks and their Subtasks; the
+// error wraps ErrNotFound if it is not stored.
+func (s *Store) Checkpoint(ctx context.Context, k model.Key) (model.Checkpoint, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return model.Checkpoint{}, fmt.Errorf("store: checkpoint %v: %w", k, err)
+	}
+	defer tx.Rollback()
+	var c model.Checkpoint
+	st, err := scanCheckpoint(tx.QueryRowContext(ctx, "SELECT "+sqlCheckpointCols+` FROM checkpoints
+		WHERE cluster = ? AND job_id = ? AND pipeline = ? AND id = ?`, k.Cluster, k.JobID, k.Pipeline, k.ID), &c)
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.Checkpoint{}, fmt.Errorf("store: checkpoint %s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, ErrNotFound)
+	}
+	if err != nil {
+		return model.Checkpoint{}, fmt.Errorf("store: checkpoint %s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, err)
+	}
+	if st.hasTasks {
+		d := detailReader{q: tx}
+		defer d.close()
+		if c.Tasks, err = d.load(ctx, st.pk); err != nil {
+			return model.Checkpoint{}, fmt.Errorf("store: checkpoint %s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, err)
+		}
+	}
+	return c, nil
+}
+
+// detailReader loads Tasks and Subtasks of one checkpoint at a time with
+// statements prepared once per read transaction.
+type detailReader struct {
+	q            *sql.Tx
+	tasks, subs  *sql.Stmt
+	taskBySubOrd map[int]int
+}
+
+func (d *detailReader) close() {
+	if d.tasks != nil {
+		d.tasks.Close()
+	}
+	if d.subs != nil {
+		d.subs.Close()
+	}
+}
+
+func (d *detailReader) load(ctx context.Context, pk int64) ([]model.TaskStats, error) {
+	var err error
+	if d.tasks == nil {
+		if d.tasks, err = d.q.PrepareContext(ctx, `SELECT ord, vertex_id, latest_ack_ms, end_to_end_ms,
+			state_size, checkpointed_size, processed_data, persisted_data, num_subtasks, num_acknowledged,
+			subtask_rows FROM task_stats WHERE ckpt = ? ORDER BY ord`); err != nil {
+			return nil, fmt.Errorf("tasks: %w", err)
+		}
+		if d.subs, err = d.q.PrepareContext(ctx, `SELECT ord, idx, status, ack_ms, end_to_end_ms, start_delay_ms,
+			alignment_ms, sync_ms, async_ms, state_size, checkpointed_size, processed_data, persisted_data, flags
+			FROM subtask_stats WHERE ckpt = ? ORDER BY ord, idx`); err != nil {
+			return nil, fmt.Errorf("subtasks: %w", err)
+		}
+		d.taskBySubOrd = map[int]int{}
+	}
+	clear(d.taskBySubOrd)
+
+	rows, err := d.tasks.QueryContext(ctx, pk)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	tasks := []model.TaskStats{}
+	for rows.Next() {
+		var t model.TaskStats
+		var ord, n int
+		if err := rows.Scan(&ord, &t.VertexID, &t.LatestAckMs, &t.EndToEndMs, &t.StateSize, &t.CheckpointedSize,
+			&t.ProcessedData, &t.PersistedData, &t.NumSubtasks, &t.NumAcknowledged, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("tasks: %w", err)
+		}
+		if n >= 0 {
+			t.Subtasks = make([]model.SubtaskStats, 0, n)
+		}
+		d.taskBySubOrd[ord] = len(tasks)
+		tasks = append(tasks, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+
+	rows, err = d.subs.QueryContext(ctx, pk)
+	if err != nil {
+		return nil, fmt.Errorf("subtasks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st model.SubtaskStats
+		var ord int
+		var flags int64
+		if err := rows.Scan(&ord, &st.Index, &st.Status, &st.AckMs, &st.EndToEndMs, &st.StartDelayMs,
+			&st.AlignmentMs, &st.SyncMs, &st.AsyncMs, &st.StateSize, &st.CheckpointedSize, &st.ProcessedData,
+			&st.PersistedData, &flags); err != nil {
+			return nil, fmt.Errorf("subtasks: %w", err)
+		}
+		st.Unaligned = flags&1 != 0
+		st.Aborted = flags&2 != 0
+		i, ok := d.taskBySubOrd[ord]
+		if !ok {
+			return nil, fmt.Errorf("subtasks: row for vertex position %d has no task row", ord)
+		}
+		tasks[i].Subtasks = append(tasks[i].Subtasks, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("subtasks: %w", err)
+	}
+	return tasks, nil
+}
+
+// ScanCheckpoints streams the checkpoints matching q, ordered by trigger time
+// then id, to fn, one at a time, from one consistent snapshot. With
+// withTasks each carries its Tasks and Subtasks. Memory stays bounded by one
+// checkpoint whatever the range; fn may keep the pointer. An error from fn
+// stops the scan and is returned wrapped.
+func (s *Store) ScanCheckpoints(ctx context.Context, q Query, withTasks bool, fn func(*model.Checkpoint) error) error {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("store: scan checkpoints: %w", err)
+	}
+	defer tx.Rollback()
+	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
+	rows, err := tx.QueryContext(ctx, "SELECT "+sqlCheckpointCols+" FROM checkpoints"+where+sqlCheckpointOrder, args...)
+	if err != nil {
+		return fmt.Errorf("store: scan checkpoints: %w", err)
+	}
+	defer rows.Close()
+	d := detailReader{q: tx}
+	defer d.close()
+	for rows.Next() {
+		c := new(model.Checkpoint)
+		st, err := scanCheckpoint(rows, c)
+		if err != nil {
+			return fmt.Errorf("store: scan checkpoints: %w", err)
+		}
+		if withTasks && st.hasTasks {
+			if c.Tasks, err = d.load(ctx, st.pk); err != nil {
+				return fmt.Errorf("store: scan checkpoints: %s/%s/%d/%d: %w", c.Cluster, c.JobID, c.Pipeline, c.ID, err)
+			}
+		}
+		if err := fn(c); err != nil {
+			return fmt.Errorf("store: scan checkpoints: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: scan checkpoints: %w", err)
+	}
+	return nil
+}
+
+// PhaseMaxima is the largest start delay, alignment, sync and async time over
+// all subtasks of one checkpoint, kept even after its subtask rows are
+// trimmed. Nil when no subtask was ever stored.
+type PhaseMaxima struct {
+	model.Key
+	TriggerMs    int64  `json:"trigger_ms"`
+	StartDelayMs *int64 `json:"start_delay_ms,omitempty"`
+	AlignmentMs  *int64 `json:"alignment_ms,omitempty"`
+	SyncMs       *int64 `json:"sync_ms,omitempty"`
+	AsyncMs      *int64 `json:"async_ms,omitempty"`
+}
+
+// PhaseMaxima returns per-checkpoint phase maxima ordered like Checkpoints.
+func (s *Store) PhaseMaxima(ctx context.Context, q Query) ([]PhaseMaxima, error) {
+	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
+	rows, err := s.r.QueryContext(ctx, `SELECT cluster, job_id, pipeline, id, trigger_ms, max_start_delay_ms,
+		max_alignment_ms, max_sync_ms, max_async_ms FROM checkpoints`+where+sqlCheckpointOrder, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: phase maxima: %w", err)
+	}
+	defer rows.Close()
+	var out []PhaseMaxima
+	for rows.Next() {
+		var p PhaseMaxima
+		var v [4]sql.NullInt64
+		if err := rows.Scan(&p.Cluster, &p.JobID, &p.Pipeline, &p.ID, &p.TriggerMs, &v[0], &v[1], &v[2], &v[3]); err != nil {
+			return nil, fmt.Errorf("store: phase maxima: %w", err)
+		}
+		dst := [4]**int64{&p.StartDelayMs, &p.AlignmentMs, &p.SyncMs, &p.AsyncMs}
+		for i := range v {
+			if v[i].Valid {
+				x := v[i].Int64
+				*dst[i] = &x
+			}
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: phase maxima: %w", err)
+	}
+	return out, nil
+}
+
+// AckSamples returns ack samples with time in q's range, ordered by cluster,
+// job, pipeline, checkpoint id, time.
+func (s *Store) AckSamples(ctx context.Context, q Query) ([]model.AckSample, error) {
+	where, args := q.where("cluster", "job_id", "pipeline", "time_ms")
+	rows, err := s.r.QueryContext(ctx, `SELECT cluster, job_id, pipeline, checkpoint_id, time_ms, acknowledged, total
+		FROM ack_samples`+where+` ORDER BY cluster, job_id, pipeline, checkpoint_id, time_ms`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: ack samples: %w", err)
+	}
+	defer rows.Close()
+	var out []model.AckSample
+	for rows.Next() {
+		var a model.AckSample
+		if err := rows.Scan(&a.Cluster, &a.JobID, &a.Pipeline, &a.CheckpointID, &a.TimeMs, &a.Acknowledged, &a.Total); err != nil {
+			return nil, fmt.Errorf("store: ack samples: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: ack samples: %w", err)
+	}
+	return out, nil
+}
+
+// ScanMetricSamples streams metric samples with time in q's range to fn,
+// grouped by series (cluster, job, vertex, target, subtask, metric, agg) and
+// ordered by time within a series. NaN values round-trip.
+func (s *Store) ScanMetricSamples(ctx context.Context, q Query, fn func(model.MetricSample) error) error {
+	where, args := q.where("s.cluster", "s.job_id", "", "m.time_ms")
+	rows, err := s.r.QueryContext(ctx, `SELECT s.cluster, s.job_id, s.vertex_id, s.target, s.subtask, s.metric, s.agg,
+		m.time_ms, m.value, m.source
+		FROM metric_series s JOIN metric_samples m ON m.series_id = s.series_id`+where+`
+		ORDER BY s.cluster, s.job_id, s.vertex_id, s.target, s.subtask, s.metric, s.agg, m.time_ms`, args...)
+	if err != nil {
+		return fmt.Errorf("store: metric samples: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m model.MetricSample
+		var v sql.NullFloat64
+		if err := rows.Scan(&m.Cluster, &m.JobID, &m.VertexID, &m.Target, &m.Subtask, &m.Metric, &m.Agg,
+			&m.TimeMs, &v, &m.Source); err != nil {
+			return fmt.Errorf("store: metric samples: %w", err)
+		}
+		m.Value = v.Float64
+		if !v.Valid {
+			m.Value = math.NaN()
+		}
+		if err := fn(m); err != nil {
+			return fmt.Errorf("store: metric samples: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: metric samples: %w", err)
+	}
+	return nil
+}
+
+// MetricSamples collects ScanMetricSamples into a slice.
+func (s *Store) MetricSamples(ctx context.Context, q Query) ([]model.MetricSample, error) {
+	var out []model.MetricSample
+	err := s.ScanMetricSamples(ctx, q, func(m model.MetricSample) error {
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// Gaps returns the checkpoints still missing: recorded gaps detected within
+// q's range, overlapping ones merged, minus any checkpoint stored inside them
+// afterwards (so a gap never hides a real checkpoint). Ordered by cluster,
+// job, pipeline, from id.
+func (s *Store) Gaps(ctx context.Context, q Query) ([]model.Gap, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store: gaps: %w", err)
+	}
+	defer tx.Rollback()
+	gaps, err := gapsIn(ctx, tx, q)
+	if err != nil {
+		return nil, fmt.Errorf("store: gaps: %w", err)
+	}
+	return gaps, nil
+}
+
+func gapsIn(ctx context.Context, tx queryer, q Query) ([]model.Gap, error) {
+	where, args := q.where("cluster", "job_id", "pipeline", "detected_ms")
+	rows, err := tx.QueryContext(ctx, `SELECT cluster, job_id, pipeline, from_id, to_id, detected_ms, reason
+		FROM gaps`+where+` ORDER BY cluster, job_id, pipeline, from_id, to_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var merged []model.Gap
+	for rows.Next() {
+		var g model.Gap
+		if err := rows.Scan(&g.Cluster, &g.JobID, &g.Pipeline, &g.FromID, &g.ToID, &g.DetectedMs, &g.Reason); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if n := len(merged); n > 0 {
+			last := &merged[n-1]
+			if last.Cluster == g.Cluster && last.JobID == g.JobID && last.Pipeline == g.Pipeline && g.FromID <= last.ToID {
+				last.ToID = max(last.ToID, g.ToID)
+				last.DetectedMs = min(last.DetectedMs, g.DetectedMs)
+				continue
+			}
+		}
+		merged = append(merged, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	var out []model.Gap
+	for _, g := range merged {
+		ids, err := tx.QueryContext(ctx, `SELECT id FROM checkpoints
+			WHERE cluster = ? AND job_id = ? AND pipeline = ? AND id BETWEEN ? AND ? ORDER BY id`,
+			g.Cluster, g.JobID, g.Pipeline, g.FromID, g.ToID)
+		if err != nil {
+			return nil, err
+		}
+		next := g.FromID
+		for ids.Next() {
+			var id int64
+			if err := ids.Scan(&id); err != nil {
+				ids.Close()
+				return nil, err
+			}
+			if id > next {
+				part := g
+				part.FromID, part.ToID = next, id-1
+				out = append(out, part)
+			}
+			next = id + 1
+		}
+		ids.Close()
+		if err := ids.Err(); err != nil {
+			return nil, err
+		}
+		if next <= g.ToID {
+			part := g
+			part.FromID = next
+			out = append(out, part)
+		}
+	}
+	return out, nil
+}
+
+// LatestCheckpointID returns the highest stored checkpoint id of a job's
+// pipeline, and false if none is stored.
+func (s *Store) LatestCheckpointID(ctx context.Context, cluster, jobID string, pipeline int) (int64, bool, error) {
+	var id sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT max(id) FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = ?`,
+		cluster, jobID, pipeline).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: latest checkpoint of %s/%s/%d: %w", cluster, jobID, pipeline, err)
+	}
+	return id.Int64, id.Valid, nil
+}

@@ -1,0 +1,265 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migration is one step of the schema; steps run in order, each in its own
+// transaction together with its schema_version row.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations must only ever be appended to: a released step never changes.
+var migrations = []migration{
+	{1, "initial schema", schemaV1},
+}
+
+// Foreign keys are off on purpose: captures may carry checkpoints before (or
+// without) their job or cluster record, and retention deletes child rows
+// explicitly in bounded chunks rather than through cascades of unknown size.
+const schemaV1 = `
+CREATE TABLE clusters (
+	name                 TEXT PRIMARY KEY,
+	engine               TEXT NOT NULL,
+	base_url             TEXT NOT NULL,
+	prometheus_url       TEXT NOT NULL DEFAULT '',
+	auth_kind            TEXT NOT NULL DEFAULT 'none', -- the kind only, never a secret
+	ca_file              TEXT NOT NULL DEFAULT '',
+	insecure_skip_verify INTEGER NOT NULL DEFAULT 0,
+	read_only            INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE jobs (
+	cluster    TEXT NOT NULL,
+	job_id     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	engine     TEXT NOT NULL,
+	state      TEXT NOT NULL,
+	start_ms   INTEGER NOT NULL,
+	end_ms     INTEGER NOT NULL,
+	updated_ms INTEGER NOT NULL,
+	vertices   TEXT, -- JSON array; NULL = none known
+	edges      TEXT, -- JSON array; NULL = none known
+	PRIMARY KEY (cluster, job_id)
+) WITHOUT ROWID;
+
+CREATE TABLE checkpoints (
+	pk                INTEGER PRIMARY KEY,
+	cluster           TEXT NOT NULL,
+	job_id            TEXT NOT NULL,
+	pipeline          INTEGER NOT NULL,
+	id                INTEGER NOT NULL,
+	kind              TEXT NOT NULL,
+	status            TEXT NOT NULL,
+	trigger_ms        INTEGER NOT NULL,
+	latest_ack_ms     INTEGER NOT NULL,
+	completion_ms     INTEGER NOT NULL,
+	failure_ms        INTEGER NOT NULL,
+	end_to_end_ms     INTEGER NOT NULL,
+	finalize_ms       INTEGER,          -- NULL = not observable
+	state_size        INTEGER NOT NULL,
+	checkpointed_size INTEGER NOT NULL,
+	processed_data    INTEGER NOT NULL,
+	persisted_data    INTEGER NOT NULL,
+	state_blobs       INTEGER,          -- NULL = not reported
+	num_subtasks      INTEGER NOT NULL,
+	num_acknowledged  INTEGER NOT NULL,
+	failure_message   TEXT NOT NULL,
+	external_path     TEXT NOT NULL,
+	has_tasks         INTEGER NOT NULL, -- 0: Tasks was nil; 1: a (possibly empty) list
+	task_rows         INTEGER NOT NULL,
+	subtask_rows      INTEGER NOT NULL, -- rows currently in subtask_stats
+	detail_trimmed    INTEGER NOT NULL DEFAULT 0,
+	-- maxima over all subtasks, kept after the subtask rows are trimmed; NULL = no subtasks seen
+	max_start_delay_ms INTEGER,
+	max_alignment_ms   INTEGER,
+	max_sync_ms        INTEGER,
+	max_async_ms       INTEGER,
+	UNIQUE (cluster, job_id, pipeline, id)
+);
+CREATE INDEX checkpoints_by_job_trigger ON checkpoints (cluster, job_id, trigger_ms, id, pipeline);
+CREATE INDEX checkpoints_by_trigger ON checkpoints (trigger_ms);
+-- lets the size cap find the oldest checkpoints that still have detail without rescanning trimmed ones
+CREATE INDEX checkpoints_with_detail ON checkpoints (trigger_ms) WHERE subtask_rows > 0;
+
+CREATE TABLE task_stats (
+	ckpt              INTEGER NOT NULL, -- checkpoints.pk
+	ord               INTEGER NOT NULL, -- position in Checkpoint.Tasks
+	vertex_id         TEXT NOT NULL,
+	latest_ack_ms     INTEGER NOT NULL,
+	end_to_end_ms     INTEGER NOT NULL,
+	state_size        INTEGER NOT NULL,
+	checkpointed_size INTEGER NOT NULL,
+	processed_data    INTEGER NOT NULL,
+	persisted_data    INTEGER NOT NULL,
+	num_subtasks      INTEGER NOT NULL,
+	num_acknowledged  INTEGER NOT NULL,
+	subtask_rows      INTEGER NOT NULL, -- -1: Subtasks was nil (or trimmed)
+	PRIMARY KEY (ckpt, ord)
+) WITHOUT ROWID;
+
+CREATE TABLE subtask_stats (
+	ckpt              INTEGER NOT NULL,
+	ord               INTEGER NOT NULL,
+	idx               INTEGER NOT NULL,
+	status            TEXT NOT NULL,
+	ack_ms            INTEGER NOT NULL,
+	end_to_end_ms     INTEGER NOT NULL,
+	start_delay_ms    INTEGER NOT NULL,
+	alignment_ms      INTEGER NOT NULL,
+	sync_ms           INTEGER NOT NULL,
+	async_ms          INTEGER NOT NULL,
+	state_size        INTEGER NOT NULL,
+	checkpointed_size INTEGER NOT NULL,
+	processed_data    INTEGER NOT NULL,
+	persisted_data    INTEGER NOT NULL,
+	flags             INTEGER NOT NULL, -- bit 0 unaligned, bit 1 aborted
+	PRIMARY KEY (ckpt, ord, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE ack_samples (
+	cluster       TEXT NOT NULL,
+	job_id        TEXT NOT NULL,
+	pipeline      INTEGER NOT NULL,
+	checkpoint_id INTEGER NOT NULL,
+	time_ms       INTEGER NOT NULL,
+	acknowledged  INTEGER NOT NULL,
+	total         INTEGER NOT NULL,
+	PRIMARY KEY (cluster, job_id, pipeline, checkpoint_id, time_ms)
+) WITHOUT ROWID;
+
+-- A series is interned once so that each sample row is small.
+CREATE TABLE metric_series (
+	series_id INTEGER PRIMARY KEY,
+	cluster   TEXT NOT NULL,
+	job_id    TEXT NOT NULL,
+	vertex_id TEXT NOT NULL,
+	target    TEXT NOT NULL,
+	subtask   INTEGER NOT NULL,
+	metric    TEXT NOT NULL,
+	agg       TEXT NOT NULL,
+	UNIQUE (cluster, job_id, vertex_id, target, subtask, metric, agg)
+);
+
+CREATE TABLE metric_samples (
+	series_id INTEGER NOT NULL,
+	time_ms   INTEGER NOT NULL,
+	value     REAL,             -- NULL stores NaN (SQLite has no NaN)
+	source    TEXT NOT NULL,
+	PRIMARY KEY (series_id, time_ms)
+) WITHOUT ROWID;
+
+CREATE TABLE gaps (
+	cluster     TEXT NOT NULL,
+	job_id      TEXT NOT NULL,
+	pipeline    INTEGER NOT NULL,
+	from_id     INTEGER NOT NULL,
+	to_id       INTEGER NOT NULL,
+	detected_ms INTEGER NOT NULL,
+	reason      TEXT NOT NULL,
+	PRIMARY KEY (cluster, job_id, pipeline, from_id, to_id)
+) WITHOUT ROWID;
+
+-- floors remembers, per job and pipeline, the newest checkpoint retention
+-- removed, so samples and gaps below it are dropped even if they arrive late.
+CREATE TABLE floors (
+	cluster  TEXT NOT NULL,
+	job_id   TEXT NOT NULL,
+	pipeline INTEGER NOT NULL,
+	floor_ms INTEGER NOT NULL,
+	floor_id INTEGER NOT NULL,
+	PRIMARY KEY (cluster, job_id, pipeline)
+) WITHOUT ROWID;
+
+CREATE TABLE prune_totals (
+	one            INTEGER PRIMARY KEY CHECK (one = 1),
+	checkpoints    INTEGER NOT NULL,
+	subtask_rows   INTEGER NOT NULL,
+	ack_samples    INTEGER NOT NULL,
+	metric_samples INTEGER NOT NULL,
+	gaps           INTEGER NOT NULL,
+	freed_bytes    INTEGER NOT NULL
+);
+INSERT INTO prune_totals VALUES (1, 0, 0, 0, 0, 0, 0);
+`
+
+// migrate brings the database to the newest schema version.
+func migrate(ctx context.Context, db *sql.DB) error {
+	// A fresh file must get auto_vacuum before its first table; it cannot
+	// be switched later without a full VACUUM.
+	if _, err := db.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+		return fmt.Errorf("migrate: auto_vacuum: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT NOT NULL,
+		applied_ms INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: schema_version: %w", err)
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("migrate: journal_mode: %w", err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("migrate: journal_mode is %q, want wal", mode)
+	}
+
+	current, err := schemaVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	latest := migrations[len(migrations)-1].version
+	if current > latest {
+		return fmt.Errorf("migrate: database schema version %d is newer than this build understands (%d)", current, latest)
+	}
+	for _, m := range migrations {
+		if m.version <= current {
+			continue
+		}
+		if err := applyMigration(ctx, db, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
+	var v sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT max(version) FROM schema_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("migrate: read schema_version: %w", err)
+	}
+	return int(v.Int64), nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: step %d (%s): %w", m.version, m.name, err)
+	}
+	defer tx.Rollback()
+	// Another process may have migrated while we waited for the write lock.
+	var done int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_version WHERE version = ?", m.version).Scan(&done); err != nil {
+		return fmt.Errorf("migrate: step %d (%s): %w", m.version, m.name, err)
+	}
+	if done > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migrate: step %d (%s): %w", m.version, m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_version (version, name, applied_ms) VALUES (?, ?, ?)",
+		m.version, m.name, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("migrate: step %d (%s): record version: %w", m.version, m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: step %d (%s): commit: %w", m.version, m.name, err)
+	}
+	return nil
+}

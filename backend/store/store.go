@@ -1,0 +1,188 @@
+// Package store is the local SQLite cache of clusters, jobs, checkpoints and
+// their samples. It writes each checkpoint with all of its rows in one
+// transaction, keeps the database inside configurable bounds (count per job,
+// age, file size) and answers the queries the views need.
+//
+// One writer connection serialises all writes; readers use a separate pool
+// and, thanks to WAL, never wait for the writer or for retention.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// ErrNotFound is returned (wrapped) when a job or checkpoint is not stored.
+var ErrNotFound = errors.New("not found")
+
+// Retention bounds the cache. A zero limit disables that limit.
+type Retention struct {
+	MaxCheckpointsPerJob int           `json:"max_checkpoints_per_job"` // 0 = unlimited
+	MaxAge               time.Duration `json:"max_age"`                 // 0 = unlimited
+	MaxBytes             int64         `json:"max_bytes"`               // 0 = unlimited
+}
+
+// Defaults documented in docs/retention.md.
+const (
+	DefaultMaxCheckpointsPerJob = 5000
+	DefaultMaxAge               = 30 * 24 * time.Hour
+	DefaultMaxBytes             = 512 << 20
+)
+
+// DefaultRetention returns the documented defaults: 5,000 checkpoints per job,
+// 30 days, 512 MiB.
+func DefaultRetention() Retention {
+	return Retention{
+		MaxCheckpointsPerJob: DefaultMaxCheckpointsPerJob,
+		MaxAge:               DefaultMaxAge,
+		MaxBytes:             DefaultMaxBytes,
+	}
+}
+
+// Validate reports a limit that cannot be right (negative values).
+func (r Retention) Validate() error {
+	switch {
+	case r.MaxCheckpointsPerJob < 0:
+		return fmt.Errorf("store: retention: max_checkpoints_per_job %d is negative (use 0 for unlimited)", r.MaxCheckpointsPerJob)
+	case r.MaxAge < 0:
+		return fmt.Errorf("store: retention: max_age %s is negative (use 0 for unlimited)", r.MaxAge)
+	case r.MaxBytes < 0:
+		return fmt.Errorf("store: retention: max_bytes %d is negative (use 0 for unlimited)", r.MaxBytes)
+	}
+	return nil
+}
+
+// Store is the SQLite cache. All methods are safe for concurrent use.
+type Store struct {
+	path string
+	w    *sql.DB // exactly one connection: every write goes through it
+	r    *sql.DB // readers
+
+	mu        sync.Mutex
+	retention Retention
+	lastPrune time.Time
+	lastErr   error
+
+	pruneMu sync.Mutex // one ApplyRetention at a time
+	now     func() time.Time
+
+	bgCancel context.CancelFunc
+	bgCtx    context.Context
+	bg       sync.WaitGroup
+
+	// hookInPruneTx, when set (tests only), runs inside every retention
+	// transaction just before it commits.
+	hookInPruneTx func()
+}
+
+const busyTimeoutMs = 5000
+
+// Open opens (creating the directory and file if needed) the cache at path
+// and migrates it to the current schema.
+func Open(ctx context.Context, path string, r Retention) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: open: empty path")
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("store: open %s: create directory: %w", abs, err)
+	}
+
+	// auto_vacuum is the first pragma mattn applies, before journal_mode, so
+	// a new file gets INCREMENTAL before any table exists; migrate checks it.
+	wq := url.Values{}
+	wq.Set("_auto_vacuum", "incremental")
+	wq.Set("_journal_mode", "WAL")
+	wq.Set("_synchronous", "NORMAL")
+	wq.Set("_busy_timeout", fmt.Sprint(busyTimeoutMs))
+	wq.Set("_txlock", "immediate") // take the write lock at BEGIN: no deadlock-prone upgrades
+	wq.Set("_foreign_keys", "0")
+	w, err := sql.Open("sqlite3", "file:"+abs+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	// Bound the WAL file left behind after big imports or prunes.
+	if _, err := w.ExecContext(ctx, "PRAGMA journal_size_limit = 67108864"); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: journal_size_limit: %w", abs, err)
+	}
+
+	rq := url.Values{}
+	rq.Set("_busy_timeout", fmt.Sprint(busyTimeoutMs))
+	rq.Set("_query_only", "true")
+	rq.Set("_foreign_keys", "0")
+	rdb, err := sql.Open("sqlite3", "file:"+abs+"?"+rq.Encode())
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: readers: %w", abs, err)
+	}
+	rdb.SetMaxOpenConns(4)
+	rdb.SetMaxIdleConns(4)
+	if err := rdb.PingContext(ctx); err != nil {
+		w.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("store: open %s: readers: %w", abs, err)
+	}
+
+	s := &Store{path: abs, w: w, r: rdb, retention: r, now: time.Now}
+	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Close stops background retention and closes the database.
+func (s *Store) Close() error {
+	s.bgCancel()
+	s.bg.Wait()
+	errR := s.r.Close()
+	errW := s.w.Close()
+	if err := errors.Join(errW, errR); err != nil {
+		return fmt.Errorf("store: close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// SetRetention changes the limits; the next ApplyRetention enforces them.
+// Negative values are treated as 0 (unlimited); call Retention.Validate first
+// to reject them with a message instead.
+func (s *Store) SetRetention(r Retention) {
+	r.MaxCheckpointsPerJob = max(r.MaxCheckpointsPerJob, 0)
+	r.MaxAge = max(r.MaxAge, 0)
+	r.MaxBytes = max(r.MaxBytes, 0)
+	s.mu.Lock()
+	s.retention = r
+	s.mu.Unlock()
+}
+
+// Retention returns the current limits.
+func (s *Store) Retention() Retention {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retention
+}

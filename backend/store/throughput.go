@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// ThroughputResult compares the product write path with a bare insert loop
+// into the same schema, both in subtask rows per second.
+type ThroughputResult struct {
+	Rows                int64   `json:"rows"`
+	Vertices            int     `json:"vertices"`
+	SubtasksPerVertex   int     `json:"subtasks_per_vertex"`
+	CheckpointsPerBatch int     `json:"checkpoints_per_batch"`
+	ProductSeconds      float64 `json:"product_seconds"`
+	ProductRowsPerSec   float64 `json:"product_rows_per_sec"`
+	MinimalSeconds      float64 `json:"minimal_seconds"`
+	MinimalRowsPerSec   float64 `json:"minimal_rows_per_sec"`
+	// Ratio is product / minimal rows per second.
+	Ratio float64 `json:"ratio"`
+}
+
+func (r ThroughputResult) String() string {
+	return fmt.Sprintf("subtask rows: %d (%d vertices × %d subtasks, %d checkpoint(s) per PutCheckpoints)\n"+
+		"product path (PutCheckpoints): %.0f rows/s (%.2fs)\n"+
+		"minimal prepared-insert loop:  %.0f rows/s (%.2fs)\n"+
+		"ratio product/minimal: %.2f",
+		r.Rows, r.Vertices, r.SubtasksPerVertex, r.CheckpointsPerBatch,
+		r.ProductRowsPerSec, r.ProductSeconds, r.MinimalRowsPerSec, r.MinimalSeconds, r.Ratio)
+}
+
+// Shape of the realistic checkpoint used for measuring.
+const (
+	throughputVertices = 8
+	throughputSubtasks = 64
+	throughputBatch    = 1 // the collector writes each checkpoint as it becomes final
+)
+
+// MeasureWriteThroughput writes about rows subtask rows through the product
+// path (PutCheckpoints of checkpoints with 8 vertices × 64 subtasks, one per
+// call, as the collector does) and the same rows through a minimal prepared
+// INSERT loop in one transaction, each into a fresh database under dir, and
+// reports both rates and their ratio. The databases are removed afterwards.
+func MeasureWriteThroughput(ctx context.Context, dir string, rows int) (ThroughputResult, error) {
+	perCheckpoint := throughputVertices * throughputSubtasks
+	n := max(1, (rows+perCheckpoint-1)/perCheckpoint)
+	res := ThroughputResult{
+		Rows:                int64(n * perCheckpoint),
+		Vertices:            throughputVertices,
+		SubtasksPerVertex:   throughputSubtasks,
+		CheckpointsPerBatch: throughputBatch,
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, fmt.Errorf("store: measure throughput: %w", err)
+	}
+	tmp, err := os.MkdirTemp(dir, "store-throughput-")
+	if err != nil {
+		return res, fmt.Errorf("store: measure throughput: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	cps := make([]model.Checkpoint, n)
+	base := time.Now().Add(-24 * time.Hour).UnixMilli()
+	for i := range cps {
+		cps[i] = SyntheticCheckpoint("bench", "job", int64(i+1), base+int64(i)*10_000, throughputVertices, throughputSubtasks)
+	}
+
+	// Product path.
+	s, err := Open(ctx, filepath.Join(tmp, "product.db"), Retention{})
+	if err != nil {
+		return res, fmt.Errorf("store: measure throughput: %w", err)
+	}
+	start := time.Now()
+	for i := 0; i < n; i += throughputBatch {
+		if err := s.PutCheckpoints(ctx, cps[i:min(i+throughputBatch, n)]); err != nil {
+			s.Close()
+			return res, fmt.Errorf("store: measure throughput: product path: %w", err)
+		}
+	}
+	res.ProductSeconds = time.Since(start).Seconds()
+	if err := s.Close(); err != nil {
+		return res, fmt.Errorf("store: measure throughput: %w", err)
+	}
+
+	// Minimal loop: one prepared single-row INSERT, one transaction.
+	m, err := Open(ctx, filepath.Join(tmp, "minimal.db"), Retention{})
+	if err != nil {
+		return res, fmt.Errorf("store: measure throughput: %w", err)
+	}
+	defer m.Close()
+	start = time.Now()
+	if err := minimalSubtaskLoop(ctx, m, cps); err != nil {
+		return res, fmt.Errorf("store: measure throughput: minimal loop: %w", err)
+	}
+	res.MinimalSeconds = time.Since(start).Seconds()
+
+	res.ProductRowsPerSec = float64(res.Rows) / res.ProductSeconds
+	res.MinimalRowsPerSec = float64(res.Rows) / res.MinimalSeconds
+	res.Ratio = res.ProductRowsPerSec / res.MinimalRowsPerSec
+	return res, nil
+}
+
+// minimalSubtaskLoop is the baseline: nothing but a prepared INSERT per
+// subtask row inside one transaction.
+func minimalSubtaskLoop(ctx context.Context, s *Store, cps []model.Checkpoint) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.Prepare(sqlInsertSubtask)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for ci := range cps {
+		for ord, t := range cps[ci].Tasks {
+			for _, sub := range t.Subtasks {
+				var flags int64
+				if sub.Unaligned {
+					flags |= 1
+				}
+				if sub.Aborted {
+					flags |= 2
+				}
+				if _, err := st.Exec(int64(ci+1), ord, sub.Index, sub.Status, sub.AckMs, sub.EndToEndMs,
+					sub.StartDelayMs, sub.AlignmentMs, sub.SyncMs, sub.AsyncMs, sub.StateSize,
+					sub.CheckpointedSize, sub.ProcessedData, sub.PersistedData, flags); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// SyntheticCheckpoint builds a plausible completed checkpoint with the given
+// shape and values derived from id, for benchmarks, tests and demos.
+func SyntheticCheckpoint(cluster, job string, id, triggerMs int64, vertices, subtasks int) model.Checkpoint {
+	finalize := id % 7
+	c := model.Checkpoint{
+		Cluster: cluster, JobID: job, ID: id, Kind: model.KindCheckpoint, Status: model.StatusCompleted,
+		TriggerMs: triggerMs, NumSubtasks: vertices * subtasks, NumAcknowledged: vertices * subtasks,
+		FinalizeMs: &finalize, ExternalPath: fmt.Sprintf("file:/checkpoints/%s/chk-%d", job, id),
+	}
+	c.Tasks = make([]model.TaskStats, vertices)
+	for v := range c.Tasks {
+		t := &c.Tasks[v]
+		t.VertexID = fmt.Sprintf("%032x", v+1)
+		t.NumSubtasks, t.NumAcknowledged = subtasks, subtasks
+		t.Subtasks = make([]model.SubtaskStats, subtasks)
+		for i := range t.Subtasks {
+			k := id*7919 + int64(v*131+i*17)
+			sub := model.SubtaskStats{
+				Index: i, Status: model.SubtaskCompleted,
+				StartDelayMs: k % 97, AlignmentMs: k % 53, SyncMs: 1 + k%11, AsyncMs: 20 + k%301,
+				StateSize: 1<<20 + k%4096, CheckpointedSize: 1<<18 + k%1024,
+				ProcessedData: k % 65536, PersistedData: k % 512, Unaligned: k%5 == 0,
+			}
+			sub.EndToEndMs = sub.StartDelayMs + sub.AlignmentMs + sub.SyncMs + sub.AsyncMs
+			sub.AckMs = triggerMs + sub.EndToEndMs
+			t.Subtasks[i] = sub
+			t.StateSize += sub.StateSize
+			t.CheckpointedSize += sub.CheckpointedSize
+			t.ProcessedData += sub.ProcessedData
+			t.PersistedData += sub.PersistedData
+			t.EndToEndMs = max(t.EndToEndMs, sub.EndToEndMs)
+		}
+		t.LatestAckMs = triggerMs + t.EndToEndMs
+		c.StateSize += t.StateSize
+		c.CheckpointedSize += t.CheckpointedSize
+		c.ProcessedData += t.ProcessedData
+		c.PersistedData += t.PersistedData
+		c.EndToEndMs = max(c.EndToEndMs, t.EndToEndMs)
+	}
+	c.LatestAckMs = triggerMs + c.EndToEndMs
+	c.CompletionMs = c.LatestAckMs + finalize
+	return c
+}

@@ -1,0 +1,645 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Writer puts records inside one transaction opened by Store.Bulk.
+type Writer interface {
+	PutCluster(model.Cluster) error
+	PutJob(model.Job) error
+	PutCheckpoint(*model.Checkpoint) error
+	PutAckSample(model.AckSample) error
+	PutMetricSample(model.MetricSample) error
+	PutGap(model.Gap) error
+}
+
+// PutCluster stores the cluster's public form: credentials never reach disk.
+func (s *Store) PutCluster(ctx context.Context, c model.Cluster) error {
+	return s.write(ctx, "put cluster", func(w *txWriter) error { return w.PutCluster(c) })
+}
+
+// PutJob inserts or replaces a job. A job without Vertices (or Edges) keeps
+// the graph already stored, so a state-only update does not erase it.
+func (s *Store) PutJob(ctx context.Context, j model.Job) error {
+	return s.write(ctx, "put job", func(w *txWriter) error { return w.PutJob(j) })
+}
+
+// PutCheckpoints writes the whole batch in one transaction. If any checkpoint
+// is invalid nothing is written and the error names it.
+//
+// Merge rule for a checkpoint already stored: the incoming one replaces it
+// unless the stored one is final (COMPLETED/FAILED) and the incoming one is
+// not; an incoming checkpoint without Tasks keeps the stored per-vertex and
+// per-subtask rows.
+func (s *Store) PutCheckpoints(ctx context.Context, cps []model.Checkpoint) error {
+	if len(cps) == 0 {
+		return nil
+	}
+	for i := range cps {
+		if err := validateCheckpoint(&cps[i]); err != nil {
+			return fmt.Errorf("store: put checkpoints: %w", err)
+		}
+	}
+	return s.write(ctx, "put checkpoints", func(w *txWriter) error {
+		for i := range cps {
+			if err := w.putCheckpoint(&cps[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PutAckSamples is idempotent on (cluster, job, pipeline, checkpoint, time).
+func (s *Store) PutAckSamples(ctx context.Context, samples []model.AckSample) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	return s.write(ctx, "put ack samples", func(w *txWriter) error {
+		for _, a := range samples {
+			if err := w.PutAckSample(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PutMetricSamples is idempotent on (cluster, job, vertex, target, subtask,
+// metric, agg, time); a repeated sample replaces the value.
+func (s *Store) PutMetricSamples(ctx context.Context, samples []model.MetricSample) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	return s.write(ctx, "put metric samples", func(w *txWriter) error {
+		for _, m := range samples {
+			if err := w.PutMetricSample(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PutGaps is idempotent on (cluster, job, pipeline, from, to). Gaps are kept
+// as recorded; Gaps() leaves out checkpoints stored later inside a gap.
+func (s *Store) PutGaps(ctx context.Context, gaps []model.Gap) error {
+	if len(gaps) == 0 {
+		return nil
+	}
+	return s.write(ctx, "put gaps", func(w *txWriter) error {
+		for _, g := range gaps {
+			if err := w.PutGap(g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Bulk runs fn inside one transaction. If fn (or a write) fails, everything
+// is rolled back and the store is exactly as before. The Writer reuses
+// prepared statements and holds nothing but one record at a time, so imports
+// of millions of rows run in bounded memory. The Writer must not be used
+// after fn returns or from other goroutines.
+func (s *Store) Bulk(ctx context.Context, fn func(w Writer) error) error {
+	return s.write(ctx, "bulk", func(w *txWriter) error { return fn(w) })
+}
+
+func (s *Store) write(ctx context.Context, what string, fn func(w *txWriter) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: %s: begin: %w", what, err)
+	}
+	w := newTxWriter(ctx, tx)
+	err = fn(w)
+	w.close()
+	if err != nil {
+		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
+			err = errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			// database/sql rolled back on cancellation; say so rather than "tx done".
+			return fmt.Errorf("store: %s: %w: %w", what, ctxErr, err)
+		}
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: %s: commit: %w", what, err)
+	}
+	return nil
+}
+
+// Statement texts of the write path, prepared once per transaction.
+const (
+	sqlFindCheckpoint = `SELECT pk, status, has_tasks FROM checkpoints
+		WHERE cluster = ? AND job_id = ? AND pipeline = ? AND id = ?`
+	sqlInsertCheckpoint = `INSERT INTO checkpoints (
+		cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms, completion_ms, failure_ms,
+		end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data, persisted_data, state_blobs,
+		num_subtasks, num_acknowledged, failure_message, external_path, has_tasks, task_rows, subtask_rows,
+		max_start_delay_ms, max_alignment_ms, max_sync_ms, max_async_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// sqlUpdateSummary replaces the summary and keeps the detail bookkeeping.
+	sqlUpdateSummary = `UPDATE checkpoints SET
+		kind = ?, status = ?, trigger_ms = ?, latest_ack_ms = ?, completion_ms = ?, failure_ms = ?,
+		end_to_end_ms = ?, finalize_ms = ?, state_size = ?, checkpointed_size = ?, processed_data = ?,
+		persisted_data = ?, state_blobs = ?, num_subtasks = ?, num_acknowledged = ?, failure_message = ?,
+		external_path = ?, has_tasks = max(has_tasks, ?)
+		WHERE pk = ?`
+	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = 0,
+		max_start_delay_ms = ?, max_alignment_ms = ?, max_sync_ms = ?, max_async_ms = ?
+		WHERE pk = ?`
+	sqlDeleteTasks    = `DELETE FROM task_stats WHERE ckpt = ?`
+	sqlDeleteSubtasks = `DELETE FROM subtask_stats WHERE ckpt = ?`
+	sqlInsertTask     = `INSERT INTO task_stats (ckpt, ord, vertex_id, latest_ack_ms, end_to_end_ms, state_size,
+		checkpointed_size, processed_data, persisted_data, num_subtasks, num_acknowledged, subtask_rows)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertSubtask = `INSERT INTO subtask_stats (ckpt, ord, idx, status, ack_ms, end_to_end_ms, start_delay_ms,
+		alignment_ms, sync_ms, async_ms, state_size, checkpointed_size, processed_data, persisted_data, flags)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	sqlPutCluster = `INSERT INTO clusters (name, engine, base_url, prometheus_url, auth_kind, ca_file,
+		insecure_skip_verify, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET engine = excluded.engine, base_url = excluded.base_url,
+		prometheus_url = excluded.prometheus_url, auth_kind = excluded.auth_kind, ca_file = excluded.ca_file,
+		insecure_skip_verify = excluded.insecure_skip_verify, read_only = excluded.read_only`
+	sqlPutJob = `INSERT INTO jobs (cluster, job_id, name, engine, state, start_ms, end_ms, updated_ms, vertices, edges)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (cluster, job_id) DO UPDATE SET name = excluded.name, engine = excluded.engine,
+		state = excluded.state, start_ms = excluded.start_ms, end_ms = excluded.end_ms,
+		updated_ms = excluded.updated_ms, vertices = coalesce(excluded.vertices, vertices),
+		edges = coalesce(excluded.edges, edges)`
+	sqlPutAck = `INSERT INTO ack_samples (cluster, job_id, pipeline, checkpoint_id, time_ms, acknowledged, total)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET acknowledged = excluded.acknowledged, total = excluded.total`
+	sqlFindSeries = `SELECT series_id FROM metric_series
+		WHERE cluster = ? AND job_id = ? AND vertex_id = ? AND target = ? AND subtask = ? AND metric = ? AND agg = ?`
+	sqlInsertSeries = `INSERT INTO metric_series (cluster, job_id, vertex_id, target, subtask, metric, agg)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlPutMetric = `INSERT INTO metric_samples (series_id, time_ms, value, source) VALUES (?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET value = excluded.value, source = excluded.source`
+	sqlPutGap = `INSERT INTO gaps (cluster, job_id, pipeline, from_id, to_id, detected_ms, reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+)
+
+// subtaskBatch rows go into one multi-row INSERT: fewer round trips through
+// database/sql per row (see BenchmarkSubtaskRowsProductPath).
+const subtaskBatch = 32
+
+type seriesKey struct {
+	cluster, job, vertex, target string
+	subtask                      int
+	metric, agg                  string
+}
+
+// txWriter implements Writer on one transaction with lazily prepared,
+// reused statements.
+type txWriter struct {
+	ctx   context.Context // cancellation of the whole transaction
+	exec  context.Context // no Done channel: mattn starts a goroutine per call otherwise
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+	ops   int
+
+	series map[seriesKey]int64
+	args   []any // reused argument buffer for batched subtask rows
+}
+
+func newTxWriter(ctx context.Context, tx *sql.Tx) *txWriter {
+	return &txWriter{ctx: ctx, exec: context.WithoutCancel(ctx), tx: tx, stmts: map[string]*sql.Stmt{}}
+}
+
+func (w *txWriter) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+}
+
+func (w *txWriter) stmt(q string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := w.tx.PrepareContext(w.exec, q)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	w.stmts[q] = st
+	return st, nil
+}
+
+func (w *txWriter) execStmt(q string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(w.exec, args...)
+}
+
+// tick checks for cancellation now and then; statements themselves run
+// without a cancellable context for speed.
+func (w *txWriter) tick() error {
+	w.ops++
+	if w.ops&255 == 0 {
+		return w.ctx.Err()
+	}
+	return nil
+}
+
+func (w *txWriter) PutCluster(c model.Cluster) error {
+	if c.Name == "" {
+		return errors.New("cluster: empty name")
+	}
+	if !c.Engine.Valid() {
+		return fmt.Errorf("cluster %q: unknown engine %q", c.Name, c.Engine)
+	}
+	p := c.Public()
+	if _, err := w.execStmt(sqlPutCluster, p.Name, string(p.Engine), p.BaseURL, p.PrometheusURL,
+		string(p.Auth.Kind), p.CAFile, p.InsecureSkipVerify, p.ReadOnly); err != nil {
+		return fmt.Errorf("cluster %q: %w", c.Name, err)
+	}
+	return w.tick()
+}
+
+func (w *txWriter) PutJob(j model.Job) error {
+	if j.Cluster == "" || j.ID == "" {
+		return fmt.Errorf("job %q on cluster %q: cluster and id must not be empty", j.ID, j.Cluster)
+	}
+	var vertices, edges any // nil → NULL → keep what is stored
+	if j.Vertices != nil {
+		b, err := json.Marshal(j.Vertices)
+		if err != nil {
+			return fmt.Errorf("job %s/%s: encode vertices: %w", j.Cluster, j.ID, err)
+		}
+		vertices = string(b)
+	}
+	if j.Edges != nil {
+		b, err := json.Marshal(j.Edges)
+		if err != nil {
+			return fmt.Errorf("job %s/%s: encode edges: %w", j.Cluster, j.ID, err)
+		}
+		edges = string(b)
+	}
+	if _, err := w.execStmt(sqlPutJob, j.Cluster, j.ID, j.Name, string(j.Engine), j.State,
+		j.StartMs, j.EndMs, j.UpdatedMs, vertices, edges); err != nil {
+		return fmt.Errorf("job %s/%s: %w", j.Cluster, j.ID, err)
+	}
+	return w.tick()
+}
+
+func (w *txWriter) PutCheckpoint(c *model.Checkpoint) error {
+	if c == nil {
+		return errors.New("checkpoint: nil")
+	}
+	if err := validateCheckpoint(c); err != nil {
+		return err
+	}
+	return w.putCheckpoint(c)
+}
+
+// validateCheckpoint rejects what cannot be stored faithfully.
+func validateCheckpoint(c *model.Checkpoint) error {
+	name := func() string { return fmt.Sprintf("checkpoint %s/%s/%d/%d", c.Cluster, c.JobID, c.Pipeline, c.ID) }
+	switch {
+	case c.Cluster == "":
+		return fmt.Errorf("%s: empty cluster", name())
+	case c.JobID == "":
+		return fmt.Errorf("%s: empty job id", name())
+	case c.ID < 0:
+		return fmt.Errorf("%s: negative id", name())
+	}
+	if len(c.Tasks) == 0 {
+		return nil
+	}
+	seen := make(map[string]struct{}, len(c.Tasks))
+	for _, t := range c.Tasks {
+		if _, dup := seen[t.VertexID]; dup {
+			return fmt.Errorf("%s: vertex %q listed twice", name(), t.VertexID)
+		}
+		seen[t.VertexID] = struct{}{}
+		sorted := true
+		for i, st := range t.Subtasks {
+			if st.Index < 0 {
+				return fmt.Errorf("%s: vertex %q: negative subtask index %d", name(), t.VertexID, st.Index)
+			}
+			if i > 0 && st.Index <= t.Subtasks[i-1].Index {
+				sorted = false
+			}
+		}
+		if !sorted {
+			idx := make(map[int]struct{}, len(t.Subtasks))
+			for _, st := range t.Subtasks {
+				if _, dup := idx[st.Index]; dup {
+					return fmt.Errorf("%s: vertex %q: subtask %d listed twice", name(), t.VertexID, st.Index)
+				}
+				idx[st.Index] = struct{}{}
+			}
+		}
+	}
+	return nil
+}
+
+func nullable(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	name := func() string { return fmt.Sprintf("checkpoint %s/%s/%d/%d", c.Cluster, c.JobID, c.Pipeline, c.ID) }
+	find, err := w.stmt(sqlFindCheckpoint)
+	if err != nil {
+		return err
+	}
+	var (
+		pk       int64
+		status   string
+		hasTasks int
+	)
+	err = find.QueryRowContext(w.exec, c.Cluster, c.JobID, c.Pipeline, c.ID).Scan(&pk, &status, &hasTasks)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: look up: %w", name(), err)
+	}
+	incomingHasTasks := 0
+	if c.Tasks != nil {
+		incomingHasTasks = 1
+	}
+
+	if exists {
+		if model.Status(status).Final() && !c.Status.Final() {
+			return nil // a late in-progress view never overwrites a final one
+		}
+		if _, err := w.execStmt(sqlUpdateSummary, string(c.Kind), string(c.Status), c.TriggerMs, c.LatestAckMs,
+			c.CompletionMs, c.FailureMs, c.EndToEndMs, nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize,
+			c.ProcessedData, c.PersistedData, nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged,
+			c.FailureMessage, c.ExternalPath, incomingHasTasks, pk); err != nil {
+			return fmt.Errorf("%s: update: %w", name(), err)
+		}
+		if len(c.Tasks) == 0 {
+			return nil // summary-only update: keep the stored detail
+		}
+		if _, err := w.execStmt(sqlDeleteSubtasks, pk); err != nil {
+			return fmt.Errorf("%s: replace subtasks: %w", name(), err)
+		}
+		if _, err := w.execStmt(sqlDeleteTasks, pk); err != nil {
+			return fmt.Errorf("%s: replace tasks: %w", name(), err)
+		}
+	}
+
+	taskRows, subtaskRows, mx := detailCounts(c)
+	if exists {
+		if _, err := w.execStmt(sqlUpdateDetail, taskRows, subtaskRows,
+			mx.get(0), mx.get(1), mx.get(2), mx.get(3), pk); err != nil {
+			return fmt.Errorf("%s: update: %w", name(), err)
+		}
+	} else {
+		res, err := w.execStmt(sqlInsertCheckpoint, c.Cluster, c.JobID, c.Pipeline, c.ID, string(c.Kind),
+			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
+			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
+			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
+			incomingHasTasks, taskRows, subtaskRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3))
+		if err != nil {
+			return fmt.Errorf("%s: insert: %w", name(), err)
+		}
+		if pk, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("%s: insert: %w", name(), err)
+		}
+	}
+	if err := w.insertDetail(pk, c.Tasks); err != nil {
+		return fmt.Errorf("%s: %w", name(), err)
+	}
+	return nil
+}
+
+// phaseMax holds the per-checkpoint maxima of start delay, alignment, sync
+// and async over all subtasks.
+type phaseMax struct {
+	v  [4]int64
+	ok bool
+}
+
+func (m *phaseMax) get(i int) any {
+	if !m.ok {
+		return nil
+	}
+	return m.v[i]
+}
+
+func detailCounts(c *model.Checkpoint) (tasks, subtasks int, mx phaseMax) {
+	for _, t := range c.Tasks {
+		tasks++
+		for _, st := range t.Subtasks {
+			subtasks++
+			vals := [4]int64{st.StartDelayMs, st.AlignmentMs, st.SyncMs, st.AsyncMs}
+			if !mx.ok {
+				mx.v, mx.ok = vals, true
+				continue
+			}
+			for i, v := range vals {
+				mx.v[i] = max(mx.v[i], v)
+			}
+		}
+	}
+	return tasks, subtasks, mx
+}
+
+func (w *txWriter) insertDetail(pk int64, tasks []model.TaskStats) error {
+	for ord, t := range tasks {
+		rows := len(t.Subtasks)
+		if t.Subtasks == nil {
+			rows = -1
+		}
+		if _, err := w.execStmt(sqlInsertTask, pk, ord, t.VertexID, t.LatestAckMs, t.EndToEndMs, t.StateSize,
+			t.CheckpointedSize, t.ProcessedData, t.PersistedData, t.NumSubtasks, t.NumAcknowledged, rows); err != nil {
+			return fmt.Errorf("vertex %q: %w", t.VertexID, err)
+		}
+		if err := w.insertSubtasks(pk, ord, t.Subtasks); err != nil {
+			return fmt.Errorf("vertex %q: subtasks: %w", t.VertexID, err)
+		}
+	}
+	return nil
+}
+
+var sqlInsertSubtaskBatch = func() string {
+	q := sqlInsertSubtask
+	row := " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	for range subtaskBatch - 1 {
+		q += "," + row
+	}
+	return q
+}()
+
+// insertSubtasks writes subtasks in index order (the order they read back in);
+// an unsorted list is sorted on a copy, the caller's slice is left alone.
+func (w *txWriter) insertSubtasks(pk int64, ord int, subs []model.SubtaskStats) error {
+	if !slices.IsSortedFunc(subs, bySubtaskIndex) {
+		subs = slices.SortedFunc(slices.Values(subs), bySubtaskIndex)
+	}
+	for len(subs) >= subtaskBatch {
+		w.args = w.args[:0]
+		for i := range subtaskBatch {
+			w.args = appendSubtaskArgs(w.args, pk, ord, &subs[i])
+		}
+		if _, err := w.execStmt(sqlInsertSubtaskBatch, w.args...); err != nil {
+			return err
+		}
+		subs = subs[subtaskBatch:]
+	}
+	for i := range subs {
+		w.args = appendSubtaskArgs(w.args[:0], pk, ord, &subs[i])
+		if _, err := w.execStmt(sqlInsertSubtask, w.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func appendSubtaskArgs(args []any, pk int64, ord int, st *model.SubtaskStats) []any {
+	var flags int64
+	if st.Unaligned {
+		flags |= 1
+	}
+	if st.Aborted {
+		flags |= 2
+	}
+	return append(args, pk, int64(ord), int64(st.Index), st.Status, st.AckMs, st.EndToEndMs, st.StartDelayMs,
+		st.AlignmentMs, st.SyncMs, st.AsyncMs, st.StateSize, st.CheckpointedSize, st.ProcessedData,
+		st.PersistedData, flags)
+}
+
+func (w *txWriter) PutAckSample(a model.AckSample) error {
+	if a.Cluster == "" || a.JobID == "" {
+		return fmt.Errorf("ack sample of checkpoint %d: empty cluster or job id", a.CheckpointID)
+	}
+	if _, err := w.execStmt(sqlPutAck, a.Cluster, a.JobID, a.Pipeline, a.CheckpointID, a.TimeMs,
+		a.Acknowledged, a.Total); err != nil {
+		return fmt.Errorf("ack sample %s/%s/%d/%d@%d: %w", a.Cluster, a.JobID, a.Pipeline, a.CheckpointID, a.TimeMs, err)
+	}
+	return w.tick()
+}
+
+func (w *txWriter) PutMetricSample(m model.MetricSample) error {
+	if m.Cluster == "" || m.JobID == "" || m.Metric == "" {
+		return fmt.Errorf("metric sample %q of %s/%s/%s: cluster, job id and metric must not be empty (vertex id may be, for job-level metrics)",
+			m.Metric, m.Cluster, m.JobID, m.VertexID)
+	}
+	if m.Subtask < -1 {
+		return fmt.Errorf("metric sample %q of %s/%s/%s: subtask %d (want ≥ 0, or -1 for an aggregate)",
+			m.Metric, m.Cluster, m.JobID, m.VertexID, m.Subtask)
+	}
+	id, err := w.seriesID(seriesKey{m.Cluster, m.JobID, m.VertexID, m.Target, m.Subtask, m.Metric, m.Agg})
+	if err != nil {
+		return fmt.Errorf("metric sample %q of %s/%s/%s: %w", m.Metric, m.Cluster, m.JobID, m.VertexID, err)
+	}
+	var value any = m.Value
+	if math.IsNaN(m.Value) {
+		value = nil
+	}
+	if _, err := w.execStmt(sqlPutMetric, id, m.TimeMs, value, m.Source); err != nil {
+		return fmt.Errorf("metric sample %q of %s/%s/%s@%d: %w", m.Metric, m.Cluster, m.JobID, m.VertexID, m.TimeMs, err)
+	}
+	return w.tick()
+}
+
+// seriesID finds or creates a series; ids are cached for this transaction only,
+// so a series deleted by another transaction is never referenced stale.
+func (w *txWriter) seriesID(k seriesKey) (int64, error) {
+	if id, ok := w.series[k]; ok {
+		return id, nil
+	}
+	find, err := w.stmt(sqlFindSeries)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = find.QueryRowContext(w.exec, k.cluster, k.job, k.vertex, k.target, k.subtask, k.metric, k.agg).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res, err := w.execStmt(sqlInsertSeries, k.cluster, k.job, k.vertex, k.target, k.subtask, k.metric, k.agg)
+		if err != nil {
+			return 0, fmt.Errorf("new series: %w", err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return 0, fmt.Errorf("new series: %w", err)
+		}
+	case err != nil:
+		return 0, fmt.Errorf("find series: %w", err)
+	}
+	if w.series == nil {
+		w.series = map[seriesKey]int64{}
+	}
+	w.series[k] = id
+	return id, nil
+}
+
+func (w *txWriter) PutGap(g model.Gap) error {
+	if g.Cluster == "" || g.JobID == "" {
+		return fmt.Errorf("gap %d..%d: empty cluster or job id", g.FromID, g.ToID)
+	}
+	if g.FromID > g.ToID {
+		return fmt.Errorf("gap %s/%s/%d: from id %d is after to id %d", g.Cluster, g.JobID, g.Pipeline, g.FromID, g.ToID)
+	}
+	if _, err := w.execStmt(sqlPutGap, g.Cluster, g.JobID, g.Pipeline, g.FromID, g.ToID, g.DetectedMs, g.Reason); err != nil {
+		return fmt.Errorf("gap %s/%s/%d %d..%d: %w", g.Cluster, g.JobID, g.Pipeline, g.FromID, g.ToID, err)
+	}
+	return w.tick()
+}
+
+// DeleteCluster removes a cluster with all its jobs, checkpoints, samples and
+// gaps, in short transactions so readers and writers keep going meanwhile.
+// The cluster row goes last: an interrupted delete can simply be repeated.
+func (s *Store) DeleteCluster(ctx context.Context, name string) error {
+	if name == "" {
+		return errors.New("store: delete cluster: empty name")
+	}
+	for {
+		n, _, err := s.pruneCheckpointChunk(ctx, sqlVictimCols+`WHERE cluster = ? LIMIT ?`, []any{name},
+			pruneChunkCheckpoints, removePlain, nil)
+		if err != nil {
+			return fmt.Errorf("store: delete cluster %q: %w", name, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	samples := []struct {
+		kind sampleKind
+		cond string
+	}{
+		{kindAck, `cluster = ?`},
+		{kindMetric, `series_id IN (SELECT series_id FROM metric_series WHERE cluster = ?)`},
+		{kindGap, `cluster = ?`},
+	}
+	for _, st := range samples {
+		if err := s.pruneRows(ctx, st.kind, st.cond, []any{name}, nil); err != nil {
+			return fmt.Errorf("store: delete cluster %q: %w", name, err)
+		}
+	}
+	for _, q := range []string{
+		`DELETE FROM metric_series WHERE cluster = ?`,
+		`DELETE FROM floors WHERE cluster = ?`,
+		`DELETE FROM jobs WHERE cluster = ?`,
+		`DELETE FROM clusters WHERE name = ?`,
+	} {
+		if _, err := s.w.ExecContext(ctx, q, name); err != nil {
+			return fmt.Errorf("store: delete cluster %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func bySubtaskIndex(a, b model.SubtaskStats) int { return a.Index - b.Index }
