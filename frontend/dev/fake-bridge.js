@@ -1,0 +1,255 @@
+// DEV ONLY. Canned data shaped exactly like the Go facade's contract, for
+// manual checks of the UI before (or without) the Go side: loaded by `vite`
+// dev with ?fake, or injected by dev/screenshot.mjs. Never part of dist/ and
+// never used by tests.
+(function () {
+  'use strict';
+  const now = Date.now();
+  const params = new URLSearchParams(location.search);
+  if (params.has('browser')) window.__CE_MODE = 'browser';
+
+  // The bundled sample: the 7 checkpoints of phase-2.3-checkpoint-metrics.json.
+  const sampleRecords = [
+    [3, 1779924591497, 47, 4370],
+    [13, 1779924602055, 42, 4370],
+    [21, 1779924610968, 40, 4370],
+    [27, 1779924617278, 53, 4370],
+    [28, 1779924618333, 19022, 12316],
+    [39, 1779924667438, 54, 4417],
+    [52, 1779924682497, 26, 4417],
+  ];
+
+  function cp(cluster, job, id, trigger, dur, size, status, extra) {
+    return Object.assign(
+      {
+        cluster,
+        job_id: job,
+        id,
+        pipeline: 0,
+        kind: 'checkpoint',
+        status,
+        trigger_ms: trigger,
+        end_ms: status === 'IN_PROGRESS' ? 0 : trigger + dur,
+        end_to_end_ms: dur,
+        state_size: size * 3,
+        checkpointed_size: size,
+        num_subtasks: 8,
+        num_acknowledged: status === 'COMPLETED' ? 8 : status === 'FAILED' ? 5 : 3,
+        failure_message: '',
+      },
+      extra || {},
+    );
+  }
+
+  const sources = [
+    { name: 'sample', engine: 'flink', base_url: '', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'sample', read_only: true, health: { state: 'idle', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } },
+    { name: 'prod-flink', engine: 'flink', base_url: 'http://127.0.0.1:8081', prometheus_url: 'http://127.0.0.1:9090', auth_kind: 'basic', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'ok', last_error: '', last_ok_ms: now - 2000, requests_per_sec: 1.4 } },
+    { name: 'zeta-staging', engine: 'seatunnel', base_url: 'http://127.0.0.1:5801', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'error', last_error: 'Get "http://127.0.0.1:5801/overview": dial tcp 127.0.0.1:5801: connect: connection refused', last_ok_ms: now - 3600_000, requests_per_sec: 0 } },
+  ];
+
+  const jobs = {
+    sample: [{ id: '469237c073b0c1ea872fc0403694fc68', name: 'mysql-cdc-to-iceberg', state: 'FINISHED', engine: 'flink' }],
+    'prod-flink': [
+      { id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', name: 'orders-enrichment', state: 'RUNNING', engine: 'flink' },
+      { id: 'ffee00112233445566778899aabbccdd', name: 'clickstream-sessionize', state: 'RUNNING', engine: 'flink' },
+    ],
+    'zeta-staging': [{ id: '870213338743619585', name: 'mysql-to-doris', state: 'RUNNING', engine: 'seatunnel' }],
+  };
+
+  const checkpoints = {};
+  const gaps = {};
+  const key = (c, j) => c + '\u0000' + j;
+  checkpoints[key('sample', jobs.sample[0].id)] = sampleRecords.map(([id, t, d, s]) => cp('sample', jobs.sample[0].id, id, t, d, s, 'COMPLETED', { num_subtasks: 4, num_acknowledged: 4 }));
+  // The sample recorded only some ids: the ones between are gaps.
+  gaps[key('sample', jobs.sample[0].id)] = sampleRecords.slice(1).map(([id, t], i) => {
+    const [pid, pt, pd] = sampleRecords[i];
+    return { from_id: pid + 1, to_id: id - 1, after_ms: pt + pd, before_ms: t };
+  });
+
+  // A busy job: 3,000 checkpoints 10 s apart, a slow/failing patch, a gap, one running.
+  {
+    const job = jobs['prod-flink'][0].id;
+    const list = [];
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const start = now - 3000 * 10_000;
+    for (let i = 1; i <= 3000; i++) {
+      if (i >= 1200 && i <= 1230) continue; // evicted before collection
+      const t = start + i * 10_000 + Math.floor(rnd() * 400);
+      const slow = i > 2100 && i < 2200;
+      const dur = Math.floor((slow ? 4000 + rnd() * 4000 : 300 + rnd() * 700) * (i % 97 === 0 ? 6 : 1));
+      const failed = (slow && rnd() < 0.25) || i % 311 === 0;
+      const status = i === 3000 ? 'IN_PROGRESS' : failed ? 'FAILED' : 'COMPLETED';
+      list.push(
+        cp('prod-flink', job, i, t, dur, Math.floor(40e6 + rnd() * 20e6), status, failed ? {
+          failure_message: i % 311 === 0
+            ? 'Checkpoint expired before completing.'
+            : 'org.apache.flink.runtime.checkpoint.CheckpointException: Asynchronous task checkpoint failed. Failure reason: java.io.IOException: Could not flush to file s3://bucket/checkpoints/a1b2/chk-' + i + '/_metadata: connection reset by peer',
+        } : {}),
+      );
+    }
+    checkpoints[key('prod-flink', job)] = list;
+    gaps[key('prod-flink', job)] = [{ from_id: 1200, to_id: 1230, after_ms: start + 1199 * 10_000 + 900, before_ms: start + 1231 * 10_000 }];
+    const job2 = jobs['prod-flink'][1].id;
+    checkpoints[key('prod-flink', job2)] = [1, 2, 3, 4, 5].map((i) => cp('prod-flink', job2, i, now - (6 - i) * 60_000, 800 + i * 100, 1_500_000, 'COMPLETED'));
+  }
+  {
+    const job = jobs['zeta-staging'][0].id;
+    const list = [];
+    for (let i = 1; i <= 40; i++) {
+      for (const p of [1, 2]) {
+        const failed = i === 17 && p === 2;
+        list.push(cp('zeta-staging', job, i, now - (41 - i) * 30_000 + p * 500, 1200 + ((i * 37 * p) % 900), 0, failed ? 'FAILED' : 'COMPLETED', {
+          pipeline: p,
+          state_blobs: 3 + ((i + p) % 4),
+          state_size: 0,
+          failure_message: failed ? 'CheckpointCoordinator: checkpoint 17 of pipeline 2 timed out after 60000 ms' : '',
+        }));
+      }
+    }
+    checkpoints[key('zeta-staging', job)] = list;
+  }
+
+  function jobView(cluster, j) {
+    const list = checkpoints[key(cluster, j.id)] || [];
+    const count = (s) => list.filter((c) => c.status === s).length;
+    return {
+      cluster,
+      id: j.id,
+      name: j.name,
+      engine: j.engine,
+      state: j.state,
+      start_ms: list.length ? list[0].trigger_ms - 5000 : 0,
+      total: list.length,
+      completed: count('COMPLETED'),
+      failed: count('FAILED'),
+      in_progress: count('IN_PROGRESS'),
+      gaps: (gaps[key(cluster, j.id)] || []).length,
+      first_trigger_ms: list.length ? list[0].trigger_ms : 0,
+      last_trigger_ms: list.length ? list[list.length - 1].trigger_ms : 0,
+    };
+  }
+
+  const rank = (s) => (s === 'FAILED' ? 2 : s === 'COMPLETED' ? 1 : 0);
+  const endOf = (c) => (c.end_ms > 0 ? c.end_ms : Date.now());
+
+  function timeline(req) {
+    const list = checkpoints[key(req.cluster, req.job)] || [];
+    const ext = list.length ? { min_ms: list[0].trigger_ms, max_ms: Math.max(...list.map(endOf)) } : { min_ms: 0, max_ms: 0 };
+    const from = req.from_ms || ext.min_ms;
+    const to = req.to_ms || ext.max_ms;
+    const cols = Math.max(1, Math.floor((req.width_px || 800) / 2));
+    const span = Math.max(1, to - from);
+    const bars = [];
+    let cur = null;
+    let curCol = -1;
+    for (const c of list) {
+      if (c.trigger_ms > to || endOf(c) < from) continue;
+      const col = Math.floor(((c.trigger_ms - from) / span) * cols);
+      if (cur && col === curCol) {
+        cur.count++;
+        cur.last_id = c.id;
+        cur.end_ms = Math.max(cur.end_ms, c.end_ms);
+        cur.max_duration_ms = Math.max(cur.max_duration_ms, c.end_to_end_ms);
+        if (rank(c.status) > rank(cur.status)) cur.status = c.status;
+      } else {
+        cur = { start_ms: c.trigger_ms, end_ms: c.end_ms, status: c.status, max_duration_ms: c.end_to_end_ms, count: 1, first_id: c.id, last_id: c.id };
+        curCol = col;
+        bars.push(cur);
+      }
+    }
+    const size = list.filter((c) => c.trigger_ms >= from && c.trigger_ms <= to).map((c) => ({ t_ms: c.trigger_ms, value: c.checkpointed_size }));
+    return { from_ms: from, to_ms: to, extent: ext, bars, gaps: gaps[key(req.cluster, req.job)] || [], lanes: { backpressure: [], size } };
+  }
+
+  function detail(cluster, job, pipeline, id) {
+    const c = (checkpoints[key(cluster, job)] || []).find((x) => x.id === id && (x.pipeline || 0) === pipeline);
+    if (!c) throw new Error('checkpoint ' + id + ' of job ' + job + ' not found');
+    const names = { v1: 'Source: orders (Kafka)', v2: 'Enrich → Filter → Map', v3: 'Sink: iceberg.orders_enriched (Writer → Committer)' };
+    const tasks = ['v1', 'v2', 'v3'].map((v, k) => ({
+      vertex_id: v,
+      latest_ack_ms: c.end_ms,
+      end_to_end_ms: Math.floor(c.end_to_end_ms * (0.5 + k * 0.25)),
+      state_size: Math.floor(c.state_size / 3),
+      checkpointed_size: Math.floor(c.checkpointed_size / 3),
+      processed_data: 0,
+      persisted_data: 0,
+      num_subtasks: 4,
+      num_acknowledged: c.status === 'COMPLETED' ? 4 : 3,
+      subtasks: [0, 1, 2, 3].map((i) => ({
+        index: i,
+        status: c.status === 'COMPLETED' || i < 3 ? 'completed' : 'pending_or_failed',
+        ack_ms: c.end_ms,
+        end_to_end_ms: Math.floor(c.end_to_end_ms * (0.4 + i * 0.1)),
+        start_delay_ms: 3 + i * 2 + k,
+        alignment_ms: k === 0 ? 0 : Math.floor(c.end_to_end_ms * 0.2 * (i + 1) / 4),
+        sync_ms: 2 + i,
+        async_ms: Math.floor(c.end_to_end_ms * 0.3 * (i + 1) / 4),
+        state_size: 1000,
+        checkpointed_size: 1000,
+        processed_data: 0,
+        persisted_data: 0,
+      })),
+    }));
+    return Object.assign({}, c, { latest_ack_ms: c.end_ms, completion_ms: c.status === 'COMPLETED' ? c.end_ms : 0, failure_ms: c.status === 'FAILED' ? c.end_ms : 0, processed_data: 0, persisted_data: 0, external_path: c.status === 'COMPLETED' ? 's3://bucket/checkpoints/' + job + '/chk-' + id : '', tasks, vertex_names: names });
+  }
+
+  const delay = (v, ms) => new Promise((res, rej) => setTimeout(() => (v instanceof Error ? rej(v.message) : res(v)), ms || 60 + Math.random() * 120));
+  const attempt = (fn, ms) => { try { return delay(fn(), ms); } catch (e) { return delay(e instanceof Error ? e : new Error(String(e)), ms); } };
+
+  const listeners = {};
+  window.runtime = {
+    EventsOn(name, cb) { (listeners[name] = listeners[name] || []).push(cb); return () => (listeners[name] = listeners[name].filter((x) => x !== cb)); },
+    EventsOff(name) { delete listeners[name]; },
+  };
+  const emit = (name, payload) => (listeners[name] || []).forEach((cb) => cb(payload));
+
+  const App = {
+    Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
+    ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
+    ListJobs: (cluster) => attempt(() => {
+      if (!jobs[cluster]) throw new Error('unknown cluster "' + cluster + '"');
+      return jobs[cluster].map((j) => jobView(cluster, j));
+    }),
+    Checkpoints: (cluster, job, from, to) => delay((checkpoints[key(cluster, job)] || []).filter((c) => (!from || c.trigger_ms >= from) && (!to || c.trigger_ms <= to)).map((c) => {
+      const r = Object.assign({}, c);
+      delete r.cluster; delete r.job_id;
+      return r;
+    })),
+    Timeline: (req) => delay(timeline(req)),
+    Checkpoint: (cluster, job, pipeline, id) => attempt(() => detail(cluster, job, pipeline, id)),
+    Retention: () => delay({ path: '/home/me/.local/share/checkpoint-explorer/cache.db', file_bytes: 187_000_000, checkpoints: 3085, subtask_rows: 92_000, ack_samples: 12_000, metric_samples: 340_000, gaps: 1, jobs: 4, limits: { max_checkpoints_per_job: 100_000, max_age_ms: 30 * 86_400_000, max_bytes: 1 << 30 }, pruned_total: { checkpoints: 12_345, subtask_rows: 400_000, ack_samples: 50_000, metric_samples: 1_000_000, gaps: 3, freed_bytes: 52_000_000 } }),
+    SetRetention: () => delay(undefined),
+    SaveCluster: (input) => attempt(() => {
+      if (!/^https?:\/\//.test(input.base_url)) throw new Error('app: save cluster ' + input.name + ': base_url must be http(s)');
+      const existing = sources.find((s) => s.name === input.name);
+      const sv = { name: input.name, engine: input.engine, base_url: input.base_url, prometheus_url: input.prometheus_url, auth_kind: input.auth.kind, ca_file: input.ca_file, insecure_skip_verify: input.insecure_skip_verify, kind: 'cluster', read_only: false, health: { state: 'connecting', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } };
+      if (existing) Object.assign(existing, sv); else { sources.push(sv); jobs[input.name] = []; }
+      setTimeout(() => emit('sources', {}), 100);
+    }),
+    RemoveCluster: (name) => attempt(() => {
+      const i = sources.findIndex((s) => s.name === name);
+      if (i < 0) throw new Error('app: remove cluster ' + name + ': not found');
+      sources.splice(i, 1);
+    }),
+    TestConnection: (input) => delay(input.base_url.includes('8081')
+      ? { ok: true, version: '1.20.4', jobs: 2, message: '' }
+      : { ok: false, version: '', jobs: 0, message: 'Get "' + input.base_url + '/config": dial tcp: connect: connection refused' }, 400),
+    OpenCaptureDialog: () => delay({ sources: [], jobs: 0, checkpoints: 0, ack_samples: 0, metric_samples: 0, gaps: 0, skipped: 0 }),
+    OpenCapture: () => delay(new Error('fake bridge: OpenCapture not implemented')),
+    ExportCapture: () => delay(new Error('fake bridge: ExportCapture not implemented')),
+  };
+  window.go = { app: { App } };
+
+  // Live updates: a new checkpoint on orders-enrichment every 10 s.
+  if (!params.has('static')) {
+    setInterval(() => {
+      const job = jobs['prod-flink'][0].id;
+      const list = checkpoints[key('prod-flink', job)];
+      const last = list[list.length - 1];
+      if (last.status === 'IN_PROGRESS') { last.status = 'COMPLETED'; last.end_ms = Date.now(); last.end_to_end_ms = last.end_ms - last.trigger_ms; last.num_acknowledged = 8; }
+      list.push(cp('prod-flink', job, last.id + 1, Date.now(), 0, 45e6, 'IN_PROGRESS'));
+      emit('checkpoints', { cluster: 'prod-flink', job });
+    }, 10_000);
+  }
+})();

@@ -1,0 +1,451 @@
+// Typed access to the Go facade. The frontend talks ONLY to
+// window.go.app.App.<Method> and window.runtime.EventsOn/EventsOff: Wails
+// provides them in the desktop window, and `checkpoint-explorer serve` injects
+// /bridge.js that provides the same shape over HTTP + server-sent events.
+
+export type Engine = 'flink' | 'seatunnel';
+export type AuthKind = 'none' | 'basic' | 'bearer';
+export type SourceKind = 'cluster' | 'capture' | 'sample';
+export type HealthState = 'ok' | 'error' | 'connecting' | 'idle' | 'offline';
+export type Status = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+export type CheckpointKind = 'checkpoint' | 'unaligned' | 'savepoint';
+
+export interface VersionInfo {
+  version: string;
+  commit: string;
+  go_version: string;
+}
+
+export interface Health {
+  state: HealthState;
+  last_error: string;
+  last_ok_ms: number;
+  requests_per_sec: number;
+}
+
+export interface SourceView {
+  name: string;
+  engine: Engine;
+  base_url: string;
+  prometheus_url: string;
+  auth_kind: AuthKind;
+  /** the basic-auth user name, when one is configured (never a password or token) */
+  username?: string;
+  ca_file: string;
+  insecure_skip_verify: boolean;
+  kind: SourceKind;
+  read_only: boolean;
+  health: Health;
+}
+
+export interface AuthInput {
+  kind: AuthKind;
+  username: string;
+  password: string;
+  token: string;
+}
+
+export interface ClusterInput {
+  name: string;
+  engine: Engine;
+  base_url: string;
+  prometheus_url: string;
+  auth: AuthInput;
+  ca_file: string;
+  insecure_skip_verify: boolean;
+}
+
+export interface TestResult {
+  ok: boolean;
+  version: string;
+  jobs: number;
+  message: string;
+}
+
+export interface JobView {
+  cluster: string;
+  id: string;
+  name: string;
+  engine: Engine;
+  state: string;
+  /** absent when the engine did not say */
+  start_ms?: number;
+  end_ms?: number;
+  updated_ms?: number;
+  total: number;
+  completed: number;
+  failed: number;
+  in_progress: number;
+  gaps: number;
+  first_trigger_ms: number;
+  last_trigger_ms: number;
+}
+
+export interface CheckpointRow {
+  id: number;
+  pipeline: number;
+  kind: CheckpointKind;
+  status: Status;
+  trigger_ms: number;
+  end_ms: number;
+  end_to_end_ms: number;
+  state_size: number;
+  checkpointed_size: number;
+  /** SeaTunnel only: a COUNT of state blobs, never bytes. */
+  state_blobs?: number | null;
+  num_subtasks: number;
+  num_acknowledged: number;
+  failure_message: string;
+}
+
+export interface TimelineRequest {
+  cluster: string;
+  job: string;
+  from_ms: number;
+  to_ms: number;
+  width_px: number;
+}
+
+export interface TimelineBar {
+  start_ms: number;
+  end_ms: number;
+  status: Status;
+  max_duration_ms: number;
+  /** > 1 when the backend merged neighbours (worst status, max duration). */
+  count: number;
+  first_id: number;
+  last_id: number;
+}
+
+export interface TimelineGap {
+  from_id: number;
+  to_id: number;
+  after_ms: number;
+  before_ms: number;
+}
+
+export interface LanePoint {
+  t_ms: number;
+  value: number;
+}
+
+export interface Timeline {
+  from_ms: number;
+  to_ms: number;
+  extent: { min_ms: number; max_ms: number };
+  bars: TimelineBar[] | null;
+  gaps: TimelineGap[] | null;
+  lanes: { backpressure: LanePoint[] | null; size: LanePoint[] | null } | null;
+  /** checkpoints in the range before merging */
+  total?: number;
+}
+
+export interface SubtaskDetail {
+  index: number;
+  status: string;
+  ack_ms: number;
+  end_to_end_ms: number;
+  start_delay_ms: number;
+  alignment_ms: number;
+  sync_ms: number;
+  async_ms: number;
+  state_size: number;
+  checkpointed_size: number;
+  processed_data: number;
+  persisted_data: number;
+  unaligned?: boolean;
+  aborted?: boolean;
+}
+
+export interface TaskDetail {
+  vertex_id: string;
+  latest_ack_ms: number;
+  end_to_end_ms: number;
+  state_size: number;
+  checkpointed_size: number;
+  processed_data: number;
+  persisted_data: number;
+  num_subtasks: number;
+  num_acknowledged: number;
+  subtasks?: SubtaskDetail[] | null;
+}
+
+export interface CheckpointDetail {
+  cluster: string;
+  job_id: string;
+  id: number;
+  pipeline?: number;
+  kind: CheckpointKind;
+  status: Status;
+  trigger_ms: number;
+  latest_ack_ms?: number;
+  completion_ms?: number;
+  failure_ms?: number;
+  end_to_end_ms: number;
+  finalize_ms?: number | null;
+  state_size: number;
+  checkpointed_size: number;
+  processed_data: number;
+  persisted_data: number;
+  state_blobs?: number | null;
+  num_subtasks: number;
+  num_acknowledged: number;
+  failure_message?: string;
+  external_path?: string;
+  tasks?: TaskDetail[] | null;
+  vertex_names?: Record<string, string> | null;
+}
+
+export interface RetentionLimits {
+  max_checkpoints_per_job: number;
+  max_age_ms: number;
+  max_bytes: number;
+}
+
+export interface RetentionStatus {
+  path: string;
+  file_bytes: number;
+  checkpoints: number;
+  subtask_rows: number;
+  ack_samples: number;
+  metric_samples: number;
+  gaps: number;
+  jobs: number;
+  limits: RetentionLimits;
+  pruned_total: {
+    checkpoints: number;
+    subtask_rows: number;
+    ack_samples: number;
+    metric_samples: number;
+    gaps: number;
+    freed_bytes: number;
+  };
+}
+
+export interface ImportResult {
+  sources: string[] | null;
+  jobs: number;
+  checkpoints: number;
+  ack_samples: number;
+  metric_samples: number;
+  gaps: number;
+  skipped: number;
+}
+
+export interface ExportRequest {
+  cluster: string;
+  job: string;
+  from_ms: number;
+  to_ms: number;
+  path: string;
+}
+
+export interface ExportResult {
+  path: string;
+  checkpoints: number;
+  records?: number;
+  bytes: number;
+}
+
+export interface CheckpointsEvent {
+  cluster: string;
+  job: string;
+}
+
+export interface HealthEvent {
+  cluster: string;
+  state: HealthState;
+  last_error: string;
+}
+
+export interface EventPayloads {
+  checkpoints: CheckpointsEvent;
+  health: HealthEvent;
+  sources: Record<string, never>;
+}
+
+type Method = (...args: unknown[]) => Promise<unknown>;
+
+interface Runtime {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
+  EventsOff(name: string, ...more: string[]): void;
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { App?: Record<string, Method> } };
+    runtime?: Runtime;
+    __CE_MODE?: string;
+  }
+}
+
+/** ApiError carries the backend's own error text so the UI can show it verbatim. */
+export class ApiError extends Error {
+  readonly method: string;
+  constructor(method: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.method = method;
+  }
+}
+
+/**
+ * errorText turns whatever a rejected call produced into the message to show:
+ * Wails rejects with a plain string, the browser bridge with an Error.
+ */
+export function errorText(e: unknown): string {
+  if (typeof e === 'string') return e;
+  if (e instanceof Error) return e.message;
+  if (e && typeof e === 'object') {
+    const o = e as { error?: unknown; message?: unknown };
+    if (typeof o.error === 'string') return o.error;
+    if (typeof o.message === 'string') return o.message;
+  }
+  return String(e);
+}
+
+/** mode is "browser" under `checkpoint-explorer serve`, "desktop" in the Wails window. */
+export function mode(): 'browser' | 'desktop' {
+  return typeof window !== 'undefined' && window.__CE_MODE === 'browser' ? 'browser' : 'desktop';
+}
+
+const bridgeWaitMs = 5000;
+const bridgePollMs = 50;
+let bridgeReady: Promise<Record<string, Method>> | null = null;
+
+function currentBridge(): Record<string, Method> | undefined {
+  return typeof window === 'undefined' ? undefined : window.go?.app?.App;
+}
+
+/**
+ * waitForBridge resolves once window.go.app.App exists. The bridge script may
+ * load after our module (Wails injects it, serve adds /bridge.js), so poll
+ * briefly instead of failing the first call.
+ */
+export function waitForBridge(timeoutMs = bridgeWaitMs): Promise<Record<string, Method>> {
+  const now = currentBridge();
+  if (now) return Promise.resolve(now);
+  if (bridgeReady) return bridgeReady;
+  bridgeReady = new Promise((resolve, reject) => {
+    const started = Date.now();
+    const timer = setInterval(() => {
+      const b = currentBridge();
+      if (b) {
+        clearInterval(timer);
+        bridgeReady = null;
+        resolve(b);
+      } else if (Date.now() - started >= timeoutMs) {
+        clearInterval(timer);
+        bridgeReady = null;
+        reject(new ApiError('bridge', `backend bridge not available: window.go.app.App missing after ${timeoutMs} ms`));
+      }
+    }, bridgePollMs);
+  });
+  return bridgeReady;
+}
+
+async function call<T>(method: string, ...args: unknown[]): Promise<T> {
+  const bridge = await waitForBridge();
+  const fn = bridge[method];
+  if (typeof fn !== 'function') {
+    throw new ApiError(method, `backend has no method ${method}`);
+  }
+  try {
+    return (await fn(...args)) as T;
+  } catch (e) {
+    throw new ApiError(method, errorText(e));
+  }
+}
+
+// Go encodes nil slices as null; normalise so views never branch on it.
+function arr<T>(v: T[] | null | undefined): T[] {
+  return Array.isArray(v) ? v : [];
+}
+
+export const api = {
+  version: () => call<VersionInfo>('Version'),
+  listClusters: async () => arr(await call<SourceView[] | null>('ListClusters')),
+  saveCluster: (input: ClusterInput) => call<void>('SaveCluster', input),
+  removeCluster: (name: string) => call<void>('RemoveCluster', name),
+  testConnection: (input: ClusterInput) => call<TestResult>('TestConnection', input),
+  listJobs: async (cluster: string) => arr(await call<JobView[] | null>('ListJobs', cluster)),
+  checkpoints: async (cluster: string, job: string, fromMs: number, toMs: number) =>
+    arr(await call<CheckpointRow[] | null>('Checkpoints', cluster, job, fromMs, toMs)),
+  timeline: async (req: TimelineRequest): Promise<Timeline> => {
+    const t = await call<Timeline>('Timeline', req);
+    return {
+      ...t,
+      bars: arr(t.bars),
+      gaps: arr(t.gaps),
+      lanes: { backpressure: arr(t.lanes?.backpressure), size: arr(t.lanes?.size) },
+    };
+  },
+  checkpoint: (cluster: string, job: string, pipeline: number, id: number) =>
+    call<CheckpointDetail>('Checkpoint', cluster, job, pipeline, id),
+  retention: () => call<RetentionStatus>('Retention'),
+  setRetention: (limits: RetentionLimits) => call<void>('SetRetention', limits),
+  openCaptureDialog: () => call<ImportResult>('OpenCaptureDialog'),
+  openCapture: (path: string) => call<ImportResult>('OpenCapture', path),
+  exportCapture: (req: ExportRequest) => call<ExportResult>('ExportCapture', req),
+};
+
+/**
+ * uploadCapture sends a capture file to `serve` (browser mode only): the raw
+ * file as the body, authenticated by the same cookie as the API calls.
+ */
+export async function uploadCapture(file: Blob, name: string, fetchFn: typeof fetch = fetch): Promise<ImportResult> {
+  let res: Response;
+  try {
+    res = await fetchFn(`./upload?name=${encodeURIComponent(name)}`, {
+      method: 'POST',
+      body: file,
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/octet-stream' },
+    });
+  } catch (e) {
+    throw new ApiError('upload', `upload ${name}: ${errorText(e)}`);
+  }
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON: fall through and report the raw text below.
+  }
+  if (!res.ok) {
+    const msg = body && typeof body === 'object' && 'error' in body ? errorText(body) : text || res.statusText;
+    throw new ApiError('upload', `upload ${name}: ${msg} (HTTP ${res.status})`);
+  }
+  if (!body || typeof body !== 'object') {
+    throw new ApiError('upload', `upload ${name}: unexpected answer: ${text.slice(0, 200)}`);
+  }
+  return body as ImportResult;
+}
+
+type Listener<T> = (payload: T) => void;
+const listeners = new Map<string, Set<Listener<never>>>();
+
+/**
+ * on subscribes to a backend event. One runtime subscription per event name
+ * fans out to every listener here, because the runtime's EventsOff(name)
+ * drops all callbacks of that name at once.
+ */
+export function on<K extends keyof EventPayloads>(name: K, cb: Listener<EventPayloads[K]>): () => void {
+  let set = listeners.get(name);
+  if (!set) {
+    set = new Set();
+    listeners.set(name, set);
+    const subscribe = () => {
+      window.runtime?.EventsOn(name, (...data: unknown[]) => {
+        const payload = (data[0] ?? {}) as EventPayloads[K];
+        for (const l of listeners.get(name) ?? []) (l as Listener<EventPayloads[K]>)(payload);
+      });
+    };
+    if (window.runtime) subscribe();
+    else void waitForBridge().then(subscribe, () => undefined);
+  }
+  set.add(cb as Listener<never>);
+  return () => {
+    set?.delete(cb as Listener<never>);
+  };
+}

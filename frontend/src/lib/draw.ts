@@ -1,0 +1,197 @@
+// Canvas painting of the timeline. Geometry comes from timeline.ts and ticks
+// from ticks.ts; this file only turns them into pixels.
+import type { TimelineBar, TimelineGap } from './api';
+import type { Range } from './scale';
+import { timeScale } from './scale';
+import { layoutBars, layoutGaps, type BarRect, type GapRect, type Plot } from './timeline';
+import { timeTicks } from './ticks';
+
+export interface Palette {
+  bg: string;
+  completed: string;
+  failed: string;
+  inProgress: string;
+  gap: string;
+  axis: string;
+  grid: string;
+  text: string;
+  muted: string;
+  highlight: string;
+  font: string;
+}
+
+/** readPalette takes the colours from CSS variables so the canvas follows the theme. */
+export function readPalette(el: Element): Palette {
+  const cs = getComputedStyle(el);
+  const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
+  return {
+    bg: v('--canvas-bg', '#fff'),
+    completed: v('--status-completed', '#2f9e44'),
+    failed: v('--status-failed', '#e03131'),
+    inProgress: v('--status-inprogress', '#1c7ed6'),
+    gap: v('--gap', '#f08c00'),
+    axis: v('--axis', '#888'),
+    grid: v('--grid', '#eee'),
+    text: v('--text', '#222'),
+    muted: v('--text-muted', '#666'),
+    highlight: v('--highlight', '#000'),
+    font: v('--font', 'sans-serif'),
+  };
+}
+
+export function statusColor(p: Palette, status: TimelineBar['status']): string {
+  return status === 'FAILED' ? p.failed : status === 'IN_PROGRESS' ? p.inProgress : p.completed;
+}
+
+export const AXIS_HEIGHT = 38;
+export const PLOT_TOP = 20;
+
+export function plotFor(width: number, height: number): Plot {
+  return { top: PLOT_TOP, height: Math.max(10, height - PLOT_TOP - AXIS_HEIGHT - 4), width };
+}
+
+export interface DrawInput {
+  bars: TimelineBar[];
+  gaps: TimelineGap[];
+  range: Range;
+  width: number;
+  height: number;
+  nowMs: number;
+  locale: string;
+  selectedId: number | null;
+  /** the bar under the pointer, matched by identity so a stale rectangle is never outlined */
+  hovered: TimelineBar | null;
+  /** label drawn top-left, e.g. "max 19,022 ms" */
+  maxLabel: string;
+  gapLabel: (g: TimelineGap) => string;
+}
+
+export interface DrawResult {
+  bars: BarRect[];
+  gaps: GapRect[];
+  plot: Plot;
+}
+
+function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | string {
+  const c = document.createElement('canvas');
+  c.width = 8;
+  c.height = 8;
+  const g = c.getContext('2d');
+  if (!g) return color;
+  g.strokeStyle = color;
+  g.globalAlpha = 0.3;
+  g.lineWidth = 1.5;
+  g.beginPath();
+  g.moveTo(0, 8);
+  g.lineTo(8, 0);
+  g.stroke();
+  return ctx.createPattern(c, 'repeat') ?? color;
+}
+
+/** drawTimeline paints one frame and returns the geometry used, for hit-testing. */
+export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawInput): DrawResult {
+  const { width, height, range } = d;
+  const plot = plotFor(width, height);
+  const s = timeScale(range, width);
+  const baseY = plot.top + plot.height;
+
+  ctx.clearRect(0, 0, width, height);
+  ctx.fillStyle = p.bg;
+  ctx.fillRect(0, 0, width, height);
+  ctx.font = `11px ${p.font}`;
+  ctx.textBaseline = 'top';
+
+  // Grid and axis ticks.
+  const ticks = timeTicks(range.from, range.to, width, d.locale);
+  ctx.strokeStyle = p.grid;
+  ctx.lineWidth = 1;
+  for (const tk of ticks) {
+    const x = Math.round(s.toPx(tk.ms)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(x, plot.top);
+    ctx.lineTo(x, baseY);
+    ctx.stroke();
+  }
+
+  // Gaps: hatched spans where checkpoints are known to be missing.
+  const gapRects = layoutGaps(d.gaps, range, width);
+  if (gapRects.length > 0) {
+    const pattern = hatch(ctx, p.gap);
+    for (const g of gapRects) {
+      ctx.fillStyle = pattern;
+      ctx.fillRect(g.x, plot.top, g.w, plot.height);
+      ctx.strokeStyle = p.gap;
+      ctx.setLineDash([3, 3]);
+      ctx.strokeRect(Math.round(g.x) + 0.5, plot.top + 0.5, Math.max(1, Math.round(g.w) - 1), plot.height - 1);
+      ctx.setLineDash([]);
+      const label = d.gapLabel(g.gap);
+      const tw = ctx.measureText(label).width;
+      if (tw + 6 < g.w || g.w > 30) {
+        ctx.fillStyle = p.gap;
+        ctx.fillText(label, Math.max(2, Math.min(width - tw - 2, g.x + 3)), plot.top + 3);
+      } else {
+        ctx.fillStyle = p.gap;
+        ctx.fillText('⚠', g.x + g.w / 2 - 4, plot.top + 3);
+      }
+    }
+  }
+
+  // Bars.
+  const rects = layoutBars(d.bars, range, plot, d.nowMs);
+  for (const r of rects) {
+    ctx.fillStyle = statusColor(p, r.bar.status);
+    ctx.fillRect(r.x, r.y, r.w, r.h);
+  }
+  // Failed bars on top so a merged neighbour never hides them.
+  for (const r of rects) {
+    if (r.bar.status !== 'FAILED') continue;
+    ctx.fillStyle = p.failed;
+    ctx.fillRect(r.x, r.y, r.w, r.h);
+  }
+
+  const outline = (r: BarRect, w: number) => {
+    ctx.strokeStyle = p.highlight;
+    ctx.lineWidth = w;
+    ctx.strokeRect(r.x - w / 2 - 1, r.y - w / 2 - 1, r.w + w + 2, r.h + w + 2);
+  };
+  if (d.selectedId !== null) {
+    for (const r of rects) {
+      if (d.selectedId >= r.bar.first_id && d.selectedId <= r.bar.last_id) outline(r, 2);
+    }
+  }
+  if (d.hovered) {
+    const h = d.hovered;
+    const r = rects.find((x) => x.bar.first_id === h.first_id && x.bar.start_ms === h.start_ms);
+    if (r) outline(r, 1);
+  }
+
+  // Baseline and time axis.
+  ctx.strokeStyle = p.axis;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(0, baseY + 0.5);
+  ctx.lineTo(width, baseY + 0.5);
+  ctx.stroke();
+  ctx.fillStyle = p.muted;
+  for (const tk of ticks) {
+    const x = Math.round(s.toPx(tk.ms)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(x, baseY);
+    ctx.lineTo(x, baseY + 5);
+    ctx.stroke();
+    const tw = ctx.measureText(tk.label).width;
+    const lx = Math.max(0, Math.min(width - tw, x - tw / 2));
+    ctx.fillText(tk.label, lx, baseY + 7);
+    if (tk.dateLabel) {
+      const dw = ctx.measureText(tk.dateLabel).width;
+      ctx.fillText(tk.dateLabel, Math.max(0, Math.min(width - dw, x - dw / 2)), baseY + 21);
+    }
+  }
+
+  // Scale hint: what full height means.
+  if (d.maxLabel) {
+    ctx.fillStyle = p.muted;
+    ctx.fillText(d.maxLabel, 4, 4);
+  }
+  return { bars: rects, gaps: gapRects, plot };
+}

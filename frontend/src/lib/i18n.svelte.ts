@@ -1,0 +1,63 @@
+// The reactive language state. i18next holds the messages; a $state rune
+// holds the current language so every t() call in a template re-renders when
+// it changes.
+import i18next from 'i18next';
+import en from '../i18n/en.json';
+import zh from '../i18n/zh.json';
+import { detectLang, intlLocale, LANG_STORAGE_KEY, type Lang } from './lang';
+
+function storedLang(): string | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage.getItem(LANG_STORAGE_KEY);
+  } catch {
+    return null; // storage disabled: fall back to the browser language
+  }
+}
+
+function browserLangs(): readonly string[] {
+  if (typeof navigator === 'undefined') return [];
+  return navigator.languages?.length ? navigator.languages : [navigator.language];
+}
+
+const instance = i18next.createInstance();
+void instance.init({
+  resources: { en: { translation: en }, zh: { translation: zh } },
+  lng: detectLang(storedLang(), browserLangs()),
+  fallbackLng: 'en',
+  initAsync: false,
+  interpolation: { escapeValue: false }, // Svelte escapes on output
+  returnNull: false,
+});
+
+const initial = instance.language as Lang;
+let current = $state<Lang>(initial);
+
+function applyDocumentLang(lang: Lang) {
+  if (typeof document !== 'undefined') document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+}
+applyDocumentLang(initial);
+
+export const i18n = {
+  get lang(): Lang {
+    return current;
+  },
+  /** the Intl locale for numbers and dates */
+  get locale(): string {
+    return intlLocale(current);
+  },
+  set(lang: Lang) {
+    current = lang;
+    void instance.changeLanguage(lang);
+    applyDocumentLang(lang);
+    try {
+      localStorage.setItem(LANG_STORAGE_KEY, lang);
+    } catch {
+      // not persisted; the choice still holds for this session
+    }
+  },
+};
+
+/** t translates key in the current language; reading `current` makes callers reactive. */
+export function t(key: string, opts?: Record<string, unknown>): string {
+  return instance.t(key, { ...opts, lng: current }) as string;
+}

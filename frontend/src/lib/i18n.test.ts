@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import en from '../i18n/en.json';
+import zh from '../i18n/zh.json';
+import { detectLang, flattenKeys, intlLocale } from './lang';
+import { i18n, t } from './i18n.svelte';
+
+const enKeys = flattenKeys(en);
+const zhKeys = flattenKeys(zh);
+
+function placeholders(s: unknown): string[] {
+  return [...String(s).matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
+}
+
+describe('message catalogues', () => {
+  it('have identical key sets in English and Chinese', () => {
+    const onlyEn = [...enKeys.keys()].filter((k) => !zhKeys.has(k));
+    const onlyZh = [...zhKeys.keys()].filter((k) => !enKeys.has(k));
+    expect({ onlyEn, onlyZh }).toEqual({ onlyEn: [], onlyZh: [] });
+  });
+
+  it('have no empty values', () => {
+    for (const [name, keys] of [
+      ['en', enKeys],
+      ['zh', zhKeys],
+    ] as const) {
+      const empty = [...keys].filter(([, v]) => typeof v !== 'string' || v.trim() === '').map(([k]) => k);
+      expect(empty, `${name} has empty messages`).toEqual([]);
+    }
+  });
+
+  it('use the same placeholders in both languages', () => {
+    const mismatched = [...enKeys.keys()].filter(
+      (k) => placeholders(enKeys.get(k)).join() !== placeholders(zhKeys.get(k)).join(),
+    );
+    expect(mismatched).toEqual([]);
+  });
+
+  it('translate to Chinese rather than copying English (except names and units)', () => {
+    const same = [...enKeys.keys()].filter((k) => enKeys.get(k) === zhKeys.get(k));
+    // Product and engine names, abbreviations and the ID column stay as they are.
+    expect(same.sort()).toEqual(
+      ['app.title', 'engine.flink', 'engine.seatunnel', 'kind.short.checkpoint', 'kind.short.savepoint', 'kind.short.unaligned', 'table.id'].sort(),
+    );
+  });
+});
+
+/** Every t('literal') in the sources must name an existing message (plural keys by their base). */
+describe('keys used in the sources', () => {
+  const srcDir = fileURLToPath(new URL('..', import.meta.url));
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(svelte|ts)$/.test(name) && !name.endsWith('.test.ts')) files.push(p);
+    }
+  };
+  walk(srcDir);
+
+  const exists = (key: string) => enKeys.has(key) || enKeys.has(`${key}_one`) || enKeys.has(`${key}_other`);
+
+  it('exist in the catalogue', () => {
+    const used = new Set<string>();
+    for (const f of files) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/\bt\(\s*'([a-zA-Z][\w.]*)'/g)) used.add(m[1]);
+      // Keys carried as data, e.g. validation problems.
+      for (const m of readFileSync(f, 'utf8').matchAll(/key: '([a-zA-Z][\w.]*)'/g)) used.add(m[1]);
+    }
+    expect(used.size).toBeGreaterThan(50);
+    expect([...used].filter((k) => !exists(k))).toEqual([]);
+  });
+
+  it('cover every value of the enumerations built into keys', () => {
+    const dynamic = [
+      ...['COMPLETED', 'FAILED', 'IN_PROGRESS'].map((s) => `status.${s}`),
+      ...['checkpoint', 'unaligned', 'savepoint'].flatMap((k) => [`kind.${k}`, `kind.short.${k}`]),
+      ...['cluster', 'capture', 'sample'].map((k) => `sources.kind.${k}`),
+      ...['flink', 'seatunnel'].map((e) => `engine.${e}`),
+      ...['ok', 'error', 'connecting', 'idle', 'offline'].map((h) => `health.${h}`),
+    ];
+    expect(dynamic.filter((k) => !exists(k))).toEqual([]);
+  });
+});
+
+describe('detectLang', () => {
+  it.each([
+    ['zh', ['en-US'], 'zh'],
+    ['en', ['zh-CN'], 'en'],
+    [null, ['zh-CN', 'en'], 'zh'],
+    [null, ['zh-Hant-TW'], 'zh'],
+    [null, ['fr-FR', 'zh-CN'], 'zh'],
+    [null, ['fr-FR'], 'en'],
+    ['klingon', [], 'en'],
+  ])('stored %j, browser %j → %s', (stored, langs, want) => {
+    expect(detectLang(stored, langs)).toBe(want);
+  });
+
+  it('maps languages to Intl locales', () => {
+    expect(intlLocale('en')).toBe('en-US');
+    expect(intlLocale('zh')).toBe('zh-CN');
+  });
+});
+
+describe('t', () => {
+  it('switches language and pluralises', () => {
+    i18n.set('en');
+    expect(t('table.title')).toBe('Checkpoints');
+    expect(t('size.blobs', { count: 1, n: '1' })).toBe('1 blob');
+    expect(t('size.blobs', { count: 5, n: '5' })).toBe('5 blobs');
+    expect(i18n.locale).toBe('en-US');
+    i18n.set('zh');
+    expect(t('table.title')).toBe('检查点');
+    expect(t('size.blobs', { count: 5, n: '5' })).toBe('5 个状态块');
+    expect(i18n.locale).toBe('zh-CN');
+    i18n.set('en');
+  });
+});

@@ -1,0 +1,245 @@
+// Shared application state: sources, the selected source's jobs, retention,
+// busy/toast indicators and per-job revision counters that views watch to
+// refresh on live events. Views own their own view-specific state.
+import {
+  api,
+  errorText,
+  mode,
+  on,
+  uploadCapture,
+  type ImportResult,
+  type JobView,
+  type RetentionStatus,
+  type SourceView,
+  type VersionInfo,
+} from './api';
+import { untrack } from 'svelte';
+import { router } from './router.svelte';
+import { debounce } from './debounce';
+
+const SOURCE_STORAGE_KEY = 'ce.source';
+
+export interface Toast {
+  kind: 'info' | 'error';
+  text: string;
+  id: number;
+}
+
+function jobKey(cluster: string, job: string): string {
+  return `${cluster}\u0000${job}`;
+}
+
+class AppState {
+  version = $state<VersionInfo | null>(null);
+
+  sources = $state<SourceView[]>([]);
+  sourcesLoaded = $state(false);
+  sourcesError = $state('');
+
+  jobs = $state<JobView[]>([]);
+  jobsCluster = $state('');
+  jobsLoading = $state(false);
+  jobsError = $state('');
+
+  retention = $state<RetentionStatus | null>(null);
+  retentionError = $state('');
+
+  /** number of long calls in flight, for the loading indicator */
+  busy = $state(0);
+  toast = $state<Toast | null>(null);
+
+  /** bumped per cluster/job when the backend stored new checkpoints */
+  private revisions = $state<Record<string, number>>({});
+
+  private toastTimer: ReturnType<typeof setTimeout> | undefined;
+  private toastSeq = 0;
+  private jobsSeq = 0;
+
+  get selectedSource(): SourceView | undefined {
+    return this.sources.find((s) => s.name === router.route.cluster);
+  }
+
+  get selectedJob(): JobView | undefined {
+    return this.jobs.find((j) => j.id === router.route.job && j.cluster === router.route.cluster);
+  }
+
+  revision(cluster: string, job: string): number {
+    return this.revisions[jobKey(cluster, job)] ?? 0;
+  }
+
+  /** track counts a call as busy for the loading indicator. */
+  async track<T>(p: Promise<T>): Promise<T> {
+    // untrack: callers run inside effects, which must not come to depend on busy.
+    untrack(() => this.busy++);
+    try {
+      return await p;
+    } finally {
+      untrack(() => this.busy--);
+    }
+  }
+
+  showToast(kind: Toast['kind'], text: string, ms = kind === 'error' ? 10_000 : 5000) {
+    clearTimeout(this.toastTimer);
+    this.toast = { kind, text, id: ++this.toastSeq };
+    this.toastTimer = setTimeout(() => (this.toast = null), ms);
+  }
+
+  dismissToast() {
+    clearTimeout(this.toastTimer);
+    this.toast = null;
+  }
+
+  async loadSources() {
+    try {
+      const list = await this.track(api.listClusters());
+      this.sources = list;
+      this.sourcesError = '';
+    } catch (e) {
+      this.sourcesError = errorText(e);
+    } finally {
+      this.sourcesLoaded = true;
+    }
+    this.ensureSourceSelected();
+  }
+
+  /** ensureSourceSelected keeps the route on an existing source: the last one used, else the first. */
+  private ensureSourceSelected() {
+    const names = this.sources.map((s) => s.name);
+    const cur = router.route.cluster;
+    if (cur && names.includes(cur)) {
+      if (this.jobsCluster !== cur) void this.loadJobs(cur);
+      return;
+    }
+    let remembered: string | null = null;
+    try {
+      remembered = localStorage.getItem(SOURCE_STORAGE_KEY);
+    } catch {
+      remembered = null;
+    }
+    const next = remembered && names.includes(remembered) ? remembered : (names[0] ?? '');
+    this.selectSource(next, true);
+  }
+
+  selectSource(name: string, replace = false) {
+    if (name !== router.route.cluster || this.jobsCluster !== name) {
+      router.navigate({ cluster: name, job: name === router.route.cluster ? router.route.job : '' }, replace);
+    }
+    try {
+      if (name) localStorage.setItem(SOURCE_STORAGE_KEY, name);
+    } catch {
+      // not remembered across runs; harmless
+    }
+    this.jobs = [];
+    this.jobsError = '';
+    this.jobsCluster = name;
+    if (name) void this.loadJobs(name);
+  }
+
+  selectJob(id: string) {
+    router.navigate({ job: id });
+  }
+
+  async loadJobs(cluster: string) {
+    const seq = ++this.jobsSeq;
+    this.jobsCluster = cluster;
+    this.jobsLoading = true;
+    try {
+      const jobs = await this.track(api.listJobs(cluster));
+      if (seq !== this.jobsSeq) return;
+      this.jobs = jobs;
+      this.jobsError = '';
+      // Open a job straight away: the one in the route if it exists, else the first.
+      const cur = router.route.job;
+      if ((!cur || !jobs.some((j) => j.id === cur)) && jobs.length > 0 && router.route.cluster === cluster) {
+        router.navigate({ job: jobs[0].id }, true);
+      }
+    } catch (e) {
+      if (seq !== this.jobsSeq) return;
+      this.jobsError = errorText(e);
+    } finally {
+      if (seq === this.jobsSeq) this.jobsLoading = false;
+    }
+  }
+
+  async loadRetention() {
+    try {
+      this.retention = await api.retention();
+      this.retentionError = '';
+    } catch (e) {
+      this.retentionError = errorText(e);
+    }
+  }
+
+  async loadVersion() {
+    try {
+      this.version = await api.version();
+    } catch {
+      this.version = null; // only shown in a tooltip; not worth an error
+    }
+  }
+
+  /** openCapture asks the desktop for a file; the browser path goes through uploadFile. */
+  async openCaptureDialog(): Promise<ImportResult | null> {
+    try {
+      const res = await this.track(api.openCaptureDialog());
+      return this.afterImport(res);
+    } catch (e) {
+      this.showToast('error', errorText(e));
+      return null;
+    }
+  }
+
+  async uploadFile(file: File): Promise<ImportResult | null> {
+    try {
+      const res = await this.track(uploadCapture(file, file.name));
+      return this.afterImport(res);
+    } catch (e) {
+      this.showToast('error', errorText(e));
+      return null;
+    }
+  }
+
+  private async afterImport(res: ImportResult): Promise<ImportResult | null> {
+    const sources = res?.sources ?? [];
+    if (sources.length === 0) return null; // dialog cancelled
+    await this.loadSources();
+    this.selectSource(sources[0]);
+    void this.loadRetention();
+    return res;
+  }
+
+  private refreshJobs = debounce(() => {
+    if (this.jobsCluster) void this.loadJobs(this.jobsCluster);
+  }, 500);
+
+  private refreshRetention = debounce(() => void this.loadRetention(), 3000);
+
+  private refreshSources = debounce(() => void this.loadSources(), 200);
+
+  /** listen wires the backend's events to refreshes of whatever is open. */
+  listen(): () => void {
+    const offs = [
+      on('checkpoints', (ev) => {
+        const k = jobKey(ev.cluster, ev.job);
+        this.revisions[k] = (this.revisions[k] ?? 0) + 1;
+        if (ev.cluster === this.jobsCluster) this.refreshJobs();
+        this.refreshRetention();
+      }),
+      on('health', (ev) => {
+        const s = this.sources.find((x) => x.name === ev.cluster);
+        if (s) {
+          s.health = { ...s.health, state: ev.state, last_error: ev.last_error ?? '' };
+          if (ev.state === 'ok') s.health.last_ok_ms = Date.now();
+        }
+      }),
+      on('sources', () => this.refreshSources()),
+    ];
+    return () => offs.forEach((off) => off());
+  }
+
+  get isBrowser(): boolean {
+    return mode() === 'browser';
+  }
+}
+
+export const appState = new AppState();
