@@ -1,0 +1,232 @@
+// Package analyze holds pure, deterministic functions over the model: level of
+// detail for the timeline, phases, bottlenecks, failures, correlation.
+package analyze
+
+import (
+	"math"
+	"sort"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Bar is one checkpoint, or several neighbours merged because they share a
+// pixel column (worst status, longest duration, id range).
+type Bar struct {
+	StartMs       int64        `json:"start_ms"`
+	EndMs         int64        `json:"end_ms"`
+	Status        model.Status `json:"status"`
+	MaxDurationMs int64        `json:"max_duration_ms"`
+	Count         int          `json:"count"`
+	FirstID       int64        `json:"first_id"`
+	LastID        int64        `json:"last_id"`
+	Pipeline      int          `json:"pipeline"`
+}
+
+// GapSpan places a gap of missed checkpoints on the time axis.
+type GapSpan struct {
+	FromID   int64 `json:"from_id"`
+	ToID     int64 `json:"to_id"`
+	Pipeline int   `json:"pipeline"`
+	AfterMs  int64 `json:"after_ms"`
+	BeforeMs int64 `json:"before_ms"`
+}
+
+// Point is one value of a lane.
+type Point struct {
+	TMs   int64   `json:"t_ms"`
+	Value float64 `json:"value"`
+}
+
+// Extent is the time span of all the data of a job.
+type Extent struct {
+	MinMs int64 `json:"min_ms"`
+	MaxMs int64 `json:"max_ms"`
+}
+
+// Lanes are the series drawn beneath the checkpoints on the same axis.
+type Lanes struct {
+	// Backpressure is a 0..1 ratio, the maximum over vertices.
+	Backpressure []Point `json:"backpressure"`
+	// Size is the checkpointed bytes of each completed checkpoint.
+	Size []Point `json:"size"`
+}
+
+// Timeline is what the timeline view draws for one range and width.
+type Timeline struct {
+	FromMs int64     `json:"from_ms"`
+	ToMs   int64     `json:"to_ms"`
+	Extent Extent    `json:"extent"`
+	Bars   []Bar     `json:"bars"`
+	Gaps   []GapSpan `json:"gaps"`
+	Lanes  Lanes     `json:"lanes"`
+	// Total is how many checkpoints fall in the range before merging.
+	Total int `json:"total"`
+}
+
+// IsBackpressureMetric reports whether a metric feeds the backpressure lane.
+func IsBackpressureMetric(name string) bool {
+	return name == model.MetricBackPressuredMsPerSec || name == model.MetricBPRatio
+}
+
+// BackpressureRatio turns a backpressure metric value into a 0..1 ratio.
+func BackpressureRatio(s model.MetricSample) (float64, bool) {
+	var r float64
+	switch s.Metric {
+	case model.MetricBackPressuredMsPerSec:
+		r = s.Value / 1000
+	case model.MetricBPRatio:
+		r = s.Value
+	default:
+		return 0, false
+	}
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return 0, false
+	}
+	return math.Max(0, math.Min(1, r)), true
+}
+
+// displayEnd is where a checkpoint's bar ends: its end, or its latest ack while running.
+func displayEnd(c *model.Checkpoint) int64 {
+	end := c.EndMs()
+	if end == 0 {
+		end = max(c.LatestAckMs, c.TriggerMs+c.EndToEndMs)
+	}
+	return max(end, c.TriggerMs)
+}
+
+// BuildTimeline merges checkpoints to at most one bar starting per pixel
+// column of the range [fromMs, toMs] (0 = the data's extent). The input need
+// not be sorted; it is not modified.
+func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, backpressure []model.MetricSample, fromMs, toMs int64, widthPx int) Timeline {
+	t := Timeline{Bars: []Bar{}, Gaps: []GapSpan{}, Lanes: Lanes{Backpressure: []Point{}, Size: []Point{}}}
+	idx := make([]int, len(cps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		ca, cb := &cps[idx[a]], &cps[idx[b]]
+		if ca.TriggerMs != cb.TriggerMs {
+			return ca.TriggerMs < cb.TriggerMs
+		}
+		if ca.Pipeline != cb.Pipeline {
+			return ca.Pipeline < cb.Pipeline
+		}
+		return ca.ID < cb.ID
+	})
+	for n, i := range idx {
+		c := &cps[i]
+		end := displayEnd(c)
+		if n == 0 || c.TriggerMs < t.Extent.MinMs {
+			t.Extent.MinMs = c.TriggerMs
+		}
+		t.Extent.MaxMs = max(t.Extent.MaxMs, end)
+	}
+	if fromMs == 0 && toMs == 0 {
+		fromMs, toMs = t.Extent.MinMs, t.Extent.MaxMs
+		// Pad so the first and last bars are not glued to the edges.
+		pad := max((toMs-fromMs)/50, 500)
+		fromMs, toMs = fromMs-pad, toMs+pad
+	} else if toMs == 0 {
+		toMs = max(t.Extent.MaxMs, fromMs+1)
+	}
+	if toMs <= fromMs {
+		toMs = fromMs + 1
+	}
+	t.FromMs, t.ToMs = fromMs, toMs
+	widthPx = max(widthPx, 1)
+	msPerPx := float64(toMs-fromMs) / float64(widthPx)
+	column := func(ms int64) int64 { return int64(math.Floor(float64(ms-fromMs) / msPerPx)) }
+
+	byID := map[[2]int64]*model.Checkpoint{}
+	cur := -1
+	curCol := int64(math.MinInt64)
+	for _, i := range idx {
+		c := &cps[i]
+		byID[[2]int64{int64(c.Pipeline), c.ID}] = c
+		end := displayEnd(c)
+		if end < fromMs || c.TriggerMs > toMs {
+			continue
+		}
+		t.Total++
+		col := column(c.TriggerMs)
+		if cur >= 0 && col == curCol {
+			b := &t.Bars[cur]
+			b.Count++
+			b.EndMs = max(b.EndMs, end)
+			b.MaxDurationMs = max(b.MaxDurationMs, c.EndToEndMs)
+			if c.Status.Rank() > b.Status.Rank() {
+				b.Status = c.Status
+			}
+			b.FirstID = min(b.FirstID, c.ID)
+			b.LastID = max(b.LastID, c.ID)
+			continue
+		}
+		t.Bars = append(t.Bars, Bar{
+			StartMs: c.TriggerMs, EndMs: end, Status: c.Status, MaxDurationMs: c.EndToEndMs,
+			Count: 1, FirstID: c.ID, LastID: c.ID, Pipeline: c.Pipeline,
+		})
+		cur, curCol = len(t.Bars)-1, col
+	}
+
+	for _, g := range gaps {
+		span := GapSpan{FromID: g.FromID, ToID: g.ToID, Pipeline: g.Pipeline}
+		if prev, ok := byID[[2]int64{int64(g.Pipeline), g.FromID - 1}]; ok {
+			span.AfterMs = displayEnd(prev)
+		}
+		if next, ok := byID[[2]int64{int64(g.Pipeline), g.ToID + 1}]; ok {
+			span.BeforeMs = next.TriggerMs
+		}
+		if span.AfterMs == 0 && span.BeforeMs == 0 {
+			continue // nothing to anchor it to on the axis
+		}
+		if (span.BeforeMs != 0 && span.BeforeMs < fromMs) || (span.AfterMs != 0 && span.AfterMs > toMs) {
+			continue
+		}
+		t.Gaps = append(t.Gaps, span)
+	}
+
+	t.Lanes.Backpressure = laneMax(backpressure, fromMs, toMs, column)
+	var sizes []Point
+	for _, i := range idx {
+		c := &cps[i]
+		if c.Status != model.StatusCompleted {
+			continue
+		}
+		sizes = append(sizes, Point{TMs: displayEnd(c), Value: float64(c.CheckpointedSize)})
+	}
+	t.Lanes.Size = downsampleMax(sizes, fromMs, toMs, column)
+	return t
+}
+
+// laneMax keeps, per pixel column, the highest backpressure ratio over all vertices.
+func laneMax(samples []model.MetricSample, fromMs, toMs int64, column func(int64) int64) []Point {
+	pts := make([]Point, 0, len(samples))
+	for _, s := range samples {
+		if r, ok := BackpressureRatio(s); ok {
+			pts = append(pts, Point{TMs: s.TimeMs, Value: r})
+		}
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].TMs < pts[j].TMs })
+	return downsampleMax(pts, fromMs, toMs, column)
+}
+
+// downsampleMax keeps the largest point per pixel column; pts must be sorted by time.
+func downsampleMax(pts []Point, fromMs, toMs int64, column func(int64) int64) []Point {
+	out := []Point{}
+	lastCol := int64(math.MinInt64)
+	for _, p := range pts {
+		if p.TMs < fromMs || p.TMs > toMs {
+			continue
+		}
+		col := column(p.TMs)
+		if len(out) > 0 && col == lastCol {
+			if p.Value > out[len(out)-1].Value {
+				out[len(out)-1] = p
+			}
+			continue
+		}
+		out = append(out, p)
+		lastCol = col
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+package analyze
+
+import (
+	"testing"
+
+	"checkpoint-explorer/backend/model"
+)
+
+func cp(id, trigger, dur int64, st model.Status) model.Checkpoint {
+	c := model.Checkpoint{ID: id, TriggerMs: trigger, EndToEndMs: dur, Status: st, CheckpointedSize: id * 10}
+	switch st {
+	case model.StatusCompleted:
+		c.CompletionMs = trigger + dur
+		c.LatestAckMs = trigger + dur
+	case model.StatusFailed:
+		c.FailureMs = trigger + dur
+	}
+	return c
+}
+
+func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
+	// 10,000 checkpoints one second apart into 100 pixels: 100 s per pixel.
+	var cps []model.Checkpoint
+	for i := int64(0); i < 10000; i++ {
+		st := model.StatusCompleted
+		if i == 4321 {
+			st = model.StatusFailed
+		}
+		cps = append(cps, cp(i+1, 1_000_000+i*1000, 50+i%7, st))
+	}
+	tl := BuildTimeline(cps, nil, nil, 1_000_000, 1_000_000+10_000_000, 100)
+	if len(tl.Bars) > 100 {
+		t.Fatalf("got %d bars for 100 px, want at most one starting per column", len(tl.Bars))
+	}
+	total, failed := 0, 0
+	for _, b := range tl.Bars {
+		total += b.Count
+		if b.Status == model.StatusFailed {
+			failed++
+			if b.FirstID > 4322 || b.LastID < 4322 {
+				t.Errorf("failed bar covers ids %d–%d, want 4322 inside", b.FirstID, b.LastID)
+			}
+		}
+		if b.MaxDurationMs < 50 || b.MaxDurationMs > 56 {
+			t.Errorf("bar max duration %d outside the inputs' 50–56", b.MaxDurationMs)
+		}
+	}
+	if total != 10000 || tl.Total != 10000 {
+		t.Errorf("merged bars count %d checkpoints (Total %d), want 10000", total, tl.Total)
+	}
+	if failed != 1 {
+		t.Errorf("%d bars failed, want the one holding checkpoint 4322 (worst status wins)", failed)
+	}
+}
+
+func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
+	cps := []model.Checkpoint{cp(3, 10_000, 40, model.StatusCompleted), cp(1, 1_000, 40, model.StatusCompleted), cp(2, 5_000, 19_000, model.StatusCompleted)}
+	tl := BuildTimeline(cps, nil, nil, 0, 0, 1000)
+	if len(tl.Bars) != 3 {
+		t.Fatalf("got %d bars, want 3 separate ones at 1000 px", len(tl.Bars))
+	}
+	for i, want := range []int64{1, 2, 3} {
+		if tl.Bars[i].FirstID != want {
+			t.Errorf("bar %d is checkpoint %d, want %d (sorted by trigger)", i, tl.Bars[i].FirstID, want)
+		}
+	}
+	if tl.Extent.MinMs != 1_000 || tl.Extent.MaxMs != 24_000 {
+		t.Errorf("extent %+v, want 1000–24000", tl.Extent)
+	}
+	if tl.FromMs >= 1_000 || tl.ToMs <= 24_000 {
+		t.Errorf("fitted range %d–%d does not contain the extent", tl.FromMs, tl.ToMs)
+	}
+	// A zoomed range outside the data holds no bars.
+	z := BuildTimeline(cps, nil, nil, 30_000, 40_000, 1000)
+	if len(z.Bars) != 0 || z.Total != 0 {
+		t.Errorf("range after the data has %d bars", len(z.Bars))
+	}
+	// A range that cuts through the long checkpoint still shows it.
+	z = BuildTimeline(cps, nil, nil, 15_000, 20_000, 1000)
+	if len(z.Bars) != 1 || z.Bars[0].FirstID != 2 {
+		t.Errorf("range inside checkpoint 2 shows %+v, want checkpoint 2", z.Bars)
+	}
+}
+
+func TestBuildTimelineGapsAndLanes(t *testing.T) {
+	cps := []model.Checkpoint{cp(1, 1_000, 40, model.StatusCompleted), cp(5, 9_000, 40, model.StatusCompleted)}
+	gaps := []model.Gap{{FromID: 2, ToID: 4}, {FromID: 100, ToID: 101}}
+	bp := []model.MetricSample{
+		{Metric: model.MetricBackPressuredMsPerSec, TimeMs: 2_000, Value: 650},
+		{Metric: model.MetricBackPressuredMsPerSec, TimeMs: 2_001, Value: 100},
+		{Metric: model.MetricBPRatio, TimeMs: 8_000, Value: 0.25},
+		{Metric: model.MetricBusyMsPerSec, TimeMs: 8_000, Value: 1000},
+	}
+	tl := BuildTimeline(cps, gaps, bp, 0, 10_000, 100)
+	if len(tl.Gaps) != 1 || tl.Gaps[0].AfterMs != 1_040 || tl.Gaps[0].BeforeMs != 9_000 {
+		t.Errorf("gaps %+v, want one between 1040 and 9000 (the unanchored one dropped)", tl.Gaps)
+	}
+	if len(tl.Lanes.Backpressure) != 2 || tl.Lanes.Backpressure[0].Value != 0.65 || tl.Lanes.Backpressure[1].Value != 0.25 {
+		t.Errorf("backpressure lane %+v, want max 0.65 in the first column and 0.25 later", tl.Lanes.Backpressure)
+	}
+	if len(tl.Lanes.Size) != 2 || tl.Lanes.Size[1].Value != 50 {
+		t.Errorf("size lane %+v", tl.Lanes.Size)
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	for _, tc := range []struct {
+		in   []int64
+		q    float64
+		want int64
+	}{
+		{nil, 0.5, 0},
+		{[]int64{5}, 0.9, 5},
+		{[]int64{4, 1, 3, 2}, 0.5, 2},
+		{[]int64{4, 1, 3, 2}, 1, 4},
+		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 0.9, 90},
+	} {
+		if got := Quantile(tc.in, tc.q); got != tc.want {
+			t.Errorf("Quantile(%v, %v) = %d, want %d", tc.in, tc.q, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,320 @@
+// Package collect polls clusters for checkpoints: one poller per cluster and
+// job, incremental (final checkpoints are fetched once), within a request
+// budget, with exponential backoff on errors and explicit gaps for
+// checkpoints the engine forgot before a poll saw them.
+package collect
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// ErrGone is returned by Source.Detail when the engine no longer has the
+// checkpoint's details (evicted from its bounded history).
+var ErrGone = errors.New("checkpoint details no longer available")
+
+// Source is one cluster's engine API, reduced to what the collector needs.
+// Implementations spend the Budget they were built with on every request.
+type Source interface {
+	// Jobs lists the cluster's jobs (no graph).
+	Jobs(ctx context.Context) ([]model.Job, error)
+	// Job returns one job with its vertices and edges.
+	Job(ctx context.Context, id string) (model.Job, error)
+	// History is what the engine still remembers of the job's checkpoints: one request.
+	History(ctx context.Context, job *model.Job) (model.History, error)
+	// Detail returns a final checkpoint with its per-vertex and per-subtask
+	// stats: at most 1 + V requests for V vertices. ErrGone if evicted.
+	Detail(ctx context.Context, job *model.Job, summary model.Checkpoint) (model.Checkpoint, error)
+	// Metrics returns backpressure and busy samples of the job's vertices
+	// taken now (or the windows newer than sinceMs, for engines that keep them).
+	Metrics(ctx context.Context, job *model.Job, sinceMs int64) ([]model.MetricSample, error)
+	// Traits tells the collector how this engine behaves.
+	Traits() Traits
+}
+
+// Traits are what the scheduler needs to know about an engine.
+type Traits struct {
+	// MetricsEvery is how often sampling metrics yields new information
+	// (Flink: metrics.fetcher.update-interval, 10 s).
+	MetricsEvery time.Duration
+	// SampleInFlight asks for faster polls while a checkpoint runs, because
+	// the engine exposes ack progress only as it happens (SeaTunnel).
+	SampleInFlight bool
+	// DefaultCapacity is the engine's history depth when History does not say.
+	DefaultCapacity int
+}
+
+// Sink receives what the collector saw. store.Store is one.
+type Sink interface {
+	PutJob(ctx context.Context, j model.Job) error
+	PutCheckpoints(ctx context.Context, cps []model.Checkpoint) error
+	PutAckSamples(ctx context.Context, s []model.AckSample) error
+	PutMetricSamples(ctx context.Context, s []model.MetricSample) error
+	PutGaps(ctx context.Context, g []model.Gap) error
+	LatestCheckpointID(ctx context.Context, cluster, jobID string, pipeline int) (int64, bool, error)
+}
+
+// Health is a cluster's connection state.
+type Health struct {
+	State          string  `json:"state"` // ok | error | connecting
+	LastError      string  `json:"last_error"`
+	LastOKMs       int64   `json:"last_ok_ms"`
+	RequestsPerSec float64 `json:"requests_per_sec"`
+	Requests       int64   `json:"requests"`
+}
+
+// Target is one cluster to poll.
+type Target struct {
+	Name   string
+	Source Source
+	Budget *Budget
+	// Key identifies the configuration; a changed key restarts the cluster's pollers.
+	Key string
+}
+
+// Options configure a Manager.
+type Options struct {
+	Sink   Sink
+	Logger *slog.Logger
+	// OnStored is called after new checkpoints of a job were stored.
+	OnStored func(cluster, jobID string)
+	// OnHealth is called when a cluster's health state or error changes.
+	OnHealth func(cluster string, h Health)
+	// JobsEvery is how often the job list is refreshed (default 30 s).
+	JobsEvery time.Duration
+	// MinPoll and MaxPoll bound the adaptive poll interval (defaults 500 ms, 10 s).
+	MinPoll, MaxPoll time.Duration
+	// MaxBackoff caps the wait after repeated errors (default 60 s).
+	MaxBackoff time.Duration
+	Now        func() time.Time
+}
+
+func (o *Options) fill() {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.JobsEvery <= 0 {
+		o.JobsEvery = 30 * time.Second
+	}
+	if o.MinPoll <= 0 {
+		o.MinPoll = 500 * time.Millisecond
+	}
+	if o.MaxPoll <= 0 {
+		o.MaxPoll = 10 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 60 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.OnStored == nil {
+		o.OnStored = func(string, string) {}
+	}
+	if o.OnHealth == nil {
+		o.OnHealth = func(string, Health) {}
+	}
+}
+
+// Manager runs one poller per cluster (and, below it, one per job). Apply
+// diffs a new set of targets against the running ones and touches only what
+// changed, the way Prometheus' scrape manager does with its pools.
+type Manager struct {
+	opts Options
+	ctx  context.Context
+
+	mu       sync.Mutex
+	clusters map[string]*clusterPoller
+}
+
+// NewManager creates a manager whose pollers live until ctx is done or Stop.
+func NewManager(ctx context.Context, opts Options) *Manager {
+	opts.fill()
+	return &Manager{opts: opts, ctx: ctx, clusters: map[string]*clusterPoller{}}
+}
+
+// Apply starts pollers for new targets, restarts changed ones and stops removed ones.
+func (m *Manager) Apply(targets []Target) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	want := map[string]Target{}
+	for _, t := range targets {
+		want[t.Name] = t
+	}
+	for name, cp := range m.clusters {
+		if t, ok := want[name]; !ok || t.Key != cp.target.Key {
+			cp.stop()
+			delete(m.clusters, name)
+		}
+	}
+	for name, t := range want {
+		if _, ok := m.clusters[name]; ok {
+			continue
+		}
+		cp := newClusterPoller(m.ctx, m.opts, t)
+		m.clusters[name] = cp
+		cp.start()
+	}
+}
+
+// Health returns a cluster's health; false if it is not being polled.
+func (m *Manager) Health(name string) (Health, bool) {
+	m.mu.Lock()
+	cp, ok := m.clusters[name]
+	m.mu.Unlock()
+	if !ok {
+		return Health{}, false
+	}
+	return cp.health(), true
+}
+
+// Stop stops every poller and waits for them.
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for name, cp := range m.clusters {
+		cp.stop()
+		delete(m.clusters, name)
+	}
+}
+
+// clusterPoller discovers a cluster's jobs and runs a jobPoller for each.
+type clusterPoller struct {
+	opts   Options
+	target Target
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu   sync.Mutex
+	h    Health
+	jobs map[string]*jobPoller
+}
+
+func newClusterPoller(parent context.Context, opts Options, t Target) *clusterPoller {
+	ctx, cancel := context.WithCancel(parent)
+	return &clusterPoller{
+		opts: opts, target: t, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		h: Health{State: "connecting"}, jobs: map[string]*jobPoller{},
+	}
+}
+
+func (c *clusterPoller) start() { go c.run() }
+
+func (c *clusterPoller) stop() {
+	c.cancel()
+	<-c.done
+}
+
+func (c *clusterPoller) health() Health {
+	c.mu.Lock()
+	h := c.h
+	c.mu.Unlock()
+	if c.target.Budget != nil {
+		h.RequestsPerSec = c.target.Budget.Rate()
+		h.Requests = c.target.Budget.Total()
+	}
+	return h
+}
+
+// report records the outcome of a request round and tells listeners when the state changed.
+func (c *clusterPoller) report(err error) {
+	c.mu.Lock()
+	old := c.h
+	if err == nil {
+		c.h.State, c.h.LastError, c.h.LastOKMs = "ok", "", c.opts.Now().UnixMilli()
+	} else if !errors.Is(err, context.Canceled) {
+		c.h.State, c.h.LastError = "error", err.Error()
+	}
+	changed := old.State != c.h.State || old.LastError != c.h.LastError
+	h := c.h
+	c.mu.Unlock()
+	if changed {
+		c.opts.OnHealth(c.target.Name, h)
+	}
+}
+
+func (c *clusterPoller) run() {
+	defer close(c.done)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	bo := backoff{max: c.opts.MaxBackoff}
+	for {
+		wait := c.opts.JobsEvery
+		jobs, err := c.target.Source.Jobs(c.ctx)
+		if c.ctx.Err() != nil {
+			return
+		}
+		c.report(err)
+		if err != nil {
+			c.opts.Logger.Warn("list jobs failed", "cluster", c.target.Name, "err", err)
+			wait = bo.next()
+		} else {
+			bo.reset()
+			c.syncJobs(jobs, &wg)
+		}
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// syncJobs starts a poller for each job not yet followed. Pollers of jobs that
+// reached a terminal state stop themselves after one last poll.
+func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].ID < jobs[j].ID })
+	for _, j := range jobs {
+		c.mu.Lock()
+		jp, ok := c.jobs[j.ID]
+		c.mu.Unlock()
+		if ok {
+			jp.setState(j.State)
+			continue
+		}
+		jp = newJobPoller(c, j)
+		c.mu.Lock()
+		c.jobs[j.ID] = jp
+		c.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			jp.run()
+		}()
+	}
+}
+
+// terminalState reports whether a job state (Flink or SeaTunnel naming) is final.
+func terminalState(s string) bool {
+	switch s {
+	case "FINISHED", "CANCELED", "CANCELLED", "FAILED", "SAVEPOINT_DONE", "UNKNOWABLE", "SUSPENDED":
+		return true
+	}
+	return false
+}
+
+// backoff doubles the wait after each error, from 1 s up to max.
+type backoff struct {
+	cur, max time.Duration
+}
+
+func (b *backoff) next() time.Duration {
+	if b.cur == 0 {
+		b.cur = time.Second
+	} else {
+		b.cur *= 2
+	}
+	if b.cur > b.max {
+		b.cur = b.max
+	}
+	return b.cur
+}
+
+func (b *backoff) reset() { b.cur = 0 }

@@ -1,0 +1,290 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// rollingEngine is fault injection for what a real engine does to a slow
+// poller: it keeps only the last `capacity` checkpoints, so a poller that is
+// held back loses some. Checkpoint i is triggered at start + i*interval and
+// completes `dur` later. Real-cluster behaviour is tested in the Flink tests.
+type rollingEngine struct {
+	start    time.Time
+	interval time.Duration
+	dur      time.Duration
+	capacity int
+
+	mu      sync.Mutex
+	frozen  bool // while frozen, History fails (the poller falls behind)
+	details map[int64]int
+	failJob error
+}
+
+func (e *rollingEngine) Traits() Traits { return Traits{DefaultCapacity: e.capacity} }
+
+func (e *rollingEngine) Jobs(context.Context) ([]model.Job, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failJob != nil {
+		return nil, e.failJob
+	}
+	return []model.Job{{ID: "job-1", Name: "rolling", State: "RUNNING", Engine: model.EngineFlink}}, nil
+}
+
+func (e *rollingEngine) Job(_ context.Context, id string) (model.Job, error) {
+	return model.Job{ID: id, Name: "rolling", State: "RUNNING", Engine: model.EngineFlink,
+		Vertices: []model.Vertex{{ID: "v1", Name: "Source", Parallelism: 1}}}, nil
+}
+
+// triggered is how many checkpoints exist now.
+func (e *rollingEngine) triggered(now time.Time) int64 {
+	return int64(now.Sub(e.start) / e.interval)
+}
+
+func (e *rollingEngine) checkpoint(id int64, now time.Time) model.Checkpoint {
+	trig := e.start.Add(time.Duration(id) * e.interval)
+	c := model.Checkpoint{ID: id, TriggerMs: trig.UnixMilli(), Kind: model.KindCheckpoint, NumSubtasks: 1}
+	if now.Sub(trig) >= e.dur {
+		c.Status, c.EndToEndMs, c.LatestAckMs, c.CompletionMs = model.StatusCompleted, e.dur.Milliseconds(), trig.Add(e.dur).UnixMilli(), trig.Add(e.dur).UnixMilli()
+		c.NumAcknowledged = 1
+	} else {
+		c.Status = model.StatusInProgress
+	}
+	return c
+}
+
+func (e *rollingEngine) History(_ context.Context, _ *model.Job) (model.History, error) {
+	e.mu.Lock()
+	frozen := e.frozen
+	e.mu.Unlock()
+	if frozen {
+		return model.History{}, errors.New("injected: JobManager unreachable")
+	}
+	now := time.Now()
+	n := e.triggered(now)
+	h := model.History{Capacity: e.capacity, IntervalMs: e.interval.Milliseconds(), Triggered: n}
+	for id := max(1, n-int64(e.capacity)+1); id <= n; id++ {
+		h.Checkpoints = append(h.Checkpoints, e.checkpoint(id, now))
+	}
+	return h, nil
+}
+
+func (e *rollingEngine) Detail(_ context.Context, _ *model.Job, s model.Checkpoint) (model.Checkpoint, error) {
+	e.mu.Lock()
+	e.details[s.ID]++
+	e.mu.Unlock()
+	s.Tasks = []model.TaskStats{{VertexID: "v1", NumSubtasks: 1, NumAcknowledged: 1,
+		Subtasks: []model.SubtaskStats{{Index: 0, Status: model.SubtaskCompleted, AckMs: s.LatestAckMs, EndToEndMs: s.EndToEndMs, SyncMs: 3}}}}
+	return s, nil
+}
+
+func (e *rollingEngine) Metrics(context.Context, *model.Job, int64) ([]model.MetricSample, error) {
+	return nil, nil
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T) {
+	st := openStore(t)
+	eng := &rollingEngine{start: time.Now(), interval: 40 * time.Millisecond, dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}
+	var stored sync.WaitGroup
+	stored.Add(1)
+	var once sync.Once
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, Options{
+		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MinPoll: 20 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+		OnStored: func(string, string) { once.Do(stored.Done) },
+	})
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	stored.Wait()
+	time.Sleep(600 * time.Millisecond)
+	// Hold the poller back for 30 intervals: the engine forgets ~20 it never showed.
+	eng.mu.Lock()
+	eng.frozen = true
+	eng.mu.Unlock()
+	time.Sleep(30 * eng.interval)
+	eng.mu.Lock()
+	eng.frozen = false
+	eng.mu.Unlock()
+	time.Sleep(800 * time.Millisecond)
+	h, ok := m.Health("c1")
+	m.Stop()
+	if !ok || h.State != "ok" {
+		t.Errorf("health %+v after recovery, want ok", h)
+	}
+
+	cps, err := st.Checkpoints(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps, err := st.Gaps(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gaps) == 0 {
+		t.Fatal("no gap recorded although the poller was held back for 30 checkpoints with a history of 10")
+	}
+	seen := map[int64]string{}
+	var maxID int64
+	for _, c := range cps {
+		seen[c.ID] = "stored"
+		maxID = max(maxID, c.ID)
+	}
+	for _, g := range gaps {
+		for id := g.FromID; id <= g.ToID; id++ {
+			if seen[id] != "" {
+				t.Errorf("checkpoint %d is both %s and in gap %d–%d", id, seen[id], g.FromID, g.ToID)
+			}
+			seen[id] = "gap"
+		}
+	}
+	first := cps[0].ID
+	for id := first; id <= maxID; id++ {
+		if seen[id] == "" {
+			t.Errorf("checkpoint %d neither stored nor marked as a gap", id)
+		}
+	}
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	for id, n := range eng.details {
+		if n != 1 {
+			t.Errorf("details of checkpoint %d fetched %d times, want once", id, n)
+		}
+	}
+	// Every stored final checkpoint carries its subtask rows.
+	for _, c := range cps {
+		if c.Status != model.StatusCompleted {
+			continue
+		}
+		full, err := st.Checkpoint(ctx, c.Key())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full.Tasks) != 1 || len(full.Tasks[0].Subtasks) != 1 {
+			t.Errorf("checkpoint %d stored without its subtask stats", c.ID)
+		}
+	}
+	t.Logf("stored %d checkpoints, %d gaps, last id %d", len(cps), len(gaps), maxID)
+}
+
+func TestCollectorReportsErrorsAndBacksOff(t *testing.T) {
+	st := openStore(t)
+	eng := &rollingEngine{start: time.Now(), interval: time.Second, dur: time.Millisecond, capacity: 10, details: map[int64]int{},
+		failJob: fmt.Errorf("injected: 503 Service Unavailable")}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var states []string
+	m := NewManager(ctx, Options{
+		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBackoff: 20 * time.Millisecond, JobsEvery: 20 * time.Millisecond,
+		OnHealth: func(_ string, h Health) { mu.Lock(); states = append(states, h.State+":"+h.LastError); mu.Unlock() },
+	})
+	budget := NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: budget}})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h, _ := m.Health("c1")
+		if h.State == "error" {
+			if h.LastError != "injected: 503 Service Unavailable" {
+				t.Errorf("last error %q", h.LastError)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health never turned to error: %+v", h)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	eng.mu.Lock()
+	eng.failJob = nil
+	eng.mu.Unlock()
+	for {
+		h, _ := m.Health("c1")
+		if h.State == "ok" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health did not recover: %+v", h)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	m.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(states) < 2 || states[0] != "error:injected: 503 Service Unavailable" {
+		t.Errorf("health transitions %v, want error then ok", states)
+	}
+}
+
+func TestManagerApplyRestartsOnlyChangedClusters(t *testing.T) {
+	st := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, Options{Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	mk := func() *rollingEngine {
+		return &rollingEngine{start: time.Now(), interval: time.Second, dur: time.Millisecond, capacity: 10, details: map[int64]int{}}
+	}
+	a, b := mk(), mk()
+	m.Apply([]Target{{Name: "a", Key: "1", Source: a, Budget: NewBudget(BudgetOptions{})}, {Name: "b", Key: "1", Source: b, Budget: NewBudget(BudgetOptions{})}})
+	m.mu.Lock()
+	pa := m.clusters["a"]
+	m.mu.Unlock()
+	m.Apply([]Target{{Name: "a", Key: "1", Source: a, Budget: NewBudget(BudgetOptions{})}, {Name: "b", Key: "2", Source: b, Budget: NewBudget(BudgetOptions{})}})
+	m.mu.Lock()
+	if m.clusters["a"] != pa {
+		t.Error("unchanged cluster a was restarted")
+	}
+	pb := m.clusters["b"]
+	m.mu.Unlock()
+	m.Apply([]Target{{Name: "b", Key: "2", Source: b, Budget: NewBudget(BudgetOptions{})}})
+	if _, ok := m.Health("a"); ok {
+		t.Error("removed cluster a is still polled")
+	}
+	m.mu.Lock()
+	if m.clusters["b"] != pb {
+		t.Error("unchanged cluster b was restarted")
+	}
+	m.mu.Unlock()
+	m.Stop()
+}
+
+func TestBudgetCountsAndLimits(t *testing.T) {
+	b := NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 5, Concurrency: 2})
+	ctx := context.Background()
+	r1, _ := b.Acquire(ctx)
+	r2, _ := b.Acquire(ctx)
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if _, err := b.Acquire(tctx); err == nil {
+		t.Fatal("a third request went through with concurrency 2")
+	}
+	r1()
+	r2()
+	if b.Total() != 2 {
+		t.Errorf("total %d, want 2", b.Total())
+	}
+	if b.Rate() <= 0 {
+		t.Errorf("rate %v, want > 0 after requests", b.Rate())
+	}
+}
