@@ -1,0 +1,401 @@
+package analyze
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// JobRef names the job an analysis is about.
+type JobRef struct {
+	Cluster string       `json:"cluster,omitempty"`
+	ID      string       `json:"id"`
+	Name    string       `json:"name"`
+	Engine  model.Engine `json:"engine"`
+}
+
+// JobAnalysis is the full analysis of a job's checkpoints: what `report
+// --format json` prints (docs/report-format.md).
+type JobAnalysis struct {
+	Job JobRef `json:"job"`
+	// FromMs and ToMs span the analysed checkpoints (first trigger, last end).
+	FromMs int64 `json:"from_ms"`
+	ToMs   int64 `json:"to_ms"`
+	// Missed counts checkpoints known to exist but never seen (gaps).
+	Missed int64 `json:"missed"`
+	// PhasesAvailable lists the phases present in at least one checkpoint.
+	PhasesAvailable []Phase `json:"phases_available"`
+	// Notes say what the data cannot show, so absent values are not mistaken for zero.
+	Notes           []string             `json:"notes"`
+	Checkpoints     []CheckpointAnalysis `json:"checkpoints"`
+	Failures        []FailureCluster     `json:"failures"`
+	SlowPhases      []SlowRun            `json:"slow_phases"`
+	SlowCheckpoints []SlowRun            `json:"slow_checkpoints"`
+	Correlation     Correlation          `json:"correlation"`
+}
+
+// CheckpointAnalysis is one checkpoint explained.
+type CheckpointAnalysis struct {
+	ID       int64                `json:"id"`
+	Pipeline int                  `json:"pipeline,omitempty"`
+	Kind     model.CheckpointKind `json:"kind,omitempty"`
+	Status   model.Status         `json:"status"`
+	// TriggerMs is when it was triggered; EndMs when it completed or failed (absent while running).
+	TriggerMs        int64 `json:"trigger_ms"`
+	EndMs            int64 `json:"end_ms,omitempty"`
+	DurationMs       int64 `json:"duration_ms"`
+	CheckpointedSize int64 `json:"checkpointed_size"`
+	// Phases are the critical path's phases (the last subtask to acknowledge)
+	// plus finalize; absent phases are omitted.
+	Phases       Phases             `json:"phases"`
+	Bottleneck   *Bottleneck        `json:"bottleneck,omitempty"`
+	AckProgress  *AckProgress       `json:"ack_progress,omitempty"`
+	Failure      *CheckpointFailure `json:"failure,omitempty"`
+	Backpressure *Pressure          `json:"backpressure,omitempty"`
+	// Slow lists what exceeded its baseline in this checkpoint.
+	Slow []SlowFlag `json:"slow,omitempty"`
+}
+
+// sortedOrder is the analysis order: by trigger time, pipeline, id. The
+// input is not modified.
+func sortedOrder(cps []model.Checkpoint) []int {
+	order := make([]int, len(cps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ca, cb := &cps[order[a]], &cps[order[b]]
+		if ca.TriggerMs != cb.TriggerMs {
+			return ca.TriggerMs < cb.TriggerMs
+		}
+		if ca.Pipeline != cb.Pipeline {
+			return ca.Pipeline < cb.Pipeline
+		}
+		return ca.ID < cb.ID
+	})
+	return order
+}
+
+type ackKey struct {
+	pipeline int
+	id       int64
+}
+
+func indexAcks(acks []model.AckSample, jobID string) map[ackKey][]model.AckSample {
+	idx := map[ackKey][]model.AckSample{}
+	for _, a := range acks {
+		if jobID != "" && a.JobID != "" && a.JobID != jobID {
+			continue
+		}
+		k := ackKey{a.Pipeline, a.CheckpointID}
+		idx[k] = append(idx[k], a)
+	}
+	for _, s := range idx {
+		sortAckSamples(s)
+	}
+	return idx
+}
+
+// analyzer holds one Analyze call's shared, read-only inputs and its
+// per-checkpoint outputs (each written by exactly one worker).
+type analyzer struct {
+	g     *graph
+	cps   []model.Checkpoint
+	order []int
+	acks  map[ackKey][]model.AckSample
+	nV    int
+	vmax  []int64 // per checkpoint × vertex × subtask phase; -1 = absent
+	res   []cpResult
+	out   []CheckpointAnalysis
+}
+
+// Analyze explains a job's checkpoints: phases, bottlenecks, ack progress,
+// failures and their clusters, repeated slow phases, and the correlation
+// with backpressure and size. cps need not be sorted and are not modified;
+// acks, metrics and gaps may hold other jobs' records, which are ignored
+// where they carry a job id. The result depends only on the inputs.
+//
+// Work is linear in the number of subtask stats (one pass, no allocation
+// per subtask) plus O(checkpoints × vertices × log samples) for the metric
+// windows; memory beyond the output is one int64 per checkpoint, vertex
+// and subtask phase.
+func Analyze(job model.Job, cps []model.Checkpoint, acks []model.AckSample, metrics []model.MetricSample, gaps []model.Gap) JobAnalysis {
+	order := sortedOrder(cps)
+	g := newGraph(job, cps, order)
+	n := len(order)
+	a := &analyzer{g: g, cps: cps, order: order, acks: indexAcks(acks, job.ID), nV: len(g.vertices),
+		res: make([]cpResult, n), out: make([]CheckpointAnalysis, n)}
+	a.vmax = make([]int64, n*a.nV*numSubtaskPhases)
+	for i := range a.vmax {
+		a.vmax[i] = -1
+	}
+	a.scanAll()
+
+	ja := JobAnalysis{
+		Job:         JobRef{Cluster: job.Cluster, ID: job.ID, Name: job.Name, Engine: job.Engine},
+		Checkpoints: a.out,
+		Notes:       []string{},
+	}
+	for _, gp := range gaps {
+		if job.ID == "" || gp.JobID == "" || gp.JobID == job.ID {
+			ja.Missed += gp.Count()
+		}
+	}
+	fails := make([]*CheckpointFailure, n)
+	for k := range a.out {
+		fails[k] = a.out[k].Failure
+		c := &cps[order[k]]
+		end := c.EndMs()
+		if k == 0 || c.TriggerMs < ja.FromMs {
+			ja.FromMs = c.TriggerMs
+		}
+		ja.ToMs = max(ja.ToMs, end, c.TriggerMs)
+	}
+	ja.Failures = clusterFailures(g, cps, order, fails)
+
+	medians := a.slow(&ja)
+	a.correlate(&ja, metrics, medians)
+	a.notes(&ja, job)
+	return ja
+}
+
+// scanAll fills the per-checkpoint results, in parallel over contiguous
+// chunks; each checkpoint's result depends only on that checkpoint, so the
+// outcome does not depend on scheduling.
+func (a *analyzer) scanAll() {
+	n := len(a.order)
+	workers := min(runtime.GOMAXPROCS(0), 8, (n+255)/256)
+	if workers <= 1 {
+		sc := newScratch(a.nV)
+		for k := range n {
+			a.one(k, sc)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, n)
+		if lo >= hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := newScratch(a.nV)
+			for k := lo; k < hi; k++ {
+				a.one(k, sc)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (a *analyzer) one(k int, sc *scratch) {
+	c := &a.cps[a.order[k]]
+	row := a.vmax[k*a.nV*numSubtaskPhases : (k+1)*a.nV*numSubtaskPhases]
+	r := scanCheckpoint(a.g, c, sc, row)
+	out := &a.out[k]
+	*out = CheckpointAnalysis{
+		ID: c.ID, Pipeline: c.Pipeline, Kind: c.Kind, Status: c.Status,
+		TriggerMs: c.TriggerMs, EndMs: c.EndMs(), DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize,
+	}
+	if r.critOK {
+		out.Phases = phasesOf(&r.critVec)
+	}
+	if c.FinalizeMs != nil {
+		f := max(0, *c.FinalizeMs)
+		out.Phases.Finalize = &f
+	}
+	samples := a.acks[ackKey{c.Pipeline, c.ID}]
+	out.AckProgress = ackProgress(a.g, c, &r, samples)
+	if c.Status == model.StatusFailed {
+		var last *model.AckSample
+		if len(samples) > 0 {
+			last = &samples[len(samples)-1]
+		}
+		out.Failure = classifyFailure(a.g, c, &r, last, sc)
+	}
+	out.Bottleneck = bottleneckOf(a.g, c, &r, out.Failure)
+	a.res[k] = r
+}
+
+// bottleneckOf names the largest phase on the critical path. For a failed
+// checkpoint it is the phase the pending subtasks were stuck in.
+func bottleneckOf(g *graph, c *model.Checkpoint, r *cpResult, f *CheckpointFailure) *Bottleneck {
+	if r.critOK && c.Status != model.StatusFailed {
+		best := 0
+		for k := 1; k < numSubtaskPhases; k++ {
+			if r.critVec[k] > r.critVec[best] {
+				best = k
+			}
+		}
+		if c.FinalizeMs != nil && *c.FinalizeMs > r.critVec[best] {
+			ms := *c.FinalizeMs
+			return &Bottleneck{Phase: PhaseFinalize, PhaseMs: &ms, EndToEndMs: c.EndToEndMs}
+		}
+		ms, sub := r.critVec[best], r.crit.sub
+		info := g.vertices[r.crit.v]
+		return &Bottleneck{Phase: subtaskPhases[best], VertexID: info.id, VertexName: info.name, Subtask: &sub, PhaseMs: &ms, EndToEndMs: c.EndToEndMs}
+	}
+	if c.Status == model.StatusCompleted {
+		return nil // no subtask stats: nothing to name
+	}
+	phase := r.pendingPhase
+	if f != nil && f.Phase != "" {
+		phase = f.Phase
+	}
+	if r.complete && c.Status == model.StatusFailed {
+		return &Bottleneck{Phase: PhaseFinalize, EndToEndMs: c.EndToEndMs, Pending: true}
+	}
+	if phase == "" || !r.hasTasks {
+		return nil
+	}
+	b := &Bottleneck{Phase: phase, EndToEndMs: c.EndToEndMs, Pending: true, PendingSubtasks: max(0, r.total-r.acked)}
+	v := r.pendingRoot
+	if f != nil && len(f.Vertices) > 0 {
+		if i, ok := g.index[f.Vertices[0].VertexID]; ok {
+			v = i
+		}
+	}
+	if v >= 0 {
+		b.VertexID, b.VertexName = g.vertices[v].id, g.vertices[v].name
+		if sub, ok := firstPending(c, g.vertices[v].id); ok {
+			b.Subtask = &sub
+		}
+	}
+	return b
+}
+
+// firstPending is the lowest index of a subtask of vertex id that did not acknowledge.
+func firstPending(c *model.Checkpoint, id string) (int, bool) {
+	best, found := 0, false
+	for t := range c.Tasks {
+		if c.Tasks[t].VertexID != id {
+			continue
+		}
+		for s := range c.Tasks[t].Subtasks {
+			st := &c.Tasks[t].Subtasks[s]
+			if !st.Acknowledged() && (!found || st.Index < best) {
+				best, found = st.Index, true
+			}
+		}
+	}
+	return best, found
+}
+
+// slow runs the baselines over completed checkpoints in order, flags slow
+// values and groups runs. It returns, per checkpoint, the end-to-end
+// baseline median when it could be judged (0 otherwise).
+func (a *analyzer) slow(ja *JobAnalysis) []float64 {
+	t := newSlowTracker(a.g)
+	medians := make([]float64, len(a.order))
+	for k, i := range a.order {
+		c := &a.cps[i]
+		// Savepoints are full snapshots taken on demand: they would distort a checkpoint baseline.
+		if c.Status != model.StatusCompleted || c.Kind == model.KindSavepoint {
+			continue
+		}
+		out := &a.out[k]
+		flag, med, judged := t.observe(seriesKey{c.Pipeline, EndToEnd, -1}, c.ID, c.TriggerMs, c.EndToEndMs)
+		if judged {
+			medians[k] = med
+		}
+		if flag != nil {
+			out.Slow = append(out.Slow, *flag)
+		}
+		if c.FinalizeMs != nil {
+			if flag, _, _ := t.observe(seriesKey{c.Pipeline, PhaseFinalize, -1}, c.ID, c.TriggerMs, max(0, *c.FinalizeMs)); flag != nil {
+				out.Slow = append(out.Slow, *flag)
+			}
+		}
+		if !a.res[k].hasSubtasks {
+			continue
+		}
+		row := a.vmax[k*a.nV*numSubtaskPhases : (k+1)*a.nV*numSubtaskPhases]
+		for v := range a.nV {
+			for p, ph := range subtaskPhases {
+				x := row[v*numSubtaskPhases+p]
+				if x < 0 {
+					continue
+				}
+				if flag, _, _ := t.observe(seriesKey{c.Pipeline, ph, v}, c.ID, c.TriggerMs, x); flag != nil {
+					out.Slow = append(out.Slow, *flag)
+				}
+			}
+		}
+	}
+	ja.SlowPhases, ja.SlowCheckpoints = t.finish()
+	return medians
+}
+
+// correlate reads each checkpoint's metric window and computes the verdict.
+func (a *analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medians []float64) {
+	mi := newMetricIndex(ja.Job.ID, metrics)
+	press := make([]Pressure, len(a.order))
+	vals := make([][4]float64, len(a.order))
+	in := make([]corrInput, len(a.order))
+	for k, i := range a.order {
+		c := &a.cps[i]
+		r := &a.res[k]
+		out := &a.out[k]
+		focus := -1
+		switch {
+		case r.critOK:
+			focus = r.crit.v
+		case r.pendingRoot >= 0:
+			focus = r.pendingRoot
+		}
+		if mi.pressure(a.g, c, focus, &press[k], &vals[k]) {
+			out.Backpressure = &press[k]
+		}
+		ci := corrInput{
+			id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
+			upstream: press[k].Upstream, maxBP: press[k].Max, busy: press[k].Busy, sampledAlig: press[k].SampledAlignmentMs,
+			samples: press[k].Samples, hasPhases: r.critOK, medianE2E: medians[k],
+		}
+		if r.critOK {
+			ci.alignDelay = r.critVec[0] + r.critVec[1]
+		}
+		if out.Bottleneck != nil && !out.Bottleneck.Pending {
+			ci.bottleneck = out.Bottleneck.Phase
+		}
+		in[k] = ci
+	}
+	ja.Correlation = correlate(in)
+}
+
+// notes records what the data cannot show.
+func (a *analyzer) notes(ja *JobAnalysis, job model.Job) {
+	seen := [len(subtaskPhases) + 1]bool{}
+	anyTasks := false
+	for k := range a.out {
+		for i, ph := range allPhases[:] {
+			if _, ok := a.out[k].Phases.Get(ph); ok {
+				seen[i] = true
+			}
+		}
+		anyTasks = anyTasks || a.res[k].hasSubtasks
+	}
+	ja.PhasesAvailable = []Phase{}
+	for i, ph := range allPhases[:] {
+		if seen[i] {
+			ja.PhasesAvailable = append(ja.PhasesAvailable, ph)
+		}
+	}
+	switch {
+	case job.Engine == model.EngineSeaTunnel:
+		ja.Notes = append(ja.Notes, "SeaTunnel exposes no start_delay, alignment, sync, async or ack timings: per-subtask phases, bottlenecks and stragglers are absent, and ack progress comes from polled in-flight counts")
+	case len(a.out) > 0 && !anyTasks:
+		ja.Notes = append(ja.Notes, "no per-subtask checkpoint stats in this data: phases, bottlenecks and stragglers are absent; durations, sizes and sampled metrics are used instead")
+	}
+	if len(a.out) > 0 && !seen[PhaseFinalize.index()] {
+		ja.Notes = append(ja.Notes, "finalize (last ack → completion) is absent: the engine does not report it for these checkpoints")
+	}
+	if ja.Missed > 0 {
+		ja.Notes = append(ja.Notes, fmt.Sprintf("%d checkpoint(s) are known only as gaps (never seen: evicted from the engine's history before a poll, or not recorded) and are not analysed", ja.Missed))
+	}
+}

@@ -1,0 +1,506 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// MetricAlignmentTimeMs is Flink's checkpointAlignmentTime gauge (the last
+// barrier alignment's duration, or the current one's so far) in
+// milliseconds, as the capture package records it. It is evidence for
+// checkpoints without subtask stats, never a phase.
+const MetricAlignmentTimeMs = "checkpointAlignmentTime"
+
+// Sampling tolerance: a sample at time T describes the time before T (rate
+// gauges are trailing averages; "last" gauges report a checkpoint after it
+// ended), so a checkpoint's window is [trigger, end + lag], lag being one
+// sampling interval (the median spacing of the series) clamped to these bounds.
+const (
+	MinSampleLagMs = 1_000
+	MaxSampleLagMs = 60_000
+)
+
+// The verdict's thresholds (docs/phases.md, "Backpressure correlation").
+const (
+	MinCorrelationN   = 8
+	MaxCorrelationP   = 0.05
+	MinCorrelationRho = 0.4
+	// StorageAsyncShare is the share of the slowest quarter of checkpoints
+	// whose bottleneck must be async for the storage verdict.
+	StorageAsyncShare = 0.5
+)
+
+// Verdict is the analysis's answer to "why are checkpoints slow".
+type Verdict string
+
+const (
+	VerdictBackpressure Verdict = "backpressure"
+	VerdictStateSize    Verdict = "state_size"
+	VerdictStorage      Verdict = "storage"
+	VerdictInconclusive Verdict = "inconclusive"
+)
+
+// Pressure is what the sampled metrics say about one checkpoint's window.
+type Pressure struct {
+	// Max is the highest backpressure ratio (0..1) of any vertex in the window.
+	Max *float64 `json:"max,omitempty"`
+	// Upstream is the highest backpressure ratio of the vertices upstream of
+	// the bottleneck vertex (UpstreamOf); of all vertices when the edges or
+	// the bottleneck are unknown (UpstreamOf absent).
+	Upstream   *float64 `json:"upstream,omitempty"`
+	UpstreamOf string   `json:"upstream_of,omitempty"`
+	// Samples counts the backpressure samples used.
+	Samples int `json:"samples"`
+	// Nearest is set when no sample fell in the window and the nearest one
+	// before it (within one sampling interval) was used.
+	Nearest bool `json:"nearest,omitempty"`
+	// Busy is the highest busy ratio (0..1) in the window.
+	Busy *float64 `json:"busy,omitempty"`
+	// SampledAlignmentMs is the highest checkpointAlignmentTime gauge value in
+	// the window: evidence of where the time went when there are no subtask stats.
+	SampledAlignmentMs *float64 `json:"sampled_alignment_ms,omitempty"`
+}
+
+// Correlation relates checkpoint durations to backpressure and size.
+type Correlation struct {
+	// Backpressure is end-to-end duration against upstream backpressure.
+	Backpressure Spearman `json:"backpressure"`
+	// AlignmentBackpressure is start_delay + alignment on the critical path against upstream backpressure.
+	AlignmentBackpressure Spearman `json:"alignment_backpressure"`
+	// CheckpointedSize is end-to-end duration against checkpointed bytes.
+	CheckpointedSize Spearman `json:"checkpointed_size"`
+	// AsyncShare is, among the slowest quarter of completed checkpoints with
+	// a bottleneck, the share whose bottleneck is async; absent without phases.
+	AsyncShare *float64 `json:"async_share,omitempty"`
+	Verdict    Verdict  `json:"verdict"`
+	Reason     string   `json:"reason"`
+}
+
+// series is one metric for one vertex, in time order.
+type series struct {
+	t   []int64
+	v   []float64
+	lag int64
+}
+
+type metricKind int
+
+const (
+	kindBackpressure metricKind = iota
+	kindBusy
+	kindAlignment
+	numKinds
+)
+
+// metricIndex holds the samples of the kinds the analysis uses, per vertex
+// ("" is a job-level aggregate over all vertices).
+type metricIndex struct {
+	by      [numKinds]map[string]*series
+	keys    [numKinds][]string // sorted, so iteration is deterministic
+	upCache map[int][]bool
+}
+
+func classify(s *model.MetricSample) (metricKind, float64, bool) {
+	if r, ok := BackpressureRatio(*s); ok {
+		return kindBackpressure, r, true
+	}
+	if !finite(s.Value) || s.Value < 0 {
+		return 0, 0, false
+	}
+	switch s.Metric {
+	case model.MetricBusyMsPerSec:
+		return kindBusy, math.Min(1, s.Value/1000), true
+	case model.MetricBusyRatio:
+		return kindBusy, math.Min(1, s.Value), true
+	case MetricAlignmentTimeMs:
+		return kindAlignment, s.Value, true
+	}
+	return 0, 0, false
+}
+
+func newMetricIndex(jobID string, samples []model.MetricSample) *metricIndex {
+	mi := &metricIndex{}
+	for k := range mi.by {
+		mi.by[k] = map[string]*series{}
+	}
+	for i := range samples {
+		s := &samples[i]
+		if jobID != "" && s.JobID != "" && s.JobID != jobID {
+			continue
+		}
+		kind, v, ok := classify(s)
+		if !ok {
+			continue
+		}
+		se := mi.by[kind][s.VertexID]
+		if se == nil {
+			se = &series{}
+			mi.by[kind][s.VertexID] = se
+			mi.keys[kind] = append(mi.keys[kind], s.VertexID)
+		}
+		se.t = append(se.t, s.TimeMs)
+		se.v = append(se.v, v)
+	}
+	for k := range mi.by {
+		sort.Strings(mi.keys[k])
+		for _, se := range mi.by[k] {
+			se.sortAndLag()
+		}
+	}
+	return mi
+}
+
+func (se *series) Len() int           { return len(se.t) }
+func (se *series) Less(i, j int) bool { return se.t[i] < se.t[j] }
+func (se *series) Swap(i, j int) {
+	se.t[i], se.t[j] = se.t[j], se.t[i]
+	se.v[i], se.v[j] = se.v[j], se.v[i]
+}
+
+func (se *series) sortAndLag() {
+	sort.Stable(se)
+	var diffs []int64
+	for i := 1; i < len(se.t); i++ {
+		if d := se.t[i] - se.t[i-1]; d > 0 {
+			diffs = append(diffs, d)
+		}
+	}
+	se.lag = MaxSampleLagMs
+	if len(diffs) > 0 {
+		se.lag = min(max(Quantile(diffs, 0.5), MinSampleLagMs), MaxSampleLagMs)
+	}
+}
+
+// window is the highest value sampled in [from, to+lag]; failing that, the
+// last sample in [from-lag, from).
+func (se *series) window(from, to int64) (v float64, n int, nearest, ok bool) {
+	lo := sort.Search(len(se.t), func(i int) bool { return se.t[i] >= from })
+	hi := sort.Search(len(se.t), func(i int) bool { return se.t[i] > to+se.lag })
+	if lo < hi {
+		v = se.v[lo]
+		for i := lo + 1; i < hi; i++ {
+			v = math.Max(v, se.v[i])
+		}
+		return v, hi - lo, false, true
+	}
+	if lo > 0 && se.t[lo-1] >= from-se.lag {
+		return se.v[lo-1], 1, true, true
+	}
+	return 0, 0, false, false
+}
+
+// windowOf is the time a checkpoint's metrics are read over.
+func windowOf(c *model.Checkpoint) (from, to int64) {
+	end := c.EndMs()
+	if end == 0 {
+		end = max(c.LatestAckMs, c.TriggerMs+c.EndToEndMs)
+	}
+	return c.TriggerMs, max(end, c.TriggerMs)
+}
+
+// upstreamKeys marks, per backpressure series (in key order), whether its
+// vertex is upstream of focus; nil when focus has no known upstream. It is
+// cached per focus vertex.
+func (mi *metricIndex) upstreamKeys(g *graph, focus int) []bool {
+	if focus < 0 || !g.hasEdges || len(g.ancestors[focus]) == 0 {
+		return nil
+	}
+	if mi.upCache == nil {
+		mi.upCache = map[int][]bool{}
+	}
+	if up, ok := mi.upCache[focus]; ok {
+		return up
+	}
+	anc := make(map[string]bool, len(g.ancestors[focus]))
+	for _, u := range g.ancestors[focus] {
+		anc[g.vertices[u].id] = true
+	}
+	up := make([]bool, len(mi.keys[kindBackpressure]))
+	for i, key := range mi.keys[kindBackpressure] {
+		up[i] = anc[key]
+	}
+	mi.upCache[focus] = up
+	return up
+}
+
+// pressure reads the samples in a checkpoint's window. focus is the
+// bottleneck vertex (-1 if unknown) whose upstream is "upstream".
+func (mi *metricIndex) pressure(g *graph, c *model.Checkpoint, focus int, out *Pressure, vals *[4]float64) bool {
+	from, to := windowOf(c)
+	found := false
+	var maxAll, maxUp float64
+	haveUp := false
+	up := mi.upstreamKeys(g, focus)
+	for i, key := range mi.keys[kindBackpressure] {
+		v, n, nearest, ok := mi.by[kindBackpressure][key].window(from, to)
+		if !ok {
+			continue
+		}
+		if !found || v > maxAll {
+			maxAll = v
+		}
+		found = true
+		out.Samples += n
+		out.Nearest = out.Nearest || nearest
+		if up != nil && up[i] && (!haveUp || v > maxUp) {
+			maxUp, haveUp = v, true
+		}
+	}
+	anyFound := found
+	if found {
+		vals[0] = maxAll
+		out.Max = &vals[0]
+		if haveUp {
+			vals[1] = maxUp
+			out.UpstreamOf = g.vertices[focus].id
+		} else {
+			vals[1] = maxAll
+		}
+		out.Upstream = &vals[1]
+	}
+	if v, ok := mi.maxIn(kindBusy, from, to); ok {
+		vals[2] = v
+		out.Busy = &vals[2]
+		anyFound = true
+	}
+	if v, ok := mi.maxIn(kindAlignment, from, to); ok {
+		vals[3] = v
+		out.SampledAlignmentMs = &vals[3]
+		anyFound = true
+	}
+	return anyFound
+}
+
+func (mi *metricIndex) maxIn(kind metricKind, from, to int64) (float64, bool) {
+	var best float64
+	found := false
+	for _, key := range mi.keys[kind] {
+		if v, _, _, ok := mi.by[kind][key].window(from, to); ok && (!found || v > best) {
+			best, found = v, true
+		}
+	}
+	return best, found
+}
+
+// corrInput is what the verdict needs of one checkpoint.
+type corrInput struct {
+	id          int64
+	completed   bool
+	e2e         int64
+	size        int64
+	upstream    *float64
+	alignDelay  int64 // start_delay + alignment on the critical path
+	hasPhases   bool
+	bottleneck  Phase // "" if none
+	sampledAlig *float64
+	maxBP       *float64
+	busy        *float64
+	samples     int
+	medianE2E   float64 // baseline median when it was judged, 0 if not
+}
+
+func strong(s Spearman) bool {
+	return s.N >= MinCorrelationN && s.Rho != nil && s.P != nil && *s.P <= MaxCorrelationP && *s.Rho >= MinCorrelationRho
+}
+
+// correlate computes the correlations and the verdict with its reason.
+func correlate(in []corrInput) Correlation {
+	var bx, by, ax, ay, sx, sy []float64
+	var bnE2E []int64
+	type bn struct {
+		e2e   int64
+		phase Phase
+	}
+	var withBN []bn
+	for _, c := range in {
+		if !c.completed {
+			continue
+		}
+		if c.upstream != nil {
+			bx, by = append(bx, *c.upstream), append(by, float64(c.e2e))
+			if c.hasPhases {
+				ax, ay = append(ax, *c.upstream), append(ay, float64(c.alignDelay))
+			}
+		}
+		sx, sy = append(sx, float64(c.size)), append(sy, float64(c.e2e))
+		if c.bottleneck != "" {
+			withBN = append(withBN, bn{c.e2e, c.bottleneck})
+			bnE2E = append(bnE2E, c.e2e)
+		}
+	}
+	cor := Correlation{
+		Backpressure:          SpearmanRank(bx, by),
+		AlignmentBackpressure: SpearmanRank(ax, ay),
+		CheckpointedSize:      SpearmanRank(sx, sy),
+	}
+	asyncOK := false
+	if len(withBN) > 0 {
+		cut := Quantile(bnE2E, 0.75)
+		slow, async := 0, 0
+		for _, b := range withBN {
+			if b.e2e >= cut {
+				slow++
+				if b.phase == PhaseAsync {
+					async++
+				}
+			}
+		}
+		share := float64(async) / float64(slow)
+		cor.AsyncShare = &share
+		asyncOK = len(withBN) >= MinCorrelationN && share >= StorageAsyncShare
+	}
+
+	bp, bpName := cor.Backpressure, "end-to-end duration"
+	if strong(cor.AlignmentBackpressure) && (!strong(bp) || *cor.AlignmentBackpressure.Rho > *bp.Rho) {
+		bp, bpName = cor.AlignmentBackpressure, "start_delay + alignment"
+	}
+	bpStrong, sizeStrong := strong(bp), strong(cor.CheckpointedSize)
+	var reason []string
+	switch {
+	case bpStrong && (!sizeStrong || *bp.Rho >= *cor.CheckpointedSize.Rho):
+		cor.Verdict = VerdictBackpressure
+		reason = append(reason, fmt.Sprintf("%s rises with upstream backpressure (%s)", bpName, describe(bp)))
+		if sizeStrong {
+			reason = append(reason, fmt.Sprintf("it also rises with checkpointed size (%s), less strongly", describe(cor.CheckpointedSize)))
+		}
+	case sizeStrong:
+		cor.Verdict = VerdictStateSize
+		reason = append(reason, fmt.Sprintf("end-to-end duration rises with checkpointed size (%s)", describe(cor.CheckpointedSize)))
+		if bpStrong {
+			reason = append(reason, fmt.Sprintf("it also rises with upstream backpressure (%s), less strongly", describe(bp)))
+		}
+	case asyncOK:
+		cor.Verdict = VerdictStorage
+		reason = append(reason, fmt.Sprintf("async is the bottleneck in %.0f%% of the slowest quarter of checkpoints while duration does not rise with checkpointed size (%s): the time goes into writing to checkpoint storage",
+			100**cor.AsyncShare, describe(cor.CheckpointedSize)))
+	default:
+		cor.Verdict = VerdictInconclusive
+		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx))
+		reason = append(reason, weakness(varSize, cor.CheckpointedSize, sx))
+		switch {
+		case cor.AsyncShare == nil:
+			reason = append(reason, "no per-subtask phases, so whether async (storage) dominates cannot be told")
+		case len(withBN) < MinCorrelationN:
+			reason = append(reason, fmt.Sprintf("only %d checkpoints have phases (need %d) to tell whether async (storage) dominates", len(withBN), MinCorrelationN))
+		default:
+			reason = append(reason, fmt.Sprintf("async is the bottleneck in only %.0f%% of the slowest quarter (needs %.0f%% for storage)", 100**cor.AsyncShare, 100*StorageAsyncShare))
+		}
+	}
+	if s := slowestEvidence(in); s != "" {
+		reason = append(reason, s)
+	}
+	cor.Reason = strings.Join(reason, "; ") + "."
+	return cor
+}
+
+func describe(s Spearman) string {
+	out := "ρ=" + fmtFloat(s.Rho, 2) + ", n=" + fmt.Sprint(s.N)
+	if s.P != nil {
+		if *s.P < 0.001 {
+			out += ", p<0.001"
+		} else {
+			out += ", p=" + fmtFloat(s.P, 3)
+		}
+	}
+	return out
+}
+
+func fmtFloat(v *float64, prec int) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.*f", prec, *v)
+}
+
+// variable names a correlation's explanatory variable in reasons.
+type variable struct {
+	name string // "upstream backpressure"
+	have string // "only N completed checkpoints <have>"
+}
+
+var (
+	varBackpressure = variable{"upstream backpressure", "have backpressure samples in their window"}
+	varSize         = variable{"checkpointed size", "have a checkpointed size"}
+)
+
+// weakness says why one correlation does not support a verdict.
+func weakness(v variable, s Spearman, xs []float64) string {
+	switch {
+	case s.N < MinCorrelationN:
+		return fmt.Sprintf("only %d completed checkpoints %s (need %d for a verdict on %s)", s.N, v.have, MinCorrelationN, v.name) + constantNote(v, xs)
+	case s.Rho == nil:
+		return fmt.Sprintf("%s (or duration) did not vary across %d checkpoints, so it cannot explain them", v.name, s.N) + constantNote(v, xs)
+	case *s.Rho < 0 && s.P != nil && *s.P <= MaxCorrelationP:
+		return fmt.Sprintf("duration falls as %s rises (%s): not a cause", v.name, describe(s))
+	default:
+		return fmt.Sprintf("%s: %s is too weak (need ρ ≥ %.1f and p ≤ %.2f)", v.name, describe(s), MinCorrelationRho, MaxCorrelationP)
+	}
+}
+
+// constantNote adds what a constant variable read, which is often the real story.
+func constantNote(v variable, xs []float64) string {
+	if len(xs) < 2 {
+		return ""
+	}
+	for _, x := range xs[1:] {
+		if x != xs[0] {
+			return ""
+		}
+	}
+	return fmt.Sprintf(" — %s read %s for every one of them", v.name, trimFloat(xs[0]))
+}
+
+func trimFloat(v float64) string {
+	s := fmt.Sprintf("%.3f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+// slowestEvidence describes the slowest completed checkpoint that was judged
+// slow, with what the samples in its window say, so a reader can link it to
+// a cause even when the statistics cannot.
+func slowestEvidence(in []corrInput) string {
+	best := -1
+	for i, c := range in {
+		if c.completed && c.medianE2E > 0 && float64(c.e2e) > c.medianE2E && (best < 0 || c.e2e > in[best].e2e) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	c := in[best]
+	parts := []string{fmt.Sprintf("the slowest checkpoint, %d, took %d ms (%.0f× the median of %s ms before it)",
+		c.id, c.e2e, float64(c.e2e)/c.medianE2E, trimFloat(c.medianE2E))}
+	if c.bottleneck != "" {
+		parts = append(parts, "its bottleneck is "+string(c.bottleneck))
+	} else {
+		parts = append(parts, "it has no per-subtask stats, so its phases are unknown")
+	}
+	if c.maxBP != nil {
+		parts = append(parts, fmt.Sprintf("backpressure in its window peaked at %s over %d sample(s)", trimFloat(*c.maxBP), c.samples))
+	} else {
+		parts = append(parts, "no backpressure samples cover it")
+	}
+	if c.busy != nil {
+		parts = append(parts, "busy ratio peaked at "+trimFloat(*c.busy))
+	}
+	if c.sampledAlig != nil {
+		others := 0.0
+		for i, o := range in {
+			if i != best && o.sampledAlig != nil {
+				others = math.Max(others, *o.sampledAlig)
+			}
+		}
+		s := fmt.Sprintf("the sampled alignment time reached %.0f ms in its window (at most %.0f ms around the other checkpoints)", *c.sampledAlig, others)
+		if *c.sampledAlig >= 0.25*float64(c.e2e) && *c.sampledAlig > others {
+			s += ": much of its time went into barrier alignment, which is where backpressure (barriers queued behind buffered data) delays an aligned checkpoint"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
