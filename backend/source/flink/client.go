@@ -1,0 +1,258 @@
+// Package flink reads checkpoint statistics, job graphs and live vertex metrics from the
+// REST API of an Apache Flink JobManager and returns them as backend/model values.
+//
+// The client is stateless apart from its HTTP connection pool: it does not poll, cache or
+// retry. Scheduling, retention and gap detection belong to the collector.
+package flink
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxBodyBytes = 32 << 20
+	DefaultUserAgent    = "checkpoint-explorer"
+)
+
+// Config says how to reach one Flink REST endpoint.
+type Config struct {
+	// BaseURL is the REST root, e.g. http://127.0.0.1:8081 (a path prefix behind a proxy is kept).
+	BaseURL string
+	Auth    model.Auth
+	// CAFile is a PEM bundle trusted in addition to nothing else (it replaces the system roots).
+	CAFile             string
+	InsecureSkipVerify bool
+	// Timeout bounds each request (connect to last body byte); default DefaultTimeout.
+	Timeout time.Duration
+	// MaxBodyBytes refuses larger response bodies; default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	UserAgent    string
+	// Cluster, when set, is stamped on every returned Job, Checkpoint and MetricSample.
+	Cluster string
+	// OnRequest, when set, is called after every request (from the calling goroutine).
+	OnRequest func(RequestInfo)
+}
+
+// RequestInfo describes one finished request, for counting load per endpoint.
+type RequestInfo struct {
+	// Endpoint is the path template, e.g. "/jobs/:jid/checkpoints".
+	Endpoint string
+	Method   string
+	// Status is the HTTP status, 0 when no response arrived.
+	Status   int
+	Duration time.Duration
+	// Bytes is the size of the body read (up to MaxBodyBytes+1).
+	Bytes int64
+	Err   error
+}
+
+// Client talks to one Flink cluster. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	http    *resty.Client
+	secrets []string
+}
+
+// New validates cfg and builds a client. It does not contact the cluster.
+func New(cfg Config) (*Client, error) {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
+		return nil, errors.New("flink: negative Timeout or MaxBodyBytes")
+	}
+	base, err := parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.BaseURL = base
+
+	tlsCfg := &tls.Config{InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // an explicit user choice
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("flink: read CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("flink: CA file %s: no PEM certificates found", cfg.CAFile)
+		}
+		tlsCfg.RootCAs = pool
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsCfg
+
+	rc := resty.NewWithClient(&http.Client{Transport: transport, Timeout: cfg.Timeout}).
+		SetBaseURL(cfg.BaseURL).
+		SetHeader("User-Agent", cfg.UserAgent).
+		SetHeader("Accept", "application/json").
+		// Resty warns on every request with basic auth over http; a local cluster is the common case.
+		SetDisableWarn(true).
+		SetLogger(discardLogger{})
+
+	c := &Client{cfg: cfg, http: rc}
+	switch cfg.Auth.Kind {
+	case "", model.AuthNone:
+	case model.AuthBasic:
+		if cfg.Auth.Username == "" {
+			return nil, errors.New("flink: basic auth needs a username")
+		}
+		rc.SetBasicAuth(cfg.Auth.Username, cfg.Auth.Password)
+		c.secrets = append(c.secrets, cfg.Auth.Password,
+			basicToken(cfg.Auth.Username, cfg.Auth.Password))
+	case model.AuthBearer:
+		if cfg.Auth.Token == "" {
+			return nil, errors.New("flink: bearer auth needs a token")
+		}
+		rc.SetAuthToken(cfg.Auth.Token)
+		c.secrets = append(c.secrets, cfg.Auth.Token)
+	default:
+		return nil, fmt.Errorf("flink: unknown auth kind %q", cfg.Auth.Kind)
+	}
+	return c, nil
+}
+
+// BaseURL returns the normalised REST root the client talks to.
+func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+
+func parseBaseURL(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", errors.New("flink: empty base URL")
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		// url.Parse echoes its input, which may hold credentials: say only what is wrong.
+		return "", errors.New("flink: base URL does not parse (want e.g. http://127.0.0.1:8081)")
+	}
+	if u.User != nil {
+		return "", errors.New("flink: base URL must not contain credentials; use Auth")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("flink: base URL scheme %q, want http or https (e.g. http://127.0.0.1:8081)", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", errors.New("flink: base URL has no host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("flink: base URL must not have a query or fragment")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// get fetches endpoint (a template such as "/jobs/:jid") at path and decodes the JSON body
+// into out. Every error names the method and path, never a credential.
+func (c *Client) get(ctx context.Context, endpoint, path string, query url.Values, out any) error {
+	return c.do(ctx, endpoint, path, query, out, false)
+}
+
+// getLenient is get for bodies that may carry bare NaN/Infinity (metric values): those become
+// null before decoding instead of failing the whole response.
+func (c *Client) getLenient(ctx context.Context, endpoint, path string, query url.Values, out any) error {
+	return c.do(ctx, endpoint, path, query, out, true)
+}
+
+func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values, out any, lenient bool) (err error) {
+	start := time.Now()
+	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
+	defer func() {
+		if c.cfg.OnRequest != nil {
+			info.Duration = time.Since(start)
+			info.Err = err
+			c.cfg.OnRequest(info)
+		}
+	}()
+	where := path
+	if len(query) > 0 {
+		where += "?" + query.Encode()
+	}
+
+	req := c.http.R().SetContext(ctx).SetDoNotParseResponse(true)
+	if len(query) > 0 {
+		req.SetQueryParamsFromValues(query)
+	}
+	resp, err := req.Get(path)
+	if err != nil {
+		return c.transportError(where, err)
+	}
+	body := resp.RawBody()
+	defer body.Close()
+	info.Status = resp.StatusCode()
+
+	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
+		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
+			StatusText: http.StatusText(info.Status),
+			Message:    fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes)}
+	}
+	data, err := io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
+	info.Bytes = int64(len(data))
+	if err != nil {
+		return c.transportError(where, fmt.Errorf("read body: %w", err))
+	}
+	if int64(len(data)) > c.cfg.MaxBodyBytes {
+		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
+			StatusText: http.StatusText(info.Status),
+			Message:    fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes)}
+	}
+	if info.Status < 200 || info.Status > 299 {
+		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
+			StatusText: http.StatusText(info.Status), Message: c.redact(errorMessage(data))}
+	}
+	if lenient {
+		data = nonFiniteToNull(data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
+			StatusText: http.StatusText(info.Status), Message: c.redact(decodeProblem(data, err))}
+	}
+	return nil
+}
+
+func (c *Client) transportError(where string, err error) error {
+	// Keep the chain (context.Canceled, net errors) but scrub the text, in case a proxy or a
+	// transport echoed a header into it.
+	return &Error{Method: http.MethodGet, Path: where, Message: c.redact(err.Error()), cause: err}
+}
+
+// decodeProblem explains a body that is not the JSON we expected.
+func decodeProblem(data []byte, err error) string {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return "empty response body, want JSON"
+	case trimmed[0] == '<':
+		return "response is HTML, not JSON (a proxy or login page?): " + snippet(trimmed)
+	}
+	return fmt.Sprintf("decode JSON: %v", err)
+}
+
+type discardLogger struct{}
+
+func (discardLogger) Errorf(string, ...any) {}
+func (discardLogger) Warnf(string, ...any)  {}
+func (discardLogger) Debugf(string, ...any) {}

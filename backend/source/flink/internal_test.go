@@ -1,0 +1,84 @@
+package flink
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"checkpoint-explorer/backend/model"
+)
+
+func TestKindOf(t *testing.T) {
+	tests := []struct {
+		typ       string
+		savepoint bool
+		want      model.CheckpointKind
+	}{
+		{"CHECKPOINT", false, model.KindCheckpoint},
+		{"UNALIGNED_CHECKPOINT", false, model.KindUnaligned},
+		{"SAVEPOINT", false, model.KindSavepoint},
+		{"SYNC_SAVEPOINT", false, model.KindSavepoint},
+		{"CHECKPOINT", true, model.KindSavepoint}, // before 1.18 only is_savepoint says so
+		{"", false, model.KindCheckpoint},
+		{"SOMETHING_NEW", false, model.KindCheckpoint},
+	}
+	for _, tt := range tests {
+		if got := kindOf(tt.typ, tt.savepoint); got != tt.want {
+			t.Errorf("kindOf(%q, %v) = %q, want %q", tt.typ, tt.savepoint, got, tt.want)
+		}
+	}
+}
+
+func TestStatusOf(t *testing.T) {
+	tests := []struct {
+		status, class string
+		want          model.Status
+	}{
+		{"COMPLETED", "completed", model.StatusCompleted},
+		{"FAILED", "failed", model.StatusFailed},
+		{"IN_PROGRESS", "in_progress", model.StatusInProgress},
+		{"", "completed", model.StatusCompleted},
+		{"", "failed", model.StatusFailed},
+		{"", "in_progress", model.StatusInProgress},
+		{"PENDING_FINALIZATION", "", model.StatusInProgress}, // unknown: not final, fetch again
+	}
+	for _, tt := range tests {
+		if got := statusOf(tt.status, tt.class); got != tt.want {
+			t.Errorf("statusOf(%q, %q) = %q, want %q", tt.status, tt.class, got, tt.want)
+		}
+	}
+}
+
+func TestNonFiniteToNull(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[1,2]`, `[1,2]`},
+		{`{"a":NaN,"b":-Infinity,"c":Infinity}`, `{"a":null,"b":null,"c":null}`},
+		{`{"NaN":"NaN","s":"a \"NaN\" b","e":"\\"}`, `{"NaN":"NaN","s":"a \"NaN\" b","e":"\\"}`},
+		{`[NaN]`, `[null]`},
+	}
+	for _, tt := range tests {
+		if got := string(nonFiniteToNull([]byte(tt.in))); got != tt.want {
+			t.Errorf("nonFiniteToNull(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSnippetKeepsUTF8(t *testing.T) {
+	s := snippet([]byte(strings.Repeat("a", maxMessage-1) + "é and more"))
+	if !utf8.ValidString(s) || len(s) > maxMessage || !strings.HasPrefix(s, strings.Repeat("a", maxMessage-1)) {
+		t.Errorf("snippet = %q (len %d)", s, len(s))
+	}
+}
+
+func TestStripExceptionClass(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"org.apache.flink.runtime.rest.NotFoundException: Job x not found", "Job x not found"},
+		{"Not found: /jobs/x", "Not found: /jobs/x"},
+		{"Could not find checkpointing statistics for checkpoint 1.", "Could not find checkpointing statistics for checkpoint 1."},
+	}
+	for _, tt := range tests {
+		if got := stripExceptionClass(tt.in); got != tt.want {
+			t.Errorf("stripExceptionClass(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+# shellcheck shell=bash
+# Shared by the testenv/flink scripts; sourced, never run.
+#
+# Layout (all git-ignored):
+#   testenv/.cache/flink/            downloads, the unpacked distribution, built jars (kept across runs)
+#   testenv/.run/flink/              one cluster: conf/, log/, *.pid, ports, env, checkpoints/, tmp/
+
+set -euo pipefail
+
+FLINK_VERSION="${FLINK_VERSION:-2.3.0}"
+FLINK_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TESTENV_DIR="$(cd "$FLINK_SCRIPTS_DIR/.." && pwd)"
+FLINK_CACHE_DIR="${FLINK_CACHE_DIR:-$TESTENV_DIR/.cache/flink}"
+FLINK_RUN_DIR="${FLINK_RUN_DIR:-$TESTENV_DIR/.run/flink}"
+FLINK_DIST="$FLINK_CACHE_DIR/flink-$FLINK_VERSION"
+FLINK_PLUGINS="$FLINK_CACHE_DIR/plugins-$FLINK_VERSION"
+FLINK_JOB_JAR_LINK="$FLINK_CACHE_DIR/knob-job-$FLINK_VERSION.jar"
+FLINK_CONF="$FLINK_RUN_DIR/conf"
+FLINK_LOG="$FLINK_RUN_DIR/log"
+FLINK_ENV_FILE="$FLINK_RUN_DIR/env"
+FLINK_PORTS_FILE="$FLINK_RUN_DIR/ports"
+
+if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+  JAVA="$JAVA_HOME/bin/java"
+else
+  JAVA="${JAVA:-java}"
+fi
+
+JM_CLASS=org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint
+TM_CLASS=org.apache.flink.runtime.taskexecutor.TaskManagerRunner
+
+log() { printf '[flink %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# with_lock takes an exclusive lock on FILE for the rest of the script. Child scripts inherit
+# the lock (and the descriptor), so restart-jm.sh can call start.sh without deadlocking.
+with_lock() {
+  local file="$1" var="_CE_LOCK_$(basename "$1" | tr -c 'A-Za-z0-9\n' '_')"
+  if [[ -n "${!var:-}" ]]; then return 0; fi
+  mkdir -p "$(dirname "$file")"
+  exec {lockfd}>"$file"
+  if ! flock -w "${FLINK_LOCK_TIMEOUT:-600}" "$lockfd"; then
+    die "timed out waiting for lock $file (another start/stop still running?)"
+  fi
+  export "$var=1"
+}
+
+# close_lock_fds closes the lock descriptors in a child that must not hold them (daemons).
+# It looks the descriptors up in /proc rather than trusting a variable, which would not survive an
+# exec from restart-jm.sh into start.sh.
+close_lock_fds() {
+  local f fd target
+  for f in /proc/"$BASHPID"/fd/*; do
+    fd="${f##*/}"
+    target="$(readlink "$f" 2>/dev/null || true)"
+    case "$target" in
+      "$FLINK_RUN_DIR"/*.lock | "$FLINK_CACHE_DIR"/*.lock) eval "exec $fd>&-" ;;
+    esac
+  done
+}
+
+# classpath lists lib/*.jar sorted with flink-dist last, as Flink's config.sh does.
+classpath() {
+  local cp="" dist="" jar
+  for jar in "$FLINK_DIST"/lib/*.jar; do
+    case "$(basename "$jar")" in
+      flink-dist*) dist="$jar" ;;
+      *) cp="${cp:+$cp:}$jar" ;;
+    esac
+  done
+  [[ -n "$dist" ]] || die "no flink-dist jar in $FLINK_DIST/lib; run testenv/flink/fetch.sh"
+  echo "$cp:$dist"
+}
+
+# default_java_opts prints env.java.opts.all from the distribution's own default config.yaml
+# (the --add-opens/--add-exports Flink 2.x needs on Java 17).
+default_java_opts() {
+  sed -n 's/^ *all: *//p' "$FLINK_DIST/conf/config.yaml" | head -n1
+}
+
+# free_port prints a free TCP port on 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# port_free reports whether PORT can be bound on 127.0.0.1 now. SO_REUSEADDR as Netty and the
+# JDK set it on Linux: connections in TIME_WAIT after a killed JobManager do not block the port.
+port_free() {
+  python3 - "$1" <<'EOF'
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)
+finally:
+    s.close()
+EOF
+}
+
+pid_file() { echo "$FLINK_RUN_DIR/$1.pid"; }
+
+# running_pid prints the pid of COMPONENT (jobmanager|taskmanager) if the recorded process is
+# alive and really is ours (entrypoint class and our conf dir on its command line): a recycled
+# pid is never reported, so stop.sh can never kill a stranger.
+running_pid() {
+  local comp="$1" f pid class cmd
+  f="$(pid_file "$comp")"
+  [[ -f "$f" ]] || return 1
+  pid="$(cat "$f")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  class=$JM_CLASS
+  [[ "$comp" == taskmanager ]] && class=$TM_CLASS
+  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+  [[ "$cmd" == *"$class"* && "$cmd" == *"$FLINK_CONF"* ]] || return 1
+  echo "$pid"
+}
+
+# stop_component sends TERM to COMPONENT, waits up to FLINK_STOP_TIMEOUT seconds, then KILLs.
+stop_component() {
+  local comp="$1" pid i
+  if ! pid="$(running_pid "$comp")"; then
+    rm -f "$(pid_file "$comp")"
+    return 0
+  fi
+  log "stopping $comp (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < ${FLINK_STOP_TIMEOUT:-30} * 10; i++)); do
+    [[ -d "/proc/$pid" ]] || break
+    sleep 0.1
+  done
+  if [[ -d "/proc/$pid" ]]; then
+    log "$comp (pid $pid) ignored TERM; sending KILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    while [[ -d "/proc/$pid" ]]; do sleep 0.1; done
+  fi
+  rm -f "$(pid_file "$comp")"
+}
+
+# rest_url prints the REST URL: $FLINK_REST_URL if set, else the one the running cluster wrote.
+rest_url() {
+  if [[ -n "${FLINK_REST_URL:-}" ]]; then
+    echo "${FLINK_REST_URL%/}"
+    return
+  fi
+  [[ -f "$FLINK_ENV_FILE" ]] || die "no Flink cluster: $FLINK_ENV_FILE missing; run testenv/flink/start.sh (or set FLINK_REST_URL)"
+  local url
+  url="$(sed -n 's/^FLINK_REST_URL=//p' "$FLINK_ENV_FILE")"
+  [[ -n "$url" ]] || die "FLINK_REST_URL missing in $FLINK_ENV_FILE"
+  echo "$url"
+}
+
+# tail_logs prints the end of every log, for errors.
+tail_logs() {
+  local f
+  for f in "$FLINK_LOG"/*.log "$FLINK_LOG"/*.out; do
+    [[ -s "$f" ]] || continue
+    echo "----- tail -n ${1:-40} $f" >&2
+    tail -n "${1:-40}" "$f" >&2
+  done
+}
+
+# hash_files prints a short content hash of the given files (cache keys for built jars).
+hash_files() {
+  cat "$@" | sha256sum | cut -c1-12
+}
