@@ -1,0 +1,309 @@
+// Package seatunnel reads jobs, job graphs, checkpoint overviews and history, and realtime
+// busyness/backpressure windows from the REST API of an Apache SeaTunnel Zeta cluster and
+// returns them as backend/model values.
+//
+// The same paths are served by the REST API v2 (Jetty, e.g. http://host:8080) and, for the job
+// endpoints, by the deprecated v1 (Hazelcast port, prefix /hazelcast/rest/maps): BaseURL is the
+// root the paths hang from, prefix included. The checkpoint endpoints exist only in v2 of
+// SeaTunnel 2.3.13 and later (apache/seatunnel PR #10065), the realtime metrics only in versions
+// with PR #10572; older engines answer with ErrNoCheckpointAPI / ErrNoRealtimeAPI.
+//
+// The client is stateless apart from its HTTP connection pool: it does not poll, cache or retry.
+package seatunnel
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxBodyBytes = 32 << 20
+	DefaultUserAgent    = "checkpoint-explorer"
+)
+
+// Config says how to reach one SeaTunnel REST endpoint.
+type Config struct {
+	// BaseURL is the REST root, e.g. http://127.0.0.1:8080 (v2, with its context-path if one is
+	// configured) or http://127.0.0.1:5801/hazelcast/rest/maps (v1).
+	BaseURL string
+	Auth    model.Auth
+	// CAFile is a PEM bundle trusted instead of the system roots.
+	CAFile             string
+	InsecureSkipVerify bool
+	// Timeout bounds each request (connect to last body byte); default DefaultTimeout.
+	Timeout time.Duration
+	// MaxBodyBytes refuses larger response bodies; default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	UserAgent    string
+	// Cluster, when set, is stamped on every returned Job, Checkpoint, AckSample and MetricSample.
+	Cluster string
+	// Location is the time zone of the engine's createTime/finishTime strings
+	// ("2006-01-02 15:04:05", the server's local time); default time.Local.
+	Location *time.Location
+	// OnRequest, when set, is called after every request (from the calling goroutine).
+	OnRequest func(RequestInfo)
+}
+
+// RequestInfo describes one finished request, for counting load per endpoint.
+type RequestInfo struct {
+	// Endpoint is the path template, e.g. "/jobs/checkpoints/:jobId".
+	Endpoint string
+	Method   string
+	// Status is the HTTP status, 0 when no response arrived.
+	Status   int
+	Duration time.Duration
+	// Bytes is the size of the body read (up to MaxBodyBytes+1).
+	Bytes int64
+	Err   error
+}
+
+// Client talks to one SeaTunnel cluster. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	http    *resty.Client
+	secrets []string
+	// acquire, when set, is called before every request and its release after (a request
+	// budget); NewSource sets it on its own copy of the client.
+	acquire func(context.Context) (func(), error)
+}
+
+// New validates cfg and builds a client. It does not contact the cluster.
+func New(cfg Config) (*Client, error) {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
+		return nil, errors.New("seatunnel: negative Timeout or MaxBodyBytes")
+	}
+	base, err := parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.BaseURL = base
+
+	tlsCfg := &tls.Config{InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // an explicit user choice
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("seatunnel: read CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("seatunnel: CA file %s: no PEM certificates found", cfg.CAFile)
+		}
+		tlsCfg.RootCAs = pool
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsCfg
+
+	rc := resty.NewWithClient(&http.Client{Transport: transport, Timeout: cfg.Timeout}).
+		SetBaseURL(cfg.BaseURL).
+		SetHeader("User-Agent", cfg.UserAgent).
+		SetHeader("Accept", "application/json").
+		// Resty warns on every request with basic auth over http; a local cluster is the common case.
+		SetDisableWarn(true).
+		SetLogger(discardLogger{})
+
+	c := &Client{cfg: cfg, http: rc}
+	switch cfg.Auth.Kind {
+	case "", model.AuthNone:
+	case model.AuthBasic:
+		if cfg.Auth.Username == "" {
+			return nil, errors.New("seatunnel: basic auth needs a username")
+		}
+		rc.SetBasicAuth(cfg.Auth.Username, cfg.Auth.Password)
+		c.secrets = append(c.secrets, cfg.Auth.Password, basicToken(cfg.Auth.Username, cfg.Auth.Password))
+	case model.AuthBearer:
+		if cfg.Auth.Token == "" {
+			return nil, errors.New("seatunnel: bearer auth needs a token")
+		}
+		rc.SetAuthToken(cfg.Auth.Token)
+		c.secrets = append(c.secrets, cfg.Auth.Token)
+	default:
+		return nil, fmt.Errorf("seatunnel: unknown auth kind %q", cfg.Auth.Kind)
+	}
+	return c, nil
+}
+
+// BaseURL returns the normalised REST root the client talks to.
+func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+
+func parseBaseURL(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", errors.New("seatunnel: empty base URL")
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		// url.Parse echoes its input, which may hold credentials: say only what is wrong.
+		return "", errors.New("seatunnel: base URL does not parse")
+	}
+	if u.User != nil {
+		return "", errors.New("seatunnel: base URL must not contain credentials; use Auth")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("seatunnel: base URL scheme %q, want http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", errors.New("seatunnel: base URL has no host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("seatunnel: base URL must not have a query or fragment")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// response is a finished request's status and body, for methods that must judge the status
+// themselves (a 404 means "no such API" on some endpoints and "no such job" on others).
+type response struct {
+	status int
+	body   []byte
+	where  string
+	ep     string
+}
+
+// fetch GETs endpoint (a template such as "/job-info/:jobId") at path and returns the body of
+// any HTTP answer; only transport failures and oversized bodies are errors here.
+func (c *Client) fetch(ctx context.Context, endpoint, path string, query url.Values) (r response, err error) {
+	start := time.Now()
+	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
+	defer func() {
+		if c.cfg.OnRequest != nil {
+			info.Duration = time.Since(start)
+			info.Err = err
+			c.cfg.OnRequest(info)
+		}
+	}()
+	r.where, r.ep = path, endpoint
+	if len(query) > 0 {
+		r.where += "?" + query.Encode()
+	}
+	if c.acquire != nil {
+		release, err := c.acquire(ctx)
+		if err != nil {
+			return r, &Error{Method: http.MethodGet, Path: r.where, Endpoint: endpoint, Message: err.Error(), cause: err}
+		}
+		defer release()
+	}
+	req := c.http.R().SetContext(ctx).SetDoNotParseResponse(true)
+	if len(query) > 0 {
+		req.SetQueryParamsFromValues(query)
+	}
+	resp, err := req.Get(path)
+	if err != nil {
+		return r, c.transportError(r.where, endpoint, err)
+	}
+	body := resp.RawBody()
+	defer body.Close()
+	r.status = resp.StatusCode()
+	info.Status = r.status
+	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
+		return r, r.fail(fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes))
+	}
+	data, err := io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
+	info.Bytes = int64(len(data))
+	if err != nil {
+		return r, c.transportError(r.where, endpoint, fmt.Errorf("read body: %w", err))
+	}
+	if int64(len(data)) > c.cfg.MaxBodyBytes {
+		return r, r.fail(fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes))
+	}
+	r.body = data
+	return r, nil
+}
+
+// get is fetch for endpoints where any non-2xx is an error and the body must be JSON.
+func (c *Client) get(ctx context.Context, endpoint, path string, query url.Values, out any) error {
+	r, err := c.fetch(ctx, endpoint, path, query)
+	if err != nil {
+		return err
+	}
+	if !r.ok() {
+		return c.statusError(r, nil)
+	}
+	return c.decode(r, out)
+}
+
+func (r response) ok() bool { return r.status >= 200 && r.status <= 299 }
+
+// empty reports a body with nothing in it: what SeaTunnel's REST v1 answers (204) for a path
+// it does not know.
+func (r response) empty() bool { return len(bytes.TrimSpace(r.body)) == 0 }
+
+// isJSON reports a body that starts like a JSON object or array (an engine's own error answer,
+// as opposed to a servlet container's or proxy's HTML page).
+func (r response) isJSON() bool {
+	b := bytes.TrimSpace(r.body)
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
+}
+
+func (r response) fail(msg string) *Error {
+	return &Error{Method: http.MethodGet, Path: r.where, Endpoint: r.ep, Status: r.status, Message: msg}
+}
+
+// statusError describes a non-2xx answer; kind (a sentinel such as ErrNotFound) is what
+// errors.Is matches, nil to let the status decide.
+func (c *Client) statusError(r response, kind error) *Error {
+	e := r.fail(c.redact(errorMessage(r.body)))
+	e.StatusText = http.StatusText(r.status)
+	e.kind = kind
+	return e
+}
+
+func (c *Client) decode(r response, out any) error {
+	if err := json.Unmarshal(r.body, out); err != nil {
+		return r.fail(c.redact(decodeProblem(r.body, err)))
+	}
+	return nil
+}
+
+func (c *Client) transportError(where, endpoint string, err error) error {
+	// Keep the chain (context.Canceled, net errors) but scrub the text, in case a proxy or a
+	// transport echoed a header into it.
+	return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Message: c.redact(err.Error()), cause: err}
+}
+
+// decodeProblem explains a body that is not the JSON we expected.
+func decodeProblem(data []byte, err error) string {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return "empty response body, want JSON"
+	case trimmed[0] == '<':
+		return "response is HTML, not JSON (a proxy or login page?): " + snippet(trimmed)
+	}
+	return fmt.Sprintf("decode JSON: %v", err)
+}
+
+type discardLogger struct{}
+
+func (discardLogger) Errorf(string, ...any) {}
+func (discardLogger) Warnf(string, ...any)  {}
+func (discardLogger) Debugf(string, ...any) {}

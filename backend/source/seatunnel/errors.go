@@ -1,0 +1,127 @@
+package seatunnel
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrNotFound matches (errors.Is) an unknown job: SeaTunnel answers /job-info for a job it does
+// not know with 200 and {"jobId":""} (v2) or {"jobId":"<id>"} (v1) and nothing else; a 404
+// from an endpoint that exists matches too.
+var ErrNotFound = errors.New("seatunnel: not found")
+
+// ErrNoCheckpointAPI matches a cluster without GET /jobs/checkpoints/:jobId.
+var ErrNoCheckpointAPI = errors.New("this SeaTunnel version has no checkpoint REST API (added in 2.3.13 / PR #10065, REST API v2 only)")
+
+// ErrNoRealtimeAPI matches a cluster without GET /metrics/realtime/jobs/:jobId/{vertices,edges}.
+var ErrNoRealtimeAPI = errors.New("this SeaTunnel version has no realtime metrics REST API (added by PR #10572, after 2.3.13)")
+
+// ErrRealtimeDisabled matches a 503 from the realtime endpoints: the active master does not
+// collect realtime metrics (the job lacks env engine.observability.enabled=true, or the
+// collector is off).
+var ErrRealtimeDisabled = errors.New("seatunnel: realtime metrics disabled for this job (set env engine.observability.enabled=true)")
+
+// maxMessage bounds the part of an error body quoted in an error.
+const maxMessage = 200
+
+// Error is a failed request. Its text is "seatunnel: GET /path: 503 Service Unavailable:
+// message"; it never contains credentials.
+type Error struct {
+	Method string
+	// Path is the request path with query, without the base URL.
+	Path string
+	// Endpoint is the path template, e.g. "/job-info/:jobId".
+	Endpoint string
+	// Status is the HTTP status, 0 when no response arrived.
+	Status     int
+	StatusText string
+	// Message is the engine's error text, or the first bytes of the body.
+	Message string
+	kind    error
+	cause   error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seatunnel: %s %s: ", e.Method, e.Path)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "%d", e.Status)
+		if e.StatusText != "" {
+			b.WriteString(" " + e.StatusText)
+		}
+		if e.Message != "" {
+			b.WriteString(": ")
+		}
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Is matches the error's kind (ErrNotFound, ErrNoCheckpointAPI, ...); a plain 404 matches
+// ErrNotFound.
+func (e *Error) Is(target error) bool {
+	if e.kind != nil {
+		return target == e.kind
+	}
+	return target == ErrNotFound && e.Status == 404
+}
+
+// Unwrap exposes the transport error (context.Canceled, net.Error, ...).
+func (e *Error) Unwrap() error { return e.cause }
+
+// errorMessage extracts the useful part of an error body. SeaTunnel's v2 servlets answer
+// {"status":"fail","message":"..."}; v1 and containers answer other shapes or HTML, quoted raw.
+func errorMessage(body []byte) string {
+	var se struct {
+		Message  string `json:"message"`
+		ErrorMsg string `json:"errorMsg"`
+		Error    string `json:"error"`
+	}
+	if json.Unmarshal(body, &se) == nil {
+		for _, m := range []string{se.Message, se.ErrorMsg, se.Error} {
+			if m = strings.TrimSpace(m); m != "" {
+				if i := strings.IndexByte(m, '\n'); i >= 0 {
+					m = m[:i]
+				}
+				return snippet([]byte(m))
+			}
+		}
+	}
+	return snippet(body)
+}
+
+// snippet returns the first maxMessage bytes of b as printable, valid UTF-8 on one line.
+func snippet(b []byte) string {
+	if len(b) > maxMessage {
+		b = b[:maxMessage]
+		for len(b) > 0 && !utf8.Valid(b) { // do not cut a rune in half
+			b = b[:len(b)-1]
+		}
+	}
+	s := strings.ToValidUTF8(string(b), "?")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+}
+
+// redact removes the client's credentials from s, in case a server or proxy echoed a request
+// header into its error body.
+func (c *Client) redact(s string) string {
+	for _, secret := range c.secrets {
+		if len(secret) >= 3 { // shorter strings would mangle ordinary text and are no secret anyway
+			s = strings.ReplaceAll(s, secret, "***")
+		}
+	}
+	return s
+}
+
+func basicToken(user, password string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+}

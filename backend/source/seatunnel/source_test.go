@@ -1,0 +1,312 @@
+package seatunnel
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// countingBudget is a collect.Budget that also counts what was spent.
+type countingBudget struct {
+	*collect.Budget
+	n atomic.Int64
+}
+
+func (b *countingBudget) Acquire(ctx context.Context) (func(), error) {
+	b.n.Add(1)
+	return b.Budget.Acquire(ctx)
+}
+
+type harness struct {
+	f      *fakeZeta
+	st     *store.Store
+	m      *collect.Manager
+	src    *Source
+	budget *countingBudget
+
+	mu     sync.Mutex
+	health collect.Health
+}
+
+// startCollector runs a real collect.Manager with a real store against the fake engine.
+func startCollector(t *testing.T, f *fakeZeta, url string) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{f: f, st: st}
+	h.budget = &countingBudget{Budget: collect.NewBudget(collect.BudgetOptions{RequestsPerSecond: 200, Burst: 50})}
+	h.src = NewSource(newClient(t, url), h.budget)
+	h.m = collect.NewManager(ctx, collect.Options{
+		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MinPoll: 50 * time.Millisecond, MaxPoll: 150 * time.Millisecond, JobsEvery: time.Second,
+		OnHealth: func(_ string, hl collect.Health) { h.mu.Lock(); h.health = hl; h.mu.Unlock() },
+	})
+	h.m.Apply([]collect.Target{{Name: "st", Key: "1", Source: h.src, Budget: h.budget.Budget}})
+	t.Cleanup(func() {
+		h.m.Stop()
+		cancel()
+		_ = st.Close()
+	})
+	return h
+}
+
+func (h *harness) lastHealth() collect.Health {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.health
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// runCheckpoints drives the fake like a job: a checkpoint of 4 subtasks acked one every 60 ms,
+// every 5th expiring, until n checkpoints ended.
+func runCheckpoints(f *fakeZeta, n int) {
+	for i := 1; i <= n; i++ {
+		f.trigger(1, TypeCheckpoint, 4)
+		for a := 1; a <= 3; a++ {
+			time.Sleep(60 * time.Millisecond)
+			f.ack(1, a)
+		}
+		time.Sleep(60 * time.Millisecond)
+		if i%5 == 0 {
+			f.fail(1, "CHECKPOINT_EXPIRED", expired, "")
+		} else {
+			f.ack(1, 4)
+			f.complete(1, 2)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+func TestCollectorWithSource(t *testing.T) {
+	f, srv := newFakeZeta(t)
+	realtimeFixture(f)
+	h := startCollector(t, f, srv.URL)
+	ctx := context.Background()
+	q := store.Query{Cluster: "st", JobID: fakeJobID}
+
+	const n = 10
+	runCheckpoints(f, n)
+	waitFor(t, "all checkpoints final in the store", 5*time.Second, func() bool {
+		cps, err := h.st.Checkpoints(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := 0
+		for _, cp := range cps {
+			if cp.Status.Final() {
+				final++
+			}
+		}
+		return final == n
+	})
+
+	cps, err := h.st.Checkpoints(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cp := range cps {
+		switch {
+		case cp.ID%5 == 0:
+			if cp.Status != model.StatusFailed || cp.FailureMessage != expired || cp.FailureMs != cp.TriggerMs+3000 || cp.EndToEndMs != 3000 {
+				t.Errorf("checkpoint %d = %+v, want expired with end = trigger + timeout", cp.ID, cp)
+			}
+		default:
+			if cp.Status != model.StatusCompleted || cp.CompletionMs < cp.TriggerMs+200 || cp.LatestAckMs != cp.CompletionMs ||
+				cp.StateBlobs == nil || *cp.StateBlobs != 2 || cp.Pipeline != 1 {
+				t.Errorf("checkpoint %d = %+v, want completed ≥ 200 ms after trigger with 2 state blobs", cp.ID, cp)
+			}
+		}
+	}
+
+	acks, err := h.st.AckSamples(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress := map[int64][]model.AckSample{}
+	for _, a := range acks {
+		if a.Total != 4 || a.Acknowledged < 0 || a.Acknowledged > 4 {
+			t.Errorf("ack sample %+v", a)
+		}
+		progress[a.CheckpointID] = append(progress[a.CheckpointID], a)
+	}
+	rising := 0
+	for id, ss := range progress {
+		for i := 1; i < len(ss); i++ {
+			if ss[i].TimeMs <= ss[i-1].TimeMs || ss[i].Acknowledged < ss[i-1].Acknowledged {
+				t.Errorf("checkpoint %d: samples not in time order or going back: %+v", id, ss)
+			}
+		}
+		if len(ss) >= 2 && ss[len(ss)-1].Acknowledged > ss[0].Acknowledged {
+			rising++
+		}
+	}
+	if rising < n/2 {
+		t.Errorf("%d of %d checkpoints have rising ack progress (%d samples in all), want most", rising, n, len(acks))
+	}
+
+	gaps, err := h.st.Gaps(ctx, q)
+	if err != nil || len(gaps) != 0 {
+		t.Errorf("gaps = %+v, %v; want none", gaps, err)
+	}
+
+	ms, err := h.st.MetricSamples(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bp []model.MetricSample
+	for _, m := range ms {
+		if m.Metric == model.MetricBPRatio && m.Target == "3" {
+			bp = append(bp, m)
+		}
+	}
+	if len(bp) != 2 || bp[0].VertexID != "4" || bp[1].Value != 0.9 {
+		t.Errorf("backpressure into the sink = %+v, want 2 complete buckets from the transform", bp)
+	}
+	job, err := h.st.Job(ctx, "st", fakeJobID)
+	if err != nil || len(job.Vertices) != 3 || len(job.Edges) != 2 || job.Engine != model.EngineSeaTunnel {
+		t.Errorf("stored job = %+v, %v", job, err)
+	}
+	if spent, served := h.budget.n.Load(), int64(f.totalRequests()); spent != served {
+		t.Errorf("budget spent on %d requests, the engine served %d: every request must spend it", spent, served)
+	}
+	// Detail costs nothing: no request beyond jobs, job-info, overview and realtime windows.
+	for ep := range f.snapshotRequests() {
+		switch ep {
+		case "/running-jobs", "/finished-jobs", "/job-info/:jobId", "/jobs/checkpoints/:jobId",
+			"/metrics/realtime/jobs/:jobId/vertices", "/metrics/realtime/jobs/:jobId/edges":
+		default:
+			t.Errorf("unexpected request to %s", ep)
+		}
+	}
+}
+
+func TestCollectorRecordsEvictedCheckpointsAsGap(t *testing.T) {
+	f, srv := newFakeZeta(t)
+	h := startCollector(t, f, srv.URL)
+	ctx := context.Background()
+	q := store.Query{Cluster: "st", JobID: fakeJobID}
+	f.trigger(1, TypeCheckpoint, 1)
+	f.complete(1, 1)
+	waitFor(t, "checkpoint 1 stored", 3*time.Second, func() bool {
+		id, ok, err := h.st.LatestCheckpointID(ctx, "st", fakeJobID, 1)
+		return err == nil && ok && id == 1
+	})
+	// The engine becomes unreachable while 50 checkpoints come and go: the ring keeps 32.
+	f.set(func(f *fakeZeta) { f.frozen = true })
+	for i := 0; i < 50; i++ {
+		f.trigger(1, TypeCheckpoint, 1)
+		f.complete(1, 1)
+	}
+	waitFor(t, "an error reported while frozen", 3*time.Second, func() bool { return h.lastHealth().State == "error" })
+	f.set(func(f *fakeZeta) { f.frozen = false })
+	waitFor(t, "the gap recorded", 5*time.Second, func() bool {
+		gaps, err := h.st.Gaps(ctx, q)
+		return err == nil && len(gaps) == 1
+	})
+	gaps, _ := h.st.Gaps(ctx, q)
+	if g := gaps[0]; g.Pipeline != 1 || g.FromID != 2 || g.ToID != 51-HistoryCapacity || !strings.Contains(g.Reason, "32 deep") {
+		t.Errorf("gap = %+v, want pipeline 1 ids 2..%d", g, 51-HistoryCapacity)
+	}
+	waitFor(t, "the remaining ring stored", 3*time.Second, func() bool {
+		id, ok, err := h.st.LatestCheckpointID(ctx, "st", fakeJobID, 1)
+		return err == nil && ok && id == 51
+	})
+}
+
+func TestCollectorSaysWhenCheckpointAPIIsMissing(t *testing.T) {
+	f, srv := newFakeZeta(t)
+	f.noCheckpointAPI = true
+	h := startCollector(t, f, srv.URL)
+	waitFor(t, "the error in the cluster's health", 3*time.Second, func() bool {
+		return strings.Contains(h.lastHealth().LastError, "no checkpoint REST API (added in 2.3.13 / PR #10065")
+	})
+	job, err := h.st.Job(context.Background(), "st", fakeJobID)
+	if err != nil || len(job.Vertices) != 3 {
+		t.Errorf("the job graph should still be stored: %+v, %v", job, err)
+	}
+}
+
+func TestSourceMetricsBackOffWhenUnavailable(t *testing.T) {
+	f, srv := newFakeZeta(t)
+	src := NewSource(newClient(t, srv.URL), nil)
+	now := time.Unix(1_800_000_000, 0)
+	src.now = func() time.Time { return now }
+	job := &model.Job{ID: fakeJobID}
+	ctx := context.Background()
+
+	samples, err := src.Metrics(ctx, job, 0)
+	if err != nil || samples != nil {
+		t.Fatalf("no realtime API: samples %v err %v, want none and no error", samples, err)
+	}
+	if s := src.MetricsStatus(fakeJobID); !strings.Contains(s, "added by PR #10572") {
+		t.Errorf("status = %q", s)
+	}
+	before := f.totalRequests()
+	now = now.Add(time.Minute)
+	if _, err := src.Metrics(ctx, job, 0); err != nil || f.totalRequests() != before {
+		t.Errorf("asked again within the back-off (%d → %d requests)", before, f.totalRequests())
+	}
+	// Once the API answers, samples flow and the status clears.
+	realtimeFixture(f)
+	now = now.Add(realtimeAPIRetry)
+	if _, err := src.Job(ctx, fakeJobID); err != nil {
+		t.Fatal(err)
+	}
+	jj, _ := src.c.Job(ctx, fakeJobID)
+	samples, err = src.Metrics(ctx, &jj, 0)
+	if err != nil || len(samples) == 0 || src.MetricsStatus(fakeJobID) != "" {
+		t.Fatalf("samples %d err %v status %q", len(samples), err, src.MetricsStatus(fakeJobID))
+	}
+	f.set(func(f *fakeZeta) { f.realtime = "disabled" })
+	now = now.Add(time.Minute)
+	if samples, err := src.Metrics(ctx, &jj, 15000); err != nil || samples != nil {
+		t.Errorf("disabled: %v %v", samples, err)
+	}
+	if s := src.MetricsStatus(fakeJobID); !strings.Contains(s, "observability") {
+		t.Errorf("status = %q", s)
+	}
+}
+
+func (f *fakeZeta) totalRequests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.requests {
+		n += c
+	}
+	return n
+}
+
+func (f *fakeZeta) snapshotRequests() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range f.requests {
+		out[k] = v
+	}
+	return out
+}
