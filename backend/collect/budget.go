@@ -24,9 +24,10 @@ type Budget struct {
 
 // BudgetOptions configure a Budget; zero values take the documented defaults.
 type BudgetOptions struct {
-	// RequestsPerSecond is the sustained rate (default 10).
+	// RequestsPerSecond is the sustained rate (default 20: a Flink job of V
+	// vertices checkpointing every second needs 1 + V per second for details).
 	RequestsPerSecond float64
-	// Burst is how many requests may go at once after a quiet spell (default 10).
+	// Burst is how many requests may go at once after a quiet spell (default 40).
 	Burst int
 	// Concurrency caps requests in flight (default 4).
 	Concurrency int
@@ -34,7 +35,7 @@ type BudgetOptions struct {
 
 // DefaultBudget is what a cluster gets unless configured otherwise.
 func DefaultBudget() BudgetOptions {
-	return BudgetOptions{RequestsPerSecond: 10, Burst: 10, Concurrency: 4}
+	return BudgetOptions{RequestsPerSecond: 20, Burst: 40, Concurrency: 4}
 }
 
 // NewBudget builds a budget.

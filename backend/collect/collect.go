@@ -267,10 +267,12 @@ func (c *clusterPoller) run() {
 	}
 }
 
-// syncJobs starts a poller for each job not yet followed. Pollers of jobs that
-// reached a terminal state stop themselves after one last poll.
+// syncJobs starts a poller for each running job not yet followed. Jobs that
+// already ended are read once each, one at a time, so that a cluster with a
+// long job history does not starve the running jobs of the request budget.
 func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].ID < jobs[j].ID })
+	var ended []*jobPoller
 	for _, j := range jobs {
 		c.mu.Lock()
 		jp, ok := c.jobs[j.ID]
@@ -283,10 +285,28 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 		c.mu.Lock()
 		c.jobs[j.ID] = jp
 		c.mu.Unlock()
+		if terminalState(j.State) {
+			ended = append(ended, jp)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			jp.run()
+		}()
+	}
+	if len(ended) > 0 {
+		// Most recently ended first: the likeliest to be looked at.
+		sort.SliceStable(ended, func(i, j int) bool { return ended[i].job.EndMs > ended[j].job.EndMs })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, jp := range ended {
+				if c.ctx.Err() != nil {
+					return
+				}
+				jp.run()
+			}
 		}()
 	}
 }

@@ -65,7 +65,7 @@ func (j *jobPoller) run() {
 		return // ended long ago: nothing new will come
 	}
 	bo := backoff{max: opts.MaxBackoff}
-	for {
+	for attempt := 1; ; attempt++ {
 		wait, err := j.tick(ctx)
 		if ctx.Err() != nil {
 			return
@@ -73,6 +73,9 @@ func (j *jobPoller) run() {
 		j.c.report(err)
 		if err != nil {
 			opts.Logger.Warn("poll failed", append(j.log(), "err", err)...)
+			if terminalState(j.currentState()) && attempt >= 3 {
+				return // an ended job is not worth retrying for ever
+			}
 			wait = bo.next()
 		} else {
 			bo.reset()
