@@ -112,4 +112,3 @@ func genApproxJSONBytes(c *model.Checkpoint) int64 {
 	}
 	return n
 }
-

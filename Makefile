@@ -1,0 +1,74 @@
+# Checkpoint Explorer. `make run` installs what is missing, builds and opens the
+# app; `make test` runs every test. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+BIN        := build/bin/checkpoint-explorer
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT     ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS    := -X checkpoint-explorer/app.BuildVersion=$(VERSION) -X checkpoint-explorer/app.BuildCommit=$(COMMIT)
+TAGS       := desktop,production,webkit2_41
+GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './testenv/.cache/*' 2>/dev/null)
+FE_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
+
+.PHONY: deps build frontend run test test-go test-frontend test-e2e test-desktop vet bench clean stop-testenv
+
+# Debian packages and npm modules the build and the tests need; installs only what is missing.
+deps:
+	@testenv/install-deps.sh
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(FE_SOURCES)
+	cd frontend && npm run build
+
+frontend: frontend/dist/index.html
+
+$(BIN): frontend/dist/index.html $(GO_SOURCES) go.mod go.sum
+	@mkdir -p build/bin
+	go build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)" -o $(BIN) .
+
+build: deps $(BIN)
+
+# Opens the window; without a display, serves the UI to a browser and prints the address.
+run: build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then exec $(BIN); else exec $(BIN) serve; fi
+
+vet: frontend/dist/index.html
+	gofmt -l . | grep -v '^frontend/' | (! grep .) || (echo "gofmt needed on the files above" && false)
+	go vet ./...
+
+test-go: frontend/dist/index.html
+	go test -race -count=1 -timeout 20m ./...
+	@# Restarts the shared JobManager, so it runs alone, after the rest.
+	CE_JM_RESTART=1 go test -race -count=1 -timeout 10m -run 'TestFlinkCollectorFollowsAJobManagerRestart' ./app/
+
+test-frontend: frontend/node_modules/.installed
+	cd frontend && npm run check && npm test
+
+test-e2e: $(BIN)
+	testenv/e2e.sh
+
+test-desktop: $(BIN)
+	testenv/desktop-smoke.sh
+
+# Every test: vet, Go (with the real Flink and Prometheus it starts), frontend unit tests,
+# the browser end-to-end test, the desktop window under Xvfb.
+test: deps
+	@trap 'testenv/stop-all.sh' EXIT; \
+	$(MAKE) --no-print-directory vet && \
+	$(MAKE) --no-print-directory test-frontend && \
+	$(MAKE) --no-print-directory test-go && \
+	$(MAKE) --no-print-directory test-e2e && \
+	$(MAKE) --no-print-directory test-desktop
+
+bench: deps $(BIN)
+	@trap 'testenv/stop-all.sh' EXIT; testenv/bench.sh
+
+stop-testenv:
+	testenv/stop-all.sh
+
+clean:
+	rm -rf build/bin frontend/dist test-results

@@ -1,0 +1,273 @@
+// Package app is the one facade the user interface calls. The desktop window
+// binds *App through Wails, `serve` exposes the same methods as a local JSON
+// API, and the CLI commands call them too: one facade, three doors.
+//
+// Exported methods of *App are the API (every one of them is reachable from
+// the window and the browser); lifecycle and wiring live in package-level
+// functions so that they are not.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// Build information, set by the linker (-X) in the Makefile.
+var (
+	BuildVersion = "dev"
+	BuildCommit  = "unknown"
+)
+
+// Options configure a new App.
+type Options struct {
+	// DataDir overrides where the config and the cache live. Empty means the
+	// OS's user config dir (config) and user cache dir (cache).
+	DataDir string
+	// Logger receives progress and errors; secrets never reach it.
+	Logger *slog.Logger
+	// NoSample disables opening the bundled sample on a first run.
+	NoSample bool
+	// NoCollect disables polling (CLI commands that only read the cache).
+	NoCollect bool
+	// JobsEvery overrides how often each cluster's job list is refreshed (default 30 s).
+	JobsEvery time.Duration
+}
+
+// Paths is where an App keeps its files.
+type Paths struct {
+	Config string `json:"config"`
+	Cache  string `json:"cache"`
+	Log    string `json:"log"`
+}
+
+// ResolvePaths applies the defaults of Options.DataDir.
+func ResolvePaths(dataDir string) (Paths, error) {
+	if dataDir != "" {
+		abs, err := filepath.Abs(dataDir)
+		if err != nil {
+			return Paths{}, fmt.Errorf("data dir %s: %w", dataDir, err)
+		}
+		return Paths{
+			Config: filepath.Join(abs, "config.json"),
+			Cache:  filepath.Join(abs, "cache.db"),
+			Log:    filepath.Join(abs, "checkpoint-explorer.log"),
+		}, nil
+	}
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		return Paths{}, fmt.Errorf("no user config dir (set --data-dir): %w", err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return Paths{}, fmt.Errorf("no user cache dir (set --data-dir): %w", err)
+	}
+	return Paths{
+		Config: filepath.Join(cfg, "checkpoint-explorer", "config.json"),
+		Cache:  filepath.Join(cache, "checkpoint-explorer", "cache.db"),
+		Log:    filepath.Join(cache, "checkpoint-explorer", "checkpoint-explorer.log"),
+	}, nil
+}
+
+// App is the facade. Create it with New, then Start it.
+type App struct {
+	paths  Paths
+	log    *slog.Logger
+	opts   Options
+	config *configFile
+	store  *store.Store
+	events *broadcaster
+
+	mu       sync.Mutex
+	clusters []model.Cluster // configured, with secrets; guarded by mu
+	health   map[string]Health
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	// dialogs is set by the desktop door; nil elsewhere.
+	dialogs FileDialogs
+	coll    collectorHandle
+}
+
+// FileDialogs is what the desktop window offers for picking files.
+type FileDialogs interface {
+	OpenFile(title string, patterns []string) (string, error)
+	SaveFile(title, defaultName string) (string, error)
+}
+
+// Health is a cluster connection's state as the UI shows it.
+type Health struct {
+	State          string  `json:"state"` // ok | error | connecting | idle | offline
+	LastError      string  `json:"last_error"`
+	LastOKMs       int64   `json:"last_ok_ms"`
+	RequestsPerSec float64 `json:"requests_per_sec"`
+}
+
+// New opens the config and the cache. The caller must call Close.
+func New(ctx context.Context, opts Options) (*App, error) {
+	paths, err := ResolvePaths(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	a := &App{
+		paths:  paths,
+		log:    logger,
+		opts:   opts,
+		config: &configFile{path: paths.Config},
+		events: newBroadcaster(),
+		health: map[string]Health{},
+	}
+	cfg, err := a.config.load()
+	if err != nil {
+		return nil, err
+	}
+	a.clusters = cfg.Clusters
+	ret := store.DefaultRetention()
+	if cfg.Retention != nil {
+		ret = cfg.Retention.store()
+	}
+	st, err := store.Open(ctx, paths.Cache, ret)
+	if err != nil {
+		return nil, fmt.Errorf("open cache: %w", err)
+	}
+	a.store = st
+	return a, nil
+}
+
+// Start begins background work: retention, the first-run sample, polling.
+func Start(ctx context.Context, a *App) error {
+	ctx, cancel := context.WithCancel(ctx)
+	a.mu.Lock()
+	a.cancel = cancel
+	a.mu.Unlock()
+	if !a.opts.NoSample {
+		if err := a.ensureSample(ctx); err != nil {
+			// The sample is a convenience: a broken one must not stop the app.
+			a.log.Warn("bundled sample not opened", "err", err)
+		}
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.store.StartRetention(ctx, time.Minute)
+	}()
+	if !a.opts.NoCollect {
+		a.startCollector(ctx)
+	}
+	return nil
+}
+
+// Close stops background work and closes the cache.
+func Close(a *App) error {
+	a.mu.Lock()
+	cancel := a.cancel
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	a.stopCollector()
+	a.wg.Wait()
+	return a.store.Close()
+}
+
+// SetFileDialogs lets the desktop door offer native dialogs.
+func SetFileDialogs(a *App, d FileDialogs) { a.dialogs = d }
+
+// Subscribe receives every event the app emits (the doors forward them).
+func Subscribe(a *App, fn func(name string, payload any)) (unsubscribe func()) {
+	return a.events.subscribe(fn)
+}
+
+// StoreOf exposes the cache to CLI commands that stream (export, bench).
+func StoreOf(a *App) *store.Store { return a.store }
+
+// PathsOf tells where the app keeps its files.
+func PathsOf(a *App) Paths { return a.paths }
+
+func (a *App) emit(name string, payload any) { a.events.emit(name, payload) }
+
+func (a *App) configuredCluster(name string) (model.Cluster, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.clusters {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return model.Cluster{}, false
+}
+
+// saveConfigLocked writes the config; a.mu must be held.
+func (a *App) saveConfigLocked() error {
+	lim := limitsFromStore(a.store.Retention())
+	return a.config.save(Config{Clusters: append([]model.Cluster(nil), a.clusters...), Retention: &lim})
+}
+
+// sourceKind tells a configured cluster from an opened capture or the sample.
+func sourceKind(c model.Cluster, configured bool) string {
+	switch {
+	case configured:
+		return "cluster"
+	case strings.HasPrefix(c.Name, "sample:"):
+		return "sample"
+	default:
+		return "capture"
+	}
+}
+
+// errBadRequest marks errors caused by the caller's input.
+var errBadRequest = errors.New("bad request")
+
+func badRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errBadRequest, fmt.Sprintf(format, args...))
+}
+
+// IsBadRequest reports whether err came from invalid input (the serve door
+// answers 400 rather than 500).
+func IsBadRequest(err error) bool { return errors.Is(err, errBadRequest) }
+
+// broadcaster fans events out to the doors' subscribers.
+type broadcaster struct {
+	mu   sync.Mutex
+	next int
+	subs map[int]func(string, any)
+}
+
+func newBroadcaster() *broadcaster { return &broadcaster{subs: map[int]func(string, any){}} }
+
+func (b *broadcaster) subscribe(fn func(string, any)) func() {
+	b.mu.Lock()
+	id := b.next
+	b.next++
+	b.subs[id] = fn
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.subs, id)
+		b.mu.Unlock()
+	}
+}
+
+func (b *broadcaster) emit(name string, payload any) {
+	b.mu.Lock()
+	fns := make([]func(string, any), 0, len(b.subs))
+	for _, fn := range b.subs {
+		fns = append(fns, fn)
+	}
+	b.mu.Unlock()
+	for _, fn := range fns {
+		fn(name, payload)
+	}
+}

@@ -1,0 +1,512 @@
+package app
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+func newTestApp(t *testing.T, opts Options) *App {
+	t.Helper()
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	opts.NoCollect = true
+	a, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Start(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Close(a) })
+	return a
+}
+
+const (
+	secretPassword = "s3cr3t-P4ssw0rd-xyzzy"
+	secretToken    = "tok-9f8e7d6c5b4a-plugh"
+)
+
+// seedJob stores a configured cluster with secrets and a job with detailed checkpoints.
+func seedJob(t *testing.T, a *App) {
+	t.Helper()
+	ctx := context.Background()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(caFile, []byte("-----BEGIN CERTIFICATE-----\n"), 0o600)
+	if err := a.SaveCluster(ClusterInput{Name: "prod", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:1",
+		Auth: model.Auth{Kind: model.AuthBasic, Username: "ops", Password: secretPassword}, CAFile: caFile}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.PutJob(ctx, model.Job{Cluster: "prod", ID: "job1", Name: "Orders", Engine: model.EngineFlink, State: "RUNNING",
+		Vertices: []model.Vertex{{ID: "v1", Name: "Source", Parallelism: 2}, {ID: "v2", Name: "Sink", Parallelism: 2}},
+		Edges:    []model.Edge{{Source: "v1", Target: "v2", ShipStrategy: "HASH"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Recent, so the default age limit (30 days) keeps them.
+	base := time.Now().Add(-time.Hour).UnixMilli()
+	var cps []model.Checkpoint
+	for i := int64(1); i <= 20; i++ {
+		c := model.Checkpoint{Cluster: "prod", JobID: "job1", ID: i, Kind: model.KindCheckpoint, Status: model.StatusCompleted,
+			TriggerMs: base + i*1000, EndToEndMs: 40 + i, CheckpointedSize: 1000 * i, StateSize: 5000 * i,
+			NumSubtasks: 4, NumAcknowledged: 4}
+		c.LatestAckMs, c.CompletionMs = c.TriggerMs+c.EndToEndMs, c.TriggerMs+c.EndToEndMs
+		if i == 7 {
+			c.Status, c.CompletionMs, c.FailureMs, c.FailureMessage = model.StatusFailed, 0, c.TriggerMs+900, "Checkpoint expired before completing."
+			c.NumAcknowledged = 2
+		}
+		for _, v := range []string{"v1", "v2"} {
+			ts := model.TaskStats{VertexID: v, LatestAckMs: c.LatestAckMs, EndToEndMs: c.EndToEndMs, NumSubtasks: 2, NumAcknowledged: 2}
+			for s := 0; s < 2; s++ {
+				ts.Subtasks = append(ts.Subtasks, model.SubtaskStats{Index: s, Status: model.SubtaskCompleted, AckMs: c.LatestAckMs,
+					EndToEndMs: c.EndToEndMs, StartDelayMs: 1, AlignmentMs: 2, SyncMs: 3, AsyncMs: 30, StateSize: 100, CheckpointedSize: 50})
+			}
+			c.Tasks = append(c.Tasks, ts)
+		}
+		cps = append(cps, c)
+	}
+	if err := a.store.PutCheckpoints(ctx, cps); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.PutMetricSamples(ctx, []model.MetricSample{{Cluster: "prod", JobID: "job1", VertexID: "v1", Subtask: -1,
+		Metric: model.MetricBackPressuredMsPerSec, Agg: model.AggMax, TimeMs: base + 5_000, Value: 420, Source: "rest"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.PutGaps(ctx, []model.Gap{{Cluster: "prod", JobID: "job1", FromID: 21, ToID: 23, DetectedMs: base + 30_000}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigFileIsPrivateAndHoldsTheSecret(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	seedJob(t, a)
+	fi, err := os.Stat(a.paths.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("config mode %v, want 0600", fi.Mode().Perm())
+	}
+	b, _ := os.ReadFile(a.paths.Config)
+	if !bytes.Contains(b, []byte(secretPassword)) {
+		t.Error("the config does not keep the password")
+	}
+	// The API never hands the secret back.
+	list, err := a.ListClusters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(list)
+	if bytes.Contains(out, []byte(secretPassword)) {
+		t.Error("ListClusters leaks the password")
+	}
+	// Saving again with an empty password keeps the stored one.
+	if err := a.SaveCluster(ClusterInput{Name: "prod", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:2",
+		Auth: model.Auth{Kind: model.AuthBasic, Username: "ops"}}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := a.configuredCluster("prod")
+	if c.Auth.Password != secretPassword || c.BaseURL != "http://127.0.0.1:2" {
+		t.Errorf("edit without password: got %+v", c)
+	}
+}
+
+func TestSaveClusterRejectsBadInput(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	for _, tc := range []struct {
+		in   ClusterInput
+		want string
+	}{
+		{ClusterInput{Name: "", Engine: "flink", BaseURL: "http://x"}, "cluster name"},
+		{ClusterInput{Name: "a", Engine: "spark", BaseURL: "http://x"}, "choose flink or seatunnel"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "ftp://x"}, "http:// or https://"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://u:" + secretPassword + "@x"}, "auth fields"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", Auth: model.Auth{Kind: model.AuthBearer}}, "needs a token"},
+		{ClusterInput{Name: "capture: x", Engine: "flink", BaseURL: "http://x"}, "reserved"},
+	} {
+		err := a.SaveCluster(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !IsBadRequest(err) {
+			t.Errorf("SaveCluster(%+v) = %v, want a bad request naming %q", tc.in.Name, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), secretPassword) {
+			t.Errorf("error leaks the password: %v", err)
+		}
+	}
+}
+
+func TestExportImportRoundTripWithoutSecrets(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	seedJob(t, a)
+	out := filepath.Join(t.TempDir(), "prod.ckpt.gz")
+	res, err := a.ExportCapture(ExportRequest{Cluster: "prod", Job: "job1", Path: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checkpoints != 20 {
+		t.Errorf("exported %d checkpoints, want 20", res.Checkpoints)
+	}
+	raw, _ := os.ReadFile(out)
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	for _, s := range []string{secretPassword, "ops"} {
+		if bytes.Contains(plain, []byte(s)) {
+			t.Errorf("the export contains the secret %q", s)
+		}
+	}
+
+	b := newTestApp(t, Options{NoSample: true})
+	imp, err := b.OpenCapture(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Sources) != 1 || imp.Sources[0] != "capture: prod" || imp.Checkpoints != 20 || imp.Gaps != 1 || imp.MetricSamples != 1 {
+		t.Fatalf("import result %+v", imp)
+	}
+	ctx := context.Background()
+	for id := int64(1); id <= 20; id++ {
+		want, err := a.store.Checkpoint(ctx, model.Key{Cluster: "prod", JobID: "job1", ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.store.Checkpoint(ctx, model.Key{Cluster: "capture: prod", JobID: "job1", ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Cluster = "capture: prod"
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("checkpoint %d differs after export → import:\nwant %+v\ngot  %+v", id, want, got)
+		}
+	}
+	// Importing the same file again changes nothing.
+	if _, err := b.OpenCapture(out); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := b.store.Stats(ctx)
+	if st.Checkpoints != 20 || st.Gaps != 1 || st.MetricSamples != 1 {
+		t.Errorf("after a second import: %+v", st)
+	}
+	// Export of the imported capture gives a file that imports identically again.
+	out2 := filepath.Join(t.TempDir(), "again.ckpt.gz")
+	if _, err := b.ExportCapture(ExportRequest{Cluster: "capture: prod", Job: "job1", Path: out2}); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestApp(t, Options{NoSample: true})
+	if _, err := c.OpenCapture(out2); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := c.store.Checkpoint(ctx, model.Key{Cluster: "capture: prod", JobID: "job1", ID: 7})
+	want, _ := b.store.Checkpoint(ctx, model.Key{Cluster: "capture: prod", JobID: "job1", ID: 7})
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("second round trip differs for checkpoint 7")
+	}
+}
+
+// contentDigest lists everything a reader can see in the cache.
+func contentDigest(t *testing.T, a *App) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	clusters, _ := a.store.Clusters(ctx)
+	jobs, _ := a.store.Jobs(ctx, "")
+	json.NewEncoder(&b).Encode(clusters)
+	json.NewEncoder(&b).Encode(jobs)
+	for _, j := range jobs {
+		q := store.Query{Cluster: j.Cluster, JobID: j.ID}
+		a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error { return json.NewEncoder(&b).Encode(c) })
+		ms, _ := a.store.MetricSamples(ctx, q)
+		gs, _ := a.store.Gaps(ctx, q)
+		json.NewEncoder(&b).Encode(ms)
+		json.NewEncoder(&b).Encode(gs)
+	}
+	return b.String()
+}
+
+func TestCorruptCaptureLeavesTheCacheUnchanged(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	seedJob(t, a)
+	good := filepath.Join(t.TempDir(), "good.ckpt.gz")
+	if _, err := a.ExportCapture(ExportRequest{Cluster: "prod", Job: "job1", Path: good}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(good)
+	zr, _ := gzip.NewReader(bytes.NewReader(raw))
+	plain, _ := io.ReadAll(zr)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o600)
+		return p
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	// A checkpoint line with a bad status, after valid records were read.
+	lines := bytes.Split(plain, []byte("\n"))
+	last := -1
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(`"COMPLETED"`)) {
+			last = i
+		}
+	}
+	var bad [][]byte
+	for i, l := range lines {
+		if i == last {
+			l = bytes.Replace(l, []byte(`"COMPLETED"`), []byte(`"BOGUS"`), 1)
+		}
+		bad = append(bad, l)
+	}
+	cases := map[string]string{
+		"truncated":   write("truncated.ckpt.gz", raw[:len(raw)*2/3]),
+		"bad status":  write("badstatus.ckpt.gz", gz(bytes.Join(bad, []byte("\n")))),
+		"not capture": write("random.json", []byte(`{"hello": "world"}`)),
+		"deep":        write("deep.jsonl", []byte(`{"type":"header","format":"checkpoint-explorer-capture","version":"1.0"}`+"\n"+strings.Repeat("[", 5000)+"\n")),
+	}
+	b := newTestApp(t, Options{NoSample: true})
+	// Give b some content of its own first, so "unchanged" is not "empty".
+	if _, err := b.OpenCapture(good); err != nil {
+		t.Fatal(err)
+	}
+	before := contentDigest(t, b)
+	for name, p := range cases {
+		_, err := b.OpenCapture(p)
+		if err == nil {
+			t.Errorf("%s: imported without error", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), filepath.Base(p)) || !strings.Contains(err.Error(), "nothing was imported") {
+			t.Errorf("%s: error %q does not name the file and say nothing was imported", name, err)
+		}
+		if after := contentDigest(t, b); after != before {
+			t.Errorf("%s: the cache changed after a refused import", name)
+		}
+	}
+}
+
+func TestFirstRunOpensTheBundledSample(t *testing.T) {
+	a := newTestApp(t, Options{})
+	list, err := a.ListClusters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Kind != "sample" || !list[0].ReadOnly {
+		t.Fatalf("first run sources %+v, want the sample", list)
+	}
+	jobs, err := a.ListJobs(list[0].Name)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("sample jobs %+v, %v", jobs, err)
+	}
+	rows, err := a.Checkpoints(list[0].Name, jobs[0].ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range rows {
+		if r.ID == 28 && r.EndToEndMs == 19022 {
+			found = true
+		}
+	}
+	if len(rows) != 7 || !found {
+		t.Errorf("sample rows %d, checkpoint 28 at 19022 ms found: %v", len(rows), found)
+	}
+	tl, err := a.Timeline(TimelineRequest{Cluster: list[0].Name, Job: jobs[0].ID, WidthPx: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Bars) != 7 {
+		t.Errorf("timeline has %d bars at 800 px, want 7", len(tl.Bars))
+	}
+	// A removed sample does not come back on the next start of the same data dir.
+	if err := a.RemoveCluster(list[0].Name); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := a.ListClusters(); len(list) != 0 {
+		t.Errorf("after removing the sample: %+v", list)
+	}
+}
+
+func TestRetentionLimitsAreSavedAndApplied(t *testing.T) {
+	dir := t.TempDir()
+	a := newTestApp(t, Options{NoSample: true, DataDir: dir})
+	seedJob(t, a)
+	if err := a.SetRetention(RetentionLimits{MaxCheckpointsPerJob: -1}); err == nil {
+		t.Error("a negative limit was accepted")
+	}
+	if err := a.SetRetention(RetentionLimits{MaxCheckpointsPerJob: 5, MaxAgeMs: 0, MaxBytes: 64 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Retention()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Checkpoints != 5 || r.Limits.MaxCheckpointsPerJob != 5 || r.PrunedTotal.Checkpoints != 15 {
+		t.Errorf("after limiting to 5: %+v", r)
+	}
+	Close(a)
+	b := newTestApp(t, Options{NoSample: true, DataDir: dir})
+	r, _ = b.Retention()
+	if r.Limits.MaxCheckpointsPerJob != 5 || r.Limits.MaxBytes != 64<<20 {
+		t.Errorf("limits not kept across restarts: %+v", r.Limits)
+	}
+}
+
+func TestServeRefusesWithoutTokenAndForeignHostOrOrigin(t *testing.T) {
+	a := newTestApp(t, Options{})
+	srv, err := NewServer(a, ServeOptions{Token: "secret-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	host := strings.TrimPrefix(ts.URL, "http://")
+	srv.hosts = map[string]bool{host: true}
+	call := func(method, path, hostHdr, origin, auth string) (int, string) {
+		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader("[]"))
+		if hostHdr != "" {
+			req.Host = hostHdr
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for _, tc := range []struct {
+		name, method, path, host, origin, auth string
+		want                                   int
+	}{
+		{"no token", "POST", "/api/app.App.ListClusters", "", "", "", 401},
+		{"wrong token", "POST", "/api/app.App.ListClusters", "", "", "nope", 401},
+		{"no token, page", "GET", "/", "", "", "", 401},
+		{"foreign host", "POST", "/api/app.App.ListClusters", "evil.example:80", "", "secret-token", 403},
+		{"rebinding host", "POST", "/api/app.App.ListClusters", "attacker.test:" + strings.Split(host, ":")[1], "", "secret-token", 403},
+		{"foreign origin", "POST", "/api/app.App.ListClusters", "", "http://evil.example", "secret-token", 403},
+		{"good", "POST", "/api/app.App.ListClusters", "", "", "secret-token", 200},
+		{"good with own origin", "POST", "/api/app.App.ListClusters", "", "http://" + host, "secret-token", 200},
+		{"token in query", "POST", "/api/app.App.Version?token=secret-token", "", "", "", 200},
+		{"unknown method", "POST", "/api/app.App.Nope", "", "", "secret-token", 404},
+	} {
+		code, body := call(tc.method, tc.path, tc.host, tc.origin, tc.auth)
+		if code != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.want)
+		}
+	}
+	// A call with bad arguments is a 400 naming the problem.
+	req, _ := http.NewRequest("POST", ts.URL+"/api/app.App.Checkpoints", strings.NewReader(`["x"]`))
+	req.Header.Set("Authorization", "Bearer secret-token")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 400 || !strings.Contains(string(b), "takes 4 arguments") {
+		t.Errorf("bad arity: %d %s", res.StatusCode, b)
+	}
+	// The token cookie set by the page URL lets later requests through.
+	jar := &cookieJar{}
+	cl := &http.Client{Jar: jar}
+	req, _ = http.NewRequest("POST", ts.URL+"/api/app.App.Version?token=secret-token", nil)
+	if res, err = cl.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	req, _ = http.NewRequest("POST", ts.URL+"/api/app.App.ListJobs", strings.NewReader(`[""]`))
+	if res, err = cl.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(b), "result") {
+		t.Errorf("cookie call: %d %s", res.StatusCode, b)
+	}
+}
+
+type cookieJar struct{ cs []*http.Cookie }
+
+func (j *cookieJar) SetCookies(_ *url.URL, cs []*http.Cookie) { j.cs = append(j.cs, cs...) }
+func (j *cookieJar) Cookies(*url.URL) []*http.Cookie          { return j.cs }
+
+func TestServeRefusesNonLoopbackAddress(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	srv, err := NewServer(a, ServeOptions{Addr: "0.0.0.0:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = srv.ListenAndServe(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "not a loopback address") {
+		t.Errorf("listening on 0.0.0.0: %v", err)
+	}
+}
+
+func TestUploadOfABadFileIsRefusedWhole(t *testing.T) {
+	a := newTestApp(t, Options{})
+	srv, _ := NewServer(a, ServeOptions{Token: "t"})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	before := contentDigest(t, a)
+	req, _ := http.NewRequest("POST", ts.URL+"/upload?name=broken.ckpt.gz", strings.NewReader("\x1f\x8b\x08garbage"))
+	req.Header.Set("Authorization", "Bearer t")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 400 || !strings.Contains(string(b), "broken.ckpt.gz") {
+		t.Errorf("bad upload: %d %s", res.StatusCode, b)
+	}
+	if contentDigest(t, a) != before {
+		t.Error("a refused upload changed the cache")
+	}
+	// A good upload adds a source.
+	var buf bytes.Buffer
+	w, _ := capture.NewWriter(&buf, capture.Header{RecordedBy: "test"})
+	w.Cluster(model.Cluster{Name: "up", Engine: model.EngineFlink})
+	w.Job(model.Job{Cluster: "up", ID: "j", Name: "J", Engine: model.EngineFlink, State: "RUNNING"})
+	w.Checkpoint(&model.Checkpoint{Cluster: "up", JobID: "j", ID: 1, Kind: model.KindCheckpoint, Status: model.StatusCompleted, TriggerMs: 1000, EndToEndMs: 5})
+	w.Close()
+	req, _ = http.NewRequest("POST", ts.URL+"/upload?name=good.ckpt.gz", &buf)
+	req.Header.Set("Authorization", "Bearer t")
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ir ImportResult
+	json.NewDecoder(res.Body).Decode(&ir)
+	res.Body.Close()
+	if res.StatusCode != 200 || ir.Checkpoints != 1 || len(ir.Sources) != 1 || ir.Sources[0] != "capture: up" {
+		t.Errorf("good upload: %d %+v", res.StatusCode, ir)
+	}
+}

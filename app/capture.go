@@ -1,0 +1,348 @@
+package app
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// bundledSample is the artifact of a real Flink job under induced backpressure,
+// opened on a first run so that a new user sees real data at once.
+//
+//go:embed sample/phase-2.3-checkpoint-metrics.json
+var bundledSample []byte
+
+// ImportResult says what opening a capture added to the cache.
+type ImportResult struct {
+	Sources       []string `json:"sources"`
+	Jobs          int64    `json:"jobs"`
+	Checkpoints   int64    `json:"checkpoints"`
+	AckSamples    int64    `json:"ack_samples"`
+	MetricSamples int64    `json:"metric_samples"`
+	Gaps          int64    `json:"gaps"`
+	Skipped       int64    `json:"skipped"`
+}
+
+// capturePrefix marks sources that came from a file, so they never mix with a
+// configured cluster of the same name.
+const capturePrefix = "capture: "
+
+func captureSourceName(name string) string {
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(name, p) {
+			return name
+		}
+	}
+	return capturePrefix + name
+}
+
+// OpenCapture imports a capture file (or a foreign format the capture package
+// recognises) as read-only sources. The whole file goes in one transaction: a
+// truncated, corrupt or hostile file leaves the cache exactly as it was.
+func (a *App) OpenCapture(path string) (ImportResult, error) {
+	if path == "" {
+		return ImportResult{}, badRequest("no file given")
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	res, err := a.importCapture(ctx, path)
+	if err != nil {
+		return res, err
+	}
+	a.log.Info("capture opened", "file", filepath.Base(path), "sources", res.Sources, "checkpoints", res.Checkpoints)
+	a.emit("sources", map[string]any{})
+	return res, nil
+}
+
+// OpenCaptureDialog asks for a file with the desktop's dialog, then opens it.
+func (a *App) OpenCaptureDialog() (ImportResult, error) {
+	if a.dialogs == nil {
+		return ImportResult{}, badRequest("no file dialog here: upload the file instead")
+	}
+	path, err := a.dialogs.OpenFile("Open capture", []string{"*.ckpt.gz", "*.gz", "*.jsonl", "*.json"})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	if path == "" {
+		return ImportResult{}, nil // cancelled
+	}
+	return a.OpenCapture(path)
+}
+
+func (a *App) importCapture(ctx context.Context, path string) (ImportResult, error) {
+	var res ImportResult
+	names := map[string]string{}
+	rename := func(kind, orig string) (string, error) {
+		n, ok := names[orig]
+		if !ok {
+			return "", fmt.Errorf("%s refers to cluster %q, which the file does not declare", kind, orig)
+		}
+		return n, nil
+	}
+	var configured = map[string]bool{}
+	a.mu.Lock()
+	for _, c := range a.clusters {
+		configured[c.Name] = true
+	}
+	a.mu.Unlock()
+	lastProgress := time.Now()
+	progress := func() {
+		if time.Since(lastProgress) > 500*time.Millisecond {
+			lastProgress = time.Now()
+			a.emit("import-progress", map[string]any{"file": filepath.Base(path), "checkpoints": res.Checkpoints, "metric_samples": res.MetricSamples})
+		}
+	}
+	err := a.store.Bulk(ctx, func(w store.Writer) error {
+		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
+			Cluster: func(c model.Cluster) error {
+				c = c.Public()
+				name := captureSourceName(c.Name)
+				if configured[name] {
+					return fmt.Errorf("the file's cluster %q would replace the configured cluster %q", c.Name, name)
+				}
+				names[c.Name] = name
+				c.Name, c.ReadOnly = name, true
+				res.Sources = append(res.Sources, name)
+				return w.PutCluster(c)
+			},
+			Job: func(j model.Job) error {
+				var err error
+				if j.Cluster, err = rename("job "+j.ID, j.Cluster); err != nil {
+					return err
+				}
+				res.Jobs++
+				return w.PutJob(j)
+			},
+			Checkpoint: func(c *model.Checkpoint) error {
+				var err error
+				if c.Cluster, err = rename(fmt.Sprintf("checkpoint %d", c.ID), c.Cluster); err != nil {
+					return err
+				}
+				res.Checkpoints++
+				progress()
+				return w.PutCheckpoint(c)
+			},
+			AckSample: func(s model.AckSample) error {
+				var err error
+				if s.Cluster, err = rename("ack sample", s.Cluster); err != nil {
+					return err
+				}
+				res.AckSamples++
+				return w.PutAckSample(s)
+			},
+			MetricSample: func(s model.MetricSample) error {
+				var err error
+				if s.Cluster, err = rename("metric sample", s.Cluster); err != nil {
+					return err
+				}
+				res.MetricSamples++
+				progress()
+				return w.PutMetricSample(s)
+			},
+			Gap: func(g model.Gap) error {
+				var err error
+				if g.Cluster, err = rename("gap", g.Cluster); err != nil {
+					return err
+				}
+				res.Gaps++
+				return w.PutGap(g)
+			},
+		})
+		res.Skipped = sum.Skipped
+		if err != nil {
+			return err
+		}
+		if len(res.Sources) == 0 {
+			return errors.New("the file holds no cluster")
+		}
+		return nil
+	})
+	if err != nil {
+		return ImportResult{}, badRequest("open %s: %v (nothing was imported)", filepath.Base(path), err)
+	}
+	return res, nil
+}
+
+// ensureSample opens the bundled sample on a first run: no configured cluster
+// and no source of any kind in the cache yet.
+func (a *App) ensureSample(ctx context.Context) error {
+	a.mu.Lock()
+	n := len(a.clusters)
+	a.mu.Unlock()
+	if n > 0 {
+		return nil
+	}
+	stored, err := a.store.Clusters(ctx)
+	if err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		return nil
+	}
+	f, err := os.CreateTemp("", "checkpoint-explorer-sample-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(bundledSample); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	res, err := a.importCapture(ctx, f.Name())
+	if err != nil {
+		return err
+	}
+	a.log.Info("bundled sample opened", "sources", res.Sources, "checkpoints", res.Checkpoints)
+	return nil
+}
+
+// ExportRequest selects what goes into a capture file.
+type ExportRequest struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	FromMs  int64  `json:"from_ms"`
+	ToMs    int64  `json:"to_ms"`
+	Path    string `json:"path"`
+}
+
+// ExportResult says what was written.
+type ExportResult struct {
+	Path        string `json:"path"`
+	Checkpoints int64  `json:"checkpoints"`
+	Records     int64  `json:"records"`
+	Bytes       int64  `json:"bytes"`
+}
+
+// ExportCapture writes a job's cached data to a capture file (no secrets).
+// In the window an empty path asks with a save dialog.
+func (a *App) ExportCapture(req ExportRequest) (ExportResult, error) {
+	if req.Cluster == "" || req.Job == "" {
+		return ExportResult{}, badRequest("cluster and job are required")
+	}
+	if req.Path == "" {
+		if a.dialogs == nil {
+			return ExportResult{}, badRequest("give the path of the file to write")
+		}
+		p, err := a.dialogs.SaveFile("Export capture", safeFileName(req.Job)+".ckpt.gz")
+		if err != nil || p == "" {
+			return ExportResult{}, err
+		}
+		req.Path = p
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	return a.exportCapture(ctx, req)
+}
+
+func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResult, error) {
+	job, err := a.store.Job(ctx, req.Cluster, req.Job)
+	if errors.Is(err, store.ErrNotFound) {
+		return ExportResult{}, badRequest("job %s on %s is not in the cache", req.Job, req.Cluster)
+	}
+	if err != nil {
+		return ExportResult{}, err
+	}
+	cluster, ok := a.configuredCluster(req.Cluster)
+	if !ok {
+		stored, err := a.store.Clusters(ctx)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		for _, c := range stored {
+			if c.Name == req.Cluster {
+				cluster, ok = c, true
+			}
+		}
+	}
+	if !ok {
+		return ExportResult{}, badRequest("no cluster or capture named %q", req.Cluster)
+	}
+	dir := filepath.Dir(req.Path)
+	tmp, err := os.CreateTemp(dir, ".export-*.ckpt.gz")
+	if err != nil {
+		return ExportResult{}, fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	host, _ := os.Hostname()
+	w, err := capture.NewWriter(tmp, capture.Header{
+		RecordedBy: "checkpoint-explorer export", RecordedAt: time.Now().UTC(),
+		AppVersion: BuildVersion, Host: host,
+	})
+	if err != nil {
+		tmp.Close()
+		return ExportResult{}, err
+	}
+	res := ExportResult{Path: req.Path}
+	q := store.Query{Cluster: req.Cluster, JobID: req.Job, FromMs: req.FromMs, ToMs: req.ToMs}
+	err = func() error {
+		if err := w.Cluster(cluster.Public()); err != nil {
+			return err
+		}
+		if err := w.Job(job); err != nil {
+			return err
+		}
+		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+			res.Checkpoints++
+			return w.Checkpoint(c)
+		}); err != nil {
+			return err
+		}
+		acks, err := a.store.AckSamples(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, s := range acks {
+			if err := w.AckSample(s); err != nil {
+				return err
+			}
+		}
+		if err := a.store.ScanMetricSamples(ctx, q, func(s model.MetricSample) error { return w.MetricSample(s) }); err != nil {
+			return err
+		}
+		gaps, err := a.store.Gaps(ctx, store.Query{Cluster: req.Cluster, JobID: req.Job})
+		if err != nil {
+			return err
+		}
+		for _, g := range gaps {
+			if err := w.Gap(g); err != nil {
+				return err
+			}
+		}
+		return w.Close()
+	}()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return ExportResult{}, fmt.Errorf("export %s: %w", req.Path, err)
+	}
+	if err := os.Rename(tmp.Name(), req.Path); err != nil {
+		return ExportResult{}, fmt.Errorf("export: %w", err)
+	}
+	res.Records = w.Records()
+	if fi, err := os.Stat(req.Path); err == nil {
+		res.Bytes = fi.Size()
+	}
+	return res, nil
+}
+
+func safeFileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/source/seatunnel"
+)
+
+// collectorHandle is the running collector; nil while polling is off.
+type collectorHandle = *collect.Manager
+
+func (a *App) startCollector(ctx context.Context) {
+	m := collect.NewManager(ctx, collect.Options{
+		Sink:      a.store,
+		Logger:    a.log,
+		JobsEvery: a.opts.JobsEvery,
+		OnStored: func(cluster, job string) {
+			a.emit("checkpoints", map[string]string{"cluster": cluster, "job": job})
+		},
+		OnHealth: func(cluster string, h collect.Health) {
+			a.emit("health", map[string]string{"cluster": cluster, "state": h.State, "last_error": h.LastError})
+		},
+	})
+	a.mu.Lock()
+	a.coll = m
+	a.mu.Unlock()
+	a.applyCollector()
+}
+
+func (a *App) stopCollector() {
+	a.mu.Lock()
+	m := a.coll
+	a.coll = nil
+	a.mu.Unlock()
+	if m != nil {
+		m.Stop()
+	}
+}
+
+// applyCollector makes the pollers match the configured clusters.
+func (a *App) applyCollector() {
+	a.mu.Lock()
+	m := a.coll
+	clusters := append([]model.Cluster(nil), a.clusters...)
+	a.mu.Unlock()
+	if m == nil {
+		return
+	}
+	var targets []collect.Target
+	for _, c := range clusters {
+		t, err := a.target(c)
+		if err != nil {
+			a.setHealth(c.Name, Health{State: "error", LastError: err.Error()})
+			continue
+		}
+		targets = append(targets, t)
+	}
+	m.Apply(targets)
+}
+
+func (a *App) target(c model.Cluster) (collect.Target, error) {
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	key := hex.EncodeToString(sum[:8])
+	budget := collect.NewBudget(collect.DefaultBudget())
+	switch c.Engine {
+	case model.EngineFlink:
+		cl, err := flink.New(flinkConfig(c))
+		if err != nil {
+			return collect.Target{}, err
+		}
+		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: newFlinkSource(cl, budget)}, nil
+	case model.EngineSeaTunnel:
+		cl, err := seatunnel.New(seatunnelConfig(c))
+		if err != nil {
+			return collect.Target{}, err
+		}
+		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: seatunnel.NewSource(cl, budget)}, nil
+	}
+	return collect.Target{}, fmt.Errorf("engine %s is not supported by this build yet", c.Engine)
+}
+
+func (a *App) setHealth(name string, h Health) {
+	a.mu.Lock()
+	a.health[name] = h
+	a.mu.Unlock()
+}
+
+func (a *App) clusterHealth(name string) Health {
+	a.mu.Lock()
+	m := a.coll
+	h, ok := a.health[name]
+	a.mu.Unlock()
+	if m != nil {
+		if ch, polled := m.Health(name); polled {
+			return Health{State: ch.State, LastError: ch.LastError, LastOKMs: ch.LastOKMs, RequestsPerSec: ch.RequestsPerSec}
+		}
+	}
+	if ok {
+		return h
+	}
+	return Health{State: "idle"}
+}

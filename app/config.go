@@ -1,0 +1,178 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// Config is what the user configured: clusters (with their secrets) and
+// retention limits. It lives in a file of mode 0600 because it holds secrets.
+type Config struct {
+	Clusters  []model.Cluster  `json:"clusters"`
+	Retention *RetentionLimits `json:"retention,omitempty"`
+}
+
+// RetentionLimits is the JSON-friendly form of store.Retention.
+type RetentionLimits struct {
+	MaxCheckpointsPerJob int   `json:"max_checkpoints_per_job"`
+	MaxAgeMs             int64 `json:"max_age_ms"`
+	MaxBytes             int64 `json:"max_bytes"`
+}
+
+func limitsFromStore(r store.Retention) RetentionLimits {
+	return RetentionLimits{MaxCheckpointsPerJob: r.MaxCheckpointsPerJob, MaxAgeMs: r.MaxAge.Milliseconds(), MaxBytes: r.MaxBytes}
+}
+
+func (l RetentionLimits) store() store.Retention {
+	return store.Retention{MaxCheckpointsPerJob: l.MaxCheckpointsPerJob, MaxAge: time.Duration(l.MaxAgeMs) * time.Millisecond, MaxBytes: l.MaxBytes}
+}
+
+func (l RetentionLimits) validate() error {
+	switch {
+	case l.MaxCheckpointsPerJob < 0:
+		return errors.New("max checkpoints per job must be 0 (unlimited) or positive")
+	case l.MaxAgeMs < 0:
+		return errors.New("max age must be 0 (unlimited) or positive")
+	case l.MaxBytes < 0:
+		return errors.New("max database size must be 0 (unlimited) or positive")
+	case l.MaxBytes > 0 && l.MaxBytes < 1<<20:
+		return errors.New("max database size below 1 MiB cannot hold even the schema")
+	}
+	return nil
+}
+
+// configFile loads and saves Config atomically with mode 0600.
+type configFile struct {
+	path string
+	mu   sync.Mutex
+}
+
+func (f *configFile) load() (Config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var c Config
+	b, err := os.ReadFile(f.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("config: read %s: %w", f.path, err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("config: %s is not valid JSON: %w", f.path, err)
+	}
+	// Tighten a file someone loosened by hand: it holds secrets.
+	if fi, err := os.Stat(f.path); err == nil && fi.Mode().Perm() != 0o600 {
+		_ = os.Chmod(f.path, 0o600)
+	}
+	return c, nil
+}
+
+func (f *configFile) save(c Config) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return fmt.Errorf("config: create dir: %w", err)
+	}
+	sort.Slice(c.Clusters, func(i, j int) bool { return c.Clusters[i].Name < c.Clusters[j].Name })
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("config: encode: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".config-*.json")
+	if err != nil {
+		return fmt.Errorf("config: write: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: chmod: %w", err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: write: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("config: write: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
+		return fmt.Errorf("config: replace %s: %w", f.path, err)
+	}
+	return nil
+}
+
+var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$`)
+
+// ReservedPrefixes are names the app gives read-only sources; users cannot take them.
+var reservedPrefixes = []string{"capture:", "sample:"}
+
+// validateCluster checks a cluster the user typed, naming the first problem.
+func validateCluster(c model.Cluster) error {
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(c.Name, p) {
+			return fmt.Errorf("cluster name %q: the prefix %q is reserved for opened files", c.Name, p)
+		}
+	}
+	if !clusterNameRE.MatchString(c.Name) {
+		return fmt.Errorf("cluster name %q: use 1–64 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit", c.Name)
+	}
+	if !c.Engine.Valid() {
+		return fmt.Errorf("cluster %q: engine %q: choose flink or seatunnel", c.Name, c.Engine)
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("cluster %q: base URL %q: give an http:// or https:// address", c.Name, redactURL(c.BaseURL))
+	}
+	if u.User != nil {
+		return fmt.Errorf("cluster %q: put credentials in the auth fields, not in the URL", c.Name)
+	}
+	if c.PrometheusURL != "" {
+		p, err := url.Parse(c.PrometheusURL)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return fmt.Errorf("cluster %q: Prometheus URL %q: give an http:// or https:// address", c.Name, redactURL(c.PrometheusURL))
+		}
+	}
+	switch c.Auth.Kind {
+	case "", model.AuthNone:
+	case model.AuthBasic:
+		if c.Auth.Username == "" {
+			return fmt.Errorf("cluster %q: basic auth needs a user name", c.Name)
+		}
+	case model.AuthBearer:
+		if c.Auth.Token == "" {
+			return fmt.Errorf("cluster %q: bearer auth needs a token", c.Name)
+		}
+	default:
+		return fmt.Errorf("cluster %q: auth kind %q: choose none, basic or bearer", c.Name, c.Auth.Kind)
+	}
+	if c.CAFile != "" {
+		if _, err := os.Stat(c.CAFile); err != nil {
+			return fmt.Errorf("cluster %q: CA file %s: %w", c.Name, c.CAFile, err)
+		}
+	}
+	return nil
+}
+
+// redactURL strips user info so that a URL can go into a message.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	return u.String()
+}

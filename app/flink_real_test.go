@@ -1,0 +1,340 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/store"
+	"checkpoint-explorer/testenv/flinkenv"
+)
+
+// These tests run the product's whole collection path (facade → collector →
+// Flink REST client → store) against the real Flink test cluster and the knob
+// job of testenv/flink.
+
+func newCollectingApp(t *testing.T, restURL string) *App {
+	t.Helper()
+	a, err := New(context.Background(), Options{
+		DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Start(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Close(a) })
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL}); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func finalCheckpoints(t *testing.T, a *App, jid string) []model.Checkpoint {
+	t.Helper()
+	var out []model.Checkpoint
+	err := a.store.ScanCheckpoints(context.Background(), store.Query{Cluster: "flink", JobID: jid}, true, func(c *model.Checkpoint) error {
+		if c.Status.Final() {
+			out = append(out, *c)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func vertexByName(t *testing.T, a *App, jid, name string) string {
+	t.Helper()
+	j, err := a.store.Job(context.Background(), "flink", jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range j.Vertices {
+		if strings.Contains(v.Name, name) {
+			return v.ID
+		}
+	}
+	t.Fatalf("no vertex named %q in %+v", name, j.Vertices)
+	return ""
+}
+
+func TestFlinkCollectorStoresEveryCheckpointWithAllDetail(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-collect-all", "--interval-ms", "1000", "--rate", "200",
+		"--slow-snapshot-ms", "600", "--fail-every", "7", "--parallelism", "2", "--state-bytes-per-record", "32")
+	a := newCollectingApp(t, env.RESTURL)
+	waitFor(t, 3*time.Minute, "40 final checkpoints in the cache", func() bool { return len(finalCheckpoints(t, a, jid)) >= 40 })
+	a.stopCollector()
+	cps := finalCheckpoints(t, a, jid)
+
+	cl, err := flink.New(flink.Config{BaseURL: env.RESTURL, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := cl.Checkpoints(context.Background(), jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[int64]model.Checkpoint{}
+	var maxID int64
+	for _, c := range cps {
+		stored[c.ID] = c
+		maxID = max(maxID, c.ID)
+	}
+	// None missed: every id up to the newest stored is stored, and Flink's own
+	// counters agree once the final checkpoints it finished after we stopped are set aside.
+	for id := int64(1); id <= maxID; id++ {
+		if _, ok := stored[id]; !ok {
+			t.Errorf("checkpoint %d was never stored", id)
+		}
+	}
+	gaps, _ := a.store.Gaps(context.Background(), store.Query{Cluster: "flink", JobID: jid})
+	if len(gaps) != 0 {
+		t.Errorf("gaps recorded at a 1 s interval: %+v", gaps)
+	}
+	var later, top int64
+	for _, h := range list.History {
+		top = max(top, h.ID)
+		if h.Status.Final() && h.ID > maxID {
+			later++
+		}
+	}
+	// Flink counts a checkpoint that failed while being triggered (before it got
+	// an id and an entry in the history) as failed too: total − newest id of them.
+	noID := list.Counts.Total - top
+	if got, want := int64(len(cps))+later, list.Counts.Completed+list.Counts.Failed-noID; got != want {
+		t.Errorf("stored %d final checkpoints + %d finished after the last poll; Flink counts %d completed + %d failed, %d without an id: want %d",
+			len(cps), later, list.Counts.Completed, list.Counts.Failed, noID, want)
+	}
+	if noID < 0 || noID > 2 {
+		t.Errorf("Flink's total %d against its newest id %d", list.Counts.Total, top)
+	}
+
+	slow := vertexByName(t, a, jid, "Slow Snapshot")
+	var completed, failed int
+	for _, c := range cps {
+		switch c.Status {
+		case model.StatusFailed:
+			failed++
+			if c.ID%7 != 0 || c.FailureMessage != "Asynchronous task checkpoint failed." || c.FailureMs < c.TriggerMs {
+				t.Errorf("failed checkpoint %d: message %q, failure at %d (trigger %d)", c.ID, c.FailureMessage, c.FailureMs, c.TriggerMs)
+			}
+		case model.StatusCompleted:
+			completed++
+			if len(c.Tasks) != 6 {
+				t.Errorf("checkpoint %d has %d vertices, want 6", c.ID, len(c.Tasks))
+				continue
+			}
+			for _, ts := range c.Tasks {
+				if len(ts.Subtasks) != 2 {
+					t.Errorf("checkpoint %d vertex %s: %d subtasks, want 2", c.ID, ts.VertexID, len(ts.Subtasks))
+				}
+				for _, s := range ts.Subtasks {
+					if s.Status != model.SubtaskCompleted || s.AckMs < c.TriggerMs || s.EndToEndMs < 0 || s.AsyncMs < 0 || s.StateSize < 0 {
+						t.Errorf("checkpoint %d vertex %s subtask %d: %+v", c.ID, ts.VertexID, s.Index, s)
+					}
+					if ts.VertexID == slow && s.SyncMs < 500 {
+						t.Errorf("checkpoint %d: Slow Snapshot subtask %d sync %d ms, want >= 500 (--slow-snapshot-ms 600)", c.ID, s.Index, s.SyncMs)
+					}
+					if ts.VertexID != slow && s.SyncMs >= 500 {
+						t.Errorf("checkpoint %d: vertex %s subtask %d sync %d ms without a slow snapshot", c.ID, ts.VertexID, s.Index, s.SyncMs)
+					}
+				}
+			}
+		}
+	}
+	if completed < 30 || failed < 3 {
+		t.Errorf("%d completed and %d failed checkpoints, want a mix", completed, failed)
+	}
+	// The analysis names the slow snapshot as the bottleneck of completed checkpoints.
+	r, err := a.Report("flink", jid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var right, total int
+	for _, c := range r.Checkpoints {
+		if c.Status != model.StatusCompleted || c.Bottleneck == nil {
+			continue
+		}
+		total++
+		if c.Bottleneck.Phase == analyze.PhaseSync && c.Bottleneck.VertexID == slow {
+			right++
+		}
+	}
+	if total == 0 || right*10 < total*9 {
+		t.Errorf("bottleneck is sync in Slow Snapshot for %d of %d completed checkpoints, want nearly all", right, total)
+	}
+	if len(r.Failures) == 0 || r.Failures[0].Example != "Asynchronous task checkpoint failed." {
+		t.Errorf("failure clusters %+v", r.Failures)
+	}
+	t.Logf("stored %d completed and %d failed checkpoints (ids 1–%d); Flink counts %+v", completed, failed, maxID, list.Counts)
+}
+
+func TestFlinkCollectorSeesBackpressureUpstreamOfASlowOperator(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-collect-bp", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
+	a := newCollectingApp(t, env.RESTURL)
+	src := vertexByNameEventually(t, a, jid, "Numbers")
+	slowMap := vertexByName(t, a, jid, "Slow Map")
+	waitFor(t, 90*time.Second, "backpressure samples of the source", func() bool {
+		ms, _ := a.store.MetricSamples(context.Background(), store.Query{Cluster: "flink", JobID: jid})
+		for _, m := range ms {
+			if m.VertexID == src && m.Metric == model.MetricBackPressuredMsPerSec && m.Agg == model.AggMax && m.Value > 500 {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, 60*time.Second, "10 completed checkpoints", func() bool { return len(finalCheckpoints(t, a, jid)) >= 10 })
+	a.stopCollector()
+	ms, _ := a.store.MetricSamples(context.Background(), store.Query{Cluster: "flink", JobID: jid})
+	var busySlow, bpSlow float64
+	for _, m := range ms {
+		if m.VertexID == slowMap && m.Agg == model.AggMax {
+			switch m.Metric {
+			case model.MetricBusyMsPerSec:
+				busySlow = max(busySlow, m.Value)
+			case model.MetricBackPressuredMsPerSec:
+				bpSlow = max(bpSlow, m.Value)
+			}
+		}
+	}
+	if busySlow < 500 || bpSlow > 500 {
+		t.Errorf("Slow Map busy %.0f ms/s, backpressured %.0f ms/s: want it busy, not backpressured (it is the bottleneck)", busySlow, bpSlow)
+	}
+	// Barriers queue behind the source's buffered records: start delay of the slow operator grows.
+	var delayed int
+	cps := finalCheckpoints(t, a, jid)
+	for _, c := range cps {
+		for _, ts := range c.Tasks {
+			if ts.VertexID != slowMap {
+				continue
+			}
+			for _, s := range ts.Subtasks {
+				if s.StartDelayMs+s.AlignmentMs > 100 {
+					delayed++
+				}
+			}
+		}
+	}
+	if delayed*2 < len(cps) {
+		t.Errorf("start delay + alignment above 100 ms at Slow Map in %d of %d checkpoints, want most", delayed, len(cps))
+	}
+}
+
+func vertexByNameEventually(t *testing.T, a *App, jid, name string) string {
+	t.Helper()
+	waitFor(t, 60*time.Second, "the job's graph in the cache", func() bool {
+		_, err := a.store.Job(context.Background(), "flink", jid)
+		return err == nil
+	})
+	return vertexByName(t, a, jid, name)
+}
+
+func TestFlinkCollectorStoresExpiredCheckpointsWithFlinksMessage(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-collect-expire", "--interval-ms", "1000", "--rate", "100",
+		"--slow-snapshot-ms", "1500", "--checkpoint-timeout-ms", "1000")
+	a := newCollectingApp(t, env.RESTURL)
+	waitFor(t, 2*time.Minute, "3 expired checkpoints", func() bool {
+		n := 0
+		for _, c := range finalCheckpoints(t, a, jid) {
+			if c.Status == model.StatusFailed && strings.Contains(c.FailureMessage, "expired") {
+				n++
+			}
+		}
+		return n >= 3
+	})
+	r, err := a.Report("flink", jid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Failures) == 0 || !r.Failures[0].Expired {
+		t.Errorf("failure clusters %+v, want the expiry first", r.Failures)
+	}
+}
+
+func TestFlinkCollectorFollowsAJobManagerRestart(t *testing.T) {
+	if os.Getenv("CE_JM_RESTART") != "1" {
+		t.Skip("restarts the shared JobManager: run alone with CE_JM_RESTART=1 (make test does)")
+	}
+	env := flinkenv.Ensure(t)
+	if env.RunDir == "" {
+		t.Skip("the cluster was not started by testenv: cannot restart its JobManager")
+	}
+	jid := flinkenv.SubmitJob(t, "--name", "ce-collect-failover", "--interval-ms", "1000", "--rate", "100")
+	a := newCollectingApp(t, env.RESTURL)
+	waitFor(t, 90*time.Second, "5 checkpoints before the restart", func() bool { return len(finalCheckpoints(t, a, jid)) >= 5 })
+	before := finalCheckpoints(t, a, jid)
+	var lastBefore int64
+	for _, c := range before {
+		lastBefore = max(lastBefore, c.ID)
+	}
+	// Without HA the job dies with the JobManager; it is resubmitted with the same
+	// id from its latest retained checkpoint, as an operator would.
+	script, err := flinkenv.Script("restart-jm.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runScript(script); err != nil {
+		t.Fatalf("restart-jm.sh: %v\n%s", err, out)
+	}
+	waitFor(t, 60*time.Second, "the cluster to show an error", func() bool {
+		h := a.clusterHealth("flink")
+		return h.State == "error" || h.State == "ok"
+	})
+	flinkenv.SubmitJob(t, "--job-id", jid, "--restore", "latest", "--name", "ce-collect-failover", "--interval-ms", "1000", "--rate", "100")
+	waitFor(t, 2*time.Minute, "checkpoints after the restart", func() bool {
+		for _, c := range finalCheckpoints(t, a, jid) {
+			if c.ID > lastBefore+3 {
+				return true
+			}
+		}
+		return false
+	})
+	if h := a.clusterHealth("flink"); h.State != "ok" {
+		t.Errorf("health after recovery: %+v", h)
+	}
+	after := finalCheckpoints(t, a, jid)
+	ids := make([]int64, 0, len(after))
+	for _, c := range after {
+		ids = append(ids, c.ID)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	// Ids continue after the restore; those lost with the old JobManager are gaps or were never final.
+	if ids[0] != before[0].ID || len(after) <= len(before) {
+		t.Errorf("ids before %d..%d, after %v", before[0].ID, lastBefore, ids)
+	}
+}
+
+func runScript(path string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	return string(out), err
+}

@@ -1,0 +1,134 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+)
+
+// flinkSource adapts the Flink REST client to the collector, spending the
+// cluster's budget on every request.
+type flinkSource struct {
+	c *flink.Client
+	b *collect.Budget
+
+	mu       sync.Mutex
+	interval map[string]int64 // job id → checkpoint interval (ms), fetched once
+}
+
+func newFlinkSource(c *flink.Client, b *collect.Budget) *flinkSource {
+	return &flinkSource{c: c, b: b, interval: map[string]int64{}}
+}
+
+// flinkHistoryDepth is web.checkpoints.history's default.
+const flinkHistoryDepth = 10
+
+// flinkMetricsEvery is metrics.fetcher.update-interval's default: sampling
+// faster returns the same values.
+const flinkMetricsEvery = 10 * time.Second
+
+func (s *flinkSource) Traits() collect.Traits {
+	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth}
+}
+
+func spend[T any](ctx context.Context, b *collect.Budget, fn func() (T, error)) (T, error) {
+	release, err := b.Acquire(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer release()
+	return fn()
+}
+
+func (s *flinkSource) Jobs(ctx context.Context) ([]model.Job, error) {
+	return spend(ctx, s.b, func() ([]model.Job, error) { return s.c.Jobs(ctx) })
+}
+
+func (s *flinkSource) Job(ctx context.Context, id string) (model.Job, error) {
+	return spend(ctx, s.b, func() (model.Job, error) { return s.c.Job(ctx, id) })
+}
+
+func (s *flinkSource) History(ctx context.Context, job *model.Job) (model.History, error) {
+	list, err := spend(ctx, s.b, func() (flink.CheckpointList, error) { return s.c.Checkpoints(ctx, job.ID) })
+	if err != nil {
+		return model.History{}, err
+	}
+	h := model.History{
+		Checkpoints: list.History,
+		Capacity:    max(flinkHistoryDepth, len(list.History)),
+		Triggered:   list.Counts.Total,
+		IntervalMs:  s.jobInterval(ctx, job.ID),
+	}
+	now := time.Now().UnixMilli()
+	for _, c := range list.History {
+		if c.Status == model.StatusInProgress {
+			h.InFlight = append(h.InFlight, model.AckSample{
+				CheckpointID: c.ID, TimeMs: now, Acknowledged: c.NumAcknowledged, Total: c.NumSubtasks,
+			})
+		}
+	}
+	return h, nil
+}
+
+// jobInterval reads the job's checkpoint interval once; 0 if it cannot.
+func (s *flinkSource) jobInterval(ctx context.Context, jid string) int64 {
+	s.mu.Lock()
+	iv, ok := s.interval[jid]
+	s.mu.Unlock()
+	if ok {
+		return iv
+	}
+	cfg, err := spend(ctx, s.b, func() (flink.CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, jid) })
+	if err != nil {
+		return 0 // try again next poll
+	}
+	s.mu.Lock()
+	s.interval[jid] = cfg.IntervalMs
+	s.mu.Unlock()
+	return cfg.IntervalMs
+}
+
+// Detail fetches the checkpoint (1 request) and each vertex's subtasks (V requests).
+func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.Checkpoint) (model.Checkpoint, error) {
+	d, err := spend(ctx, s.b, func() (model.Checkpoint, error) { return s.c.CheckpointDetail(ctx, job.ID, summary.ID) })
+	if errors.Is(err, flink.ErrNotFound) {
+		return model.Checkpoint{}, collect.ErrGone
+	}
+	if err != nil {
+		return model.Checkpoint{}, err
+	}
+	for i := range d.Tasks {
+		vid := d.Tasks[i].VertexID
+		ts, err := spend(ctx, s.b, func() (model.TaskStats, error) { return s.c.SubtaskStats(ctx, job.ID, summary.ID, vid) })
+		if errors.Is(err, flink.ErrNotFound) {
+			continue // this vertex reported no stats: keep its summary
+		}
+		if err != nil {
+			return model.Checkpoint{}, err
+		}
+		d.Tasks[i] = ts
+	}
+	return d, nil
+}
+
+func (s *flinkSource) Metrics(ctx context.Context, job *model.Job, _ int64) ([]model.MetricSample, error) {
+	var out []model.MetricSample
+	now := time.Now().UnixMilli()
+	names := []string{model.MetricBackPressuredMsPerSec, model.MetricBusyMsPerSec, model.MetricIdleMsPerSec}
+	for _, v := range job.Vertices {
+		ms, err := spend(ctx, s.b, func() ([]model.MetricSample, error) {
+			return s.c.VertexMetrics(ctx, job.ID, v.ID, names, now)
+		})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}

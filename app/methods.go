@@ -1,0 +1,416 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"time"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// callTimeout bounds one facade call so a stuck query cannot hang the UI.
+const callTimeout = 2 * time.Minute
+
+func callCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), callTimeout)
+}
+
+// VersionInfo says which build is running.
+type VersionInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	GoVersion string `json:"go_version"`
+}
+
+// Version returns the build's version.
+func (a *App) Version() VersionInfo {
+	return VersionInfo{Version: BuildVersion, Commit: BuildCommit, GoVersion: runtime.Version()}
+}
+
+// SourceView is a cluster, an opened capture or the sample, without secrets.
+type SourceView struct {
+	Name               string       `json:"name"`
+	Engine             model.Engine `json:"engine"`
+	BaseURL            string       `json:"base_url"`
+	PrometheusURL      string       `json:"prometheus_url"`
+	AuthKind           string       `json:"auth_kind"`
+	Username           string       `json:"username,omitempty"`
+	CAFile             string       `json:"ca_file"`
+	InsecureSkipVerify bool         `json:"insecure_skip_verify"`
+	Kind               string       `json:"kind"`
+	ReadOnly           bool         `json:"read_only"`
+	Health             Health       `json:"health"`
+}
+
+// ListClusters lists configured clusters and read-only sources (captures, sample).
+func (a *App) ListClusters() ([]SourceView, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	stored, err := a.store.Clusters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	configured := append([]model.Cluster(nil), a.clusters...)
+	a.mu.Unlock()
+	seen := map[string]bool{}
+	var out []SourceView
+	for _, c := range configured {
+		seen[c.Name] = true
+		out = append(out, a.sourceView(c, true))
+	}
+	for _, c := range stored {
+		if seen[c.Name] || !c.ReadOnly {
+			continue
+		}
+		out = append(out, a.sourceView(c, false))
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return kindOrder(out[i].Kind) < kindOrder(out[j].Kind)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+func kindOrder(k string) int {
+	switch k {
+	case "cluster":
+		return 0
+	case "capture":
+		return 1
+	}
+	return 2
+}
+
+func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
+	kind := string(c.Auth.Kind)
+	if kind == "" {
+		kind = string(model.AuthNone)
+	}
+	v := SourceView{
+		Name: c.Name, Engine: c.Engine, BaseURL: c.BaseURL, PrometheusURL: c.PrometheusURL,
+		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
+		Kind: sourceKind(c, configured), ReadOnly: !configured,
+	}
+	if c.Auth.Kind == model.AuthBasic {
+		v.Username = c.Auth.Username
+	}
+	if configured {
+		v.Health = a.clusterHealth(c.Name)
+	} else {
+		v.Health = Health{State: "offline"}
+	}
+	return v
+}
+
+// ClusterInput is a cluster as the user types it in the form.
+type ClusterInput struct {
+	Name               string       `json:"name"`
+	Engine             model.Engine `json:"engine"`
+	BaseURL            string       `json:"base_url"`
+	PrometheusURL      string       `json:"prometheus_url"`
+	Auth               model.Auth   `json:"auth"`
+	CAFile             string       `json:"ca_file"`
+	InsecureSkipVerify bool         `json:"insecure_skip_verify"`
+}
+
+func (in ClusterInput) cluster() model.Cluster {
+	c := model.Cluster{
+		Name: in.Name, Engine: in.Engine, BaseURL: in.BaseURL, PrometheusURL: in.PrometheusURL,
+		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
+	}
+	if c.Auth.Kind == "" {
+		c.Auth.Kind = model.AuthNone
+	}
+	// Keep only the secret that goes with the chosen kind.
+	switch c.Auth.Kind {
+	case model.AuthBasic:
+		c.Auth.Token = ""
+	case model.AuthBearer:
+		c.Auth.Username, c.Auth.Password = "", ""
+	default:
+		c.Auth = model.Auth{Kind: model.AuthNone}
+	}
+	return c
+}
+
+// SaveCluster adds a cluster or replaces the one of the same name. Empty
+// secrets keep the stored ones, so the form never has to show them.
+func (a *App) SaveCluster(in ClusterInput) error {
+	c := in.cluster()
+	a.mu.Lock()
+	for _, old := range a.clusters {
+		if old.Name == c.Name && old.Auth.Kind == c.Auth.Kind {
+			if c.Auth.Password == "" {
+				c.Auth.Password = old.Auth.Password
+			}
+			if c.Auth.Token == "" {
+				c.Auth.Token = old.Auth.Token
+			}
+		}
+	}
+	a.mu.Unlock()
+	if err := validateCluster(c); err != nil {
+		return badRequest("%v", err)
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	if stored, err := a.store.Clusters(ctx); err == nil {
+		for _, s := range stored {
+			if s.Name == c.Name && s.ReadOnly {
+				return badRequest("the name %q is taken by an opened capture", c.Name)
+			}
+		}
+	}
+	a.mu.Lock()
+	replaced := false
+	for i := range a.clusters {
+		if a.clusters[i].Name == c.Name {
+			a.clusters[i] = c
+			replaced = true
+		}
+	}
+	if !replaced {
+		a.clusters = append(a.clusters, c)
+	}
+	err := a.saveConfigLocked()
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := a.store.PutCluster(ctx, c.Public()); err != nil {
+		return err
+	}
+	a.log.Info("cluster saved", "cluster", c.Name, "engine", c.Engine, "url", redactURL(c.BaseURL), "auth", c.Auth.String())
+	a.applyCollector()
+	a.emit("sources", map[string]any{})
+	return nil
+}
+
+// RemoveCluster forgets a cluster (or an opened capture) and its cached data.
+func (a *App) RemoveCluster(name string) error {
+	ctx, cancel := callCtx()
+	defer cancel()
+	a.mu.Lock()
+	found := false
+	kept := a.clusters[:0]
+	for _, c := range a.clusters {
+		if c.Name == name {
+			found = true
+			continue
+		}
+		kept = append(kept, c)
+	}
+	a.clusters = kept
+	var err error
+	if found {
+		err = a.saveConfigLocked()
+	}
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !found {
+		stored, err := a.store.Clusters(ctx)
+		if err != nil {
+			return err
+		}
+		for _, c := range stored {
+			if c.Name == name {
+				found = true
+			}
+		}
+	}
+	if !found {
+		return badRequest("no cluster or capture named %q", name)
+	}
+	if err := a.store.DeleteCluster(ctx, name); err != nil {
+		return err
+	}
+	a.applyCollector()
+	a.emit("sources", map[string]any{})
+	return nil
+}
+
+// JobView is a job with counts of what the cache holds for it.
+type JobView = store.JobSummary
+
+// ListJobs lists the cached jobs of a source ("" = all sources).
+func (a *App) ListJobs(cluster string) ([]JobView, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	return a.store.Jobs(ctx, cluster)
+}
+
+// CheckpointRow is one line of the checkpoint table.
+type CheckpointRow struct {
+	ID               int64                `json:"id"`
+	Pipeline         int                  `json:"pipeline"`
+	Kind             model.CheckpointKind `json:"kind"`
+	Status           model.Status         `json:"status"`
+	TriggerMs        int64                `json:"trigger_ms"`
+	EndMs            int64                `json:"end_ms"`
+	EndToEndMs       int64                `json:"end_to_end_ms"`
+	StateSize        int64                `json:"state_size"`
+	CheckpointedSize int64                `json:"checkpointed_size"`
+	StateBlobs       *int64               `json:"state_blobs,omitempty"`
+	NumSubtasks      int                  `json:"num_subtasks"`
+	NumAcknowledged  int                  `json:"num_acknowledged"`
+	FailureMessage   string               `json:"failure_message"`
+}
+
+// Checkpoints lists a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
+func (a *App) Checkpoints(cluster, job string, fromMs, toMs int64) ([]CheckpointRow, error) {
+	if cluster == "" || job == "" {
+		return nil, badRequest("cluster and job are required")
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	cps, err := a.store.Checkpoints(ctx, store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]CheckpointRow, 0, len(cps))
+	for i := range cps {
+		c := &cps[i]
+		rows = append(rows, CheckpointRow{
+			ID: c.ID, Pipeline: c.Pipeline, Kind: c.Kind, Status: c.Status, TriggerMs: c.TriggerMs,
+			EndMs: c.EndMs(), EndToEndMs: c.EndToEndMs, StateSize: c.StateSize, CheckpointedSize: c.CheckpointedSize,
+			StateBlobs: c.StateBlobs, NumSubtasks: c.NumSubtasks, NumAcknowledged: c.NumAcknowledged,
+			FailureMessage: c.FailureMessage,
+		})
+	}
+	return rows, nil
+}
+
+// TimelineRequest asks for a job's timeline over a range at a pixel width.
+type TimelineRequest struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	FromMs  int64  `json:"from_ms"`
+	ToMs    int64  `json:"to_ms"`
+	WidthPx int    `json:"width_px"`
+}
+
+// Timeline returns the job's checkpoints merged to the level of detail the
+// width allows, with gaps and the backpressure and size lanes.
+func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
+	if req.Cluster == "" || req.Job == "" {
+		return analyze.Timeline{}, badRequest("cluster and job are required")
+	}
+	if req.WidthPx <= 0 || req.WidthPx > 20000 {
+		return analyze.Timeline{}, badRequest("width_px %d: give the canvas width in pixels (1–20000)", req.WidthPx)
+	}
+	if req.ToMs != 0 && req.FromMs > req.ToMs {
+		return analyze.Timeline{}, badRequest("from_ms %d is after to_ms %d", req.FromMs, req.ToMs)
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	q := store.Query{Cluster: req.Cluster, JobID: req.Job}
+	var cps []model.Checkpoint
+	// Summaries of the whole job: the extent and merged bars need them; rows are small.
+	if err := a.store.ScanCheckpoints(ctx, q, false, func(c *model.Checkpoint) error {
+		cps = append(cps, *c)
+		return nil
+	}); err != nil {
+		return analyze.Timeline{}, err
+	}
+	gaps, err := a.store.Gaps(ctx, q)
+	if err != nil {
+		return analyze.Timeline{}, err
+	}
+	mq := q
+	mq.FromMs, mq.ToMs = req.FromMs, req.ToMs
+	var bp []model.MetricSample
+	if err := a.store.ScanMetricSamples(ctx, mq, func(s model.MetricSample) error {
+		if analyze.IsBackpressureMetric(s.Metric) {
+			bp = append(bp, s)
+		}
+		return nil
+	}); err != nil {
+		return analyze.Timeline{}, err
+	}
+	return analyze.BuildTimeline(cps, gaps, bp, req.FromMs, req.ToMs, req.WidthPx), nil
+}
+
+// CheckpointDetail is one checkpoint with all its stats and the names of its vertices.
+type CheckpointDetail struct {
+	model.Checkpoint
+	VertexNames map[string]string `json:"vertex_names"`
+}
+
+// Checkpoint returns one checkpoint with all its per-vertex and per-subtask stats.
+func (a *App) Checkpoint(cluster, job string, pipeline int, id int64) (CheckpointDetail, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	c, err := a.store.Checkpoint(ctx, model.Key{Cluster: cluster, JobID: job, Pipeline: pipeline, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return CheckpointDetail{}, badRequest("checkpoint %d of job %s on %s is not in the cache", id, job, cluster)
+	}
+	if err != nil {
+		return CheckpointDetail{}, err
+	}
+	d := CheckpointDetail{Checkpoint: c, VertexNames: map[string]string{}}
+	if j, err := a.store.Job(ctx, cluster, job); err == nil {
+		for _, v := range j.Vertices {
+			d.VertexNames[v.ID] = v.Name
+		}
+	}
+	return d, nil
+}
+
+// RetentionView is what the cache holds and the limits that bound it.
+type RetentionView struct {
+	Path          string            `json:"path"`
+	FileBytes     int64             `json:"file_bytes"`
+	Checkpoints   int64             `json:"checkpoints"`
+	SubtaskRows   int64             `json:"subtask_rows"`
+	AckSamples    int64             `json:"ack_samples"`
+	MetricSamples int64             `json:"metric_samples"`
+	Gaps          int64             `json:"gaps"`
+	Jobs          int64             `json:"jobs"`
+	Limits        RetentionLimits   `json:"limits"`
+	PrunedTotal   store.PruneResult `json:"pruned_total"`
+}
+
+// Retention reports the cache's size and limits.
+func (a *App) Retention() (RetentionView, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	s, err := a.store.Stats(ctx)
+	if err != nil {
+		return RetentionView{}, err
+	}
+	return RetentionView{
+		Path: s.Path, FileBytes: s.FileBytes, Checkpoints: s.Checkpoints, SubtaskRows: s.SubtaskRows,
+		AckSamples: s.AckSamples, MetricSamples: s.MetricSamples, Gaps: s.Gaps, Jobs: s.Jobs,
+		Limits: limitsFromStore(s.Limits), PrunedTotal: s.PrunedTotal,
+	}, nil
+}
+
+// SetRetention changes the limits, saves them and applies them at once.
+func (a *App) SetRetention(l RetentionLimits) error {
+	if err := l.validate(); err != nil {
+		return badRequest("%v", err)
+	}
+	a.store.SetRetention(l.store())
+	a.mu.Lock()
+	err := a.saveConfigLocked()
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	if _, err := a.store.ApplyRetention(ctx); err != nil {
+		return fmt.Errorf("apply retention: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// Report is what the `report` command prints and the UI can show: the full
+// analysis (docs/report-format.md) plus plain statistics.
+type Report struct {
+	analyze.JobAnalysis
+	Summary analyze.Summary `json:"summary"`
+}
+
+// Report analyses a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
+func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
+	if cluster == "" || job == "" {
+		return Report{}, badRequest("cluster and job are required")
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Report{JobAnalysis: analyze.Analyze(in.job, in.cps, in.acks, in.metrics, in.gaps), Summary: analyze.Summarize(in.cps, in.gaps)}
+	r.Job.Cluster = cluster
+	return r, nil
+}
+
+// analysisInput is everything the analysis reads for a job and a range.
+type analysisInput struct {
+	job     model.Job
+	cps     []model.Checkpoint
+	acks    []model.AckSample
+	metrics []model.MetricSample
+	gaps    []model.Gap
+}
+
+func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64) (analysisInput, error) {
+	var in analysisInput
+	j, err := a.store.Job(ctx, cluster, job)
+	if errors.Is(err, store.ErrNotFound) {
+		return in, badRequest("job %s on %s is not in the cache", job, cluster)
+	}
+	if err != nil {
+		return in, err
+	}
+	in.job = j
+	q := store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs}
+	if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+		in.cps = append(in.cps, *c)
+		return nil
+	}); err != nil {
+		return in, err
+	}
+	if in.acks, err = a.store.AckSamples(ctx, q); err != nil {
+		return in, err
+	}
+	// Metrics a little beyond the range: a checkpoint's window reaches past its trigger.
+	mq := q
+	if mq.ToMs > 0 {
+		mq.ToMs += 10 * 60 * 1000
+	}
+	if in.metrics, err = a.store.MetricSamples(ctx, mq); err != nil {
+		return in, err
+	}
+	if in.gaps, err = a.store.Gaps(ctx, store.Query{Cluster: cluster, JobID: job}); err != nil {
+		return in, err
+	}
+	return in, nil
+}

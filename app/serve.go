@@ -1,0 +1,472 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ServeOptions configure the browser door.
+type ServeOptions struct {
+	// Addr is host:port to listen on; the default binds loopback on a free port.
+	Addr string
+	// Assets is the built frontend (index.html at its root).
+	Assets fs.FS
+	// AllowNonLoopback must be set to listen on anything but a loopback address.
+	AllowNonLoopback bool
+	// Token is the per-run secret; empty means a random one.
+	Token string
+	// MaxUploadBytes caps an uploaded capture (default 4 GiB).
+	MaxUploadBytes int64
+	// Ready is called once the listener is up, with the URL to open.
+	Ready func(url string)
+	// Metrics, when set, is served at /metrics behind the token.
+	Metrics http.Handler
+}
+
+const tokenCookie = "ce_token"
+
+// Server is the browser door: the embedded UI, the facade's methods as JSON
+// POST endpoints, server-sent events, capture upload.
+type Server struct {
+	app     *App
+	opts    ServeOptions
+	token   string
+	methods map[string]reflect.Method
+	log     *slog.Logger
+	// hosts are the Host header values accepted (DNS-rebinding defence).
+	hosts map[string]bool
+	index []byte
+	// bridge is bridgeJS with the facade's method names filled in.
+	bridge string
+}
+
+// NewServer prepares the browser door for a started App.
+func NewServer(a *App, opts ServeOptions) (*Server, error) {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.MaxUploadBytes <= 0 {
+		opts.MaxUploadBytes = 4 << 30
+	}
+	tok := opts.Token
+	if tok == "" {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("serve: token: %w", err)
+		}
+		tok = hex.EncodeToString(b)
+	}
+	s := &Server{app: a, opts: opts, token: tok, methods: facadeMethods(), log: a.log}
+	var names []string
+	for n := range s.methods {
+		names = append(names, strings.TrimPrefix(n, "app.App."))
+	}
+	sort.Strings(names)
+	list, _ := json.Marshal(names)
+	s.bridge = strings.Replace(bridgeJS, "__METHODS__", string(list), 1)
+	if opts.Assets != nil {
+		idx, err := fs.ReadFile(opts.Assets, "index.html")
+		if err != nil {
+			return nil, fmt.Errorf("serve: the frontend is not built (index.html missing): %w", err)
+		}
+		s.index = injectBridge(idx)
+	}
+	return s, nil
+}
+
+// Token is the per-run secret every request must carry.
+func (s *Server) Token() string { return s.token }
+
+// facadeMethods maps Wails' names ("app.App.Method") to the facade's methods.
+func facadeMethods() map[string]reflect.Method {
+	t := reflect.TypeOf(&App{})
+	m := map[string]reflect.Method{}
+	for i := 0; i < t.NumMethod(); i++ {
+		meth := t.Method(i)
+		m["app.App."+meth.Name] = meth
+	}
+	return m
+}
+
+// ListenAndServe serves until ctx is done.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	host, _, err := net.SplitHostPort(s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: --addr %q: %w", s.opts.Addr, err)
+	}
+	if !s.opts.AllowNonLoopback && !isLoopbackHost(host) {
+		return fmt.Errorf("serve: --addr %q is not a loopback address; the local API is for this machine only", s.opts.Addr)
+	}
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen %s: %w", s.opts.Addr, err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	s.hosts = map[string]bool{}
+	for _, h := range []string{host, "127.0.0.1", "localhost", "[::1]"} {
+		if h == "" {
+			continue
+		}
+		if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+			h = "[" + h + "]"
+		}
+		s.hosts[fmt.Sprintf("%s:%d", h, port)] = true
+	}
+	urlHost := host
+	if urlHost == "" || urlHost == "0.0.0.0" || urlHost == "::" {
+		urlHost = "127.0.0.1"
+	}
+	u := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(urlHost, fmt.Sprint(port)), s.token)
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if s.opts.Ready != nil {
+		s.opts.Ready(u)
+	}
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler is the whole browser door behind the Host, Origin and token checks.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/{method}", s.handleCall)
+	mux.HandleFunc("GET /events", s.handleEvents)
+	mux.HandleFunc("POST /upload", s.handleUpload)
+	mux.HandleFunc("GET /bridge.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		io.WriteString(w, s.bridge)
+	})
+	if s.opts.Metrics != nil {
+		mux.Handle("GET /metrics", s.opts.Metrics)
+	}
+	mux.HandleFunc("GET /", s.handleAsset)
+	return s.guard(mux)
+}
+
+// guard refuses foreign Hosts and Origins (DNS rebinding, cross-site requests)
+// and requests without the token.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.hosts != nil && !s.hosts[strings.ToLower(r.Host)] {
+			writeError(w, http.StatusForbidden, fmt.Sprintf("foreign Host %q refused", r.Host))
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			ou, err := url.Parse(o)
+			if err != nil || ou.Scheme != "http" || (s.hosts != nil && !s.hosts[strings.ToLower(ou.Host)]) || (s.hosts == nil && ou.Host != r.Host) {
+				writeError(w, http.StatusForbidden, fmt.Sprintf("foreign Origin %q refused", o))
+				return
+			}
+		}
+		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			writeError(w, http.StatusForbidden, "cross-site request refused")
+			return
+		}
+		if q := r.URL.Query().Get("token"); q != "" && s.tokenOK(q) {
+			// The cookie lets the page's own scripts and assets through.
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			next.ServeHTTP(w, r)
+			return
+		}
+		if c, err := r.Cookie(tokenCookie); err == nil && s.tokenOK(c.Value) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") && s.tokenOK(strings.TrimPrefix(h, "Bearer ")) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		writeError(w, http.StatusUnauthorized, "missing or wrong token: open the URL that `checkpoint-explorer serve` printed")
+	})
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func writeResult(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(map[string]any{"result": v})
+}
+
+var errorType = reflect.TypeOf((*error)(nil)).Elem()
+
+// maxCallBody caps the JSON arguments of one call.
+const maxCallBody = 4 << 20
+
+func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("method")
+	meth, ok := s.methods[name]
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no method %q", name))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxCallBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "read request: "+err.Error())
+		return
+	}
+	if len(body) > maxCallBody {
+		writeError(w, http.StatusRequestEntityTooLarge, "arguments larger than 4 MiB")
+		return
+	}
+	var raw []json.RawMessage
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &raw); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("%s: arguments must be a JSON array: %v", name, err))
+			return
+		}
+	}
+	ft := meth.Type
+	nargs := ft.NumIn() - 1
+	if len(raw) != nargs {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s takes %d arguments, got %d", name, nargs, len(raw)))
+		return
+	}
+	args := []reflect.Value{reflect.ValueOf(s.app)}
+	for i := 0; i < nargs; i++ {
+		v := reflect.New(ft.In(i + 1))
+		if err := json.Unmarshal(raw[i], v.Interface()); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("%s: argument %d: %v", name, i+1, err))
+			return
+		}
+		args = append(args, v.Elem())
+	}
+	out := meth.Func.Call(args)
+	var result any
+	for _, o := range out {
+		if o.Type().Implements(errorType) && o.Type() == errorType {
+			if !o.IsNil() {
+				err := o.Interface().(error)
+				code := http.StatusInternalServerError
+				if IsBadRequest(err) {
+					code = http.StatusBadRequest
+				}
+				writeError(w, code, err.Error())
+				return
+			}
+			continue
+		}
+		result = o.Interface()
+	}
+	writeResult(w, result)
+}
+
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": connected\n\n")
+	fl.Flush()
+	type event struct {
+		name string
+		data []byte
+	}
+	ch := make(chan event, 64)
+	var once sync.Once
+	done := make(chan struct{})
+	unsub := Subscribe(s.app, func(name string, payload any) {
+		b, err := json.Marshal(payload)
+		if err != nil {
+			return
+		}
+		select {
+		case ch <- event{name, b}:
+		default: // a slow browser drops events rather than stalling the app
+		}
+	})
+	defer func() {
+		unsub()
+		once.Do(func() { close(done) })
+	}()
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case e := <-ch:
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, e.data)
+			fl.Flush()
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		}
+	}
+}
+
+func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
+	name := path.Base(r.URL.Query().Get("name"))
+	if name == "." || name == "/" {
+		name = "upload"
+	}
+	tmp, err := os.CreateTemp("", "checkpoint-explorer-upload-*")
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "upload: "+err.Error())
+		return
+	}
+	defer os.Remove(tmp.Name())
+	n, err := io.Copy(tmp, io.LimitReader(r.Body, s.opts.MaxUploadBytes+1))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "upload "+name+": "+err.Error())
+		return
+	}
+	if n > s.opts.MaxUploadBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("upload %s: larger than %d bytes", name, s.opts.MaxUploadBytes))
+		return
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	res, err := s.app.importCapture(ctx, tmp.Name())
+	if err != nil {
+		// Name the user's file, not our temp file.
+		msg := strings.ReplaceAll(err.Error(), path.Base(tmp.Name()), name)
+		writeError(w, http.StatusBadRequest, msg)
+		return
+	}
+	s.app.emit("sources", map[string]any{})
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(res)
+}
+
+func (s *Server) handleAsset(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Assets == nil {
+		writeError(w, http.StatusNotFound, "no frontend in this build")
+		return
+	}
+	p := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+	if p == "" || p == "index.html" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(s.index)
+		return
+	}
+	if _, err := fs.Stat(s.opts.Assets, p); err != nil {
+		writeError(w, http.StatusNotFound, "not found: "+p)
+		return
+	}
+	http.ServeFileFS(w, r, s.opts.Assets, p)
+}
+
+// injectBridge puts the bridge script first in <head>, so window.go exists
+// before the app's own scripts run.
+func injectBridge(index []byte) []byte {
+	tag := []byte(`<script src="./bridge.js"></script>`)
+	if i := bytes.Index(index, []byte("<head>")); i >= 0 {
+		i += len("<head>")
+		return append(append(append([]byte{}, index[:i]...), tag...), index[i:]...)
+	}
+	return append(tag, index...)
+}
+
+// bridgeJS gives a browser the same window.go and window.runtime shapes the
+// Wails window has, so the frontend runs unchanged in both doors.
+const bridgeJS = `(function () {
+  "use strict";
+  window.__CE_MODE = "browser";
+  async function call(method, args) {
+    const res = await fetch("./api/app.App." + method, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(args),
+    });
+    let body = null;
+    try { body = await res.json(); } catch (e) { /* not JSON */ }
+    if (!res.ok || body === null) {
+      throw new Error(body && body.error ? body.error : ("HTTP " + res.status + " from " + method));
+    }
+    return body.result;
+  }
+  // Plain functions, not a Proxy: a Proxy would also answer "then" and make
+  // the object look like a promise to await.
+  const app = {};
+  for (const name of __METHODS__) app[name] = (...args) => call(name, args);
+  window.go = { app: { App: app } };
+  const listeners = {};
+  let source = null;
+  function ensureSource() {
+    if (source) return;
+    source = new EventSource("./events");
+    source.onerror = () => { /* EventSource reconnects by itself */ };
+  }
+  function on(name, cb, max) {
+    ensureSource();
+    if (!listeners[name]) {
+      listeners[name] = [];
+      source.addEventListener(name, (e) => {
+        let data = null;
+        try { data = JSON.parse(e.data); } catch (err) { return; }
+        for (const l of listeners[name].slice()) {
+          l.cb(data);
+          if (l.max > 0 && --l.max === 0) off1(name, l);
+        }
+      });
+    }
+    const l = { cb, max: max || -1 };
+    listeners[name].push(l);
+    return () => off1(name, l);
+  }
+  function off1(name, l) {
+    const ls = listeners[name] || [];
+    const i = ls.indexOf(l);
+    if (i >= 0) ls.splice(i, 1);
+  }
+  window.runtime = Object.assign(window.runtime || {}, {
+    EventsOn: (name, cb) => on(name, cb, -1),
+    EventsOnce: (name, cb) => on(name, cb, 1),
+    EventsOnMultiple: (name, cb, n) => on(name, cb, n),
+    EventsOff: (name) => { if (listeners[name]) listeners[name].length = 0; },
+    BrowserOpenURL: (u) => window.open(u, "_blank", "noopener"),
+  });
+})();
+`

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"checkpoint-explorer/app"
+)
+
+// windowState is the window's size and position, remembered between runs.
+type windowState struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+	X      int `json:"x"`
+	Y      int `json:"y"`
+}
+
+func loadWindowState(path string) windowState {
+	ws := windowState{Width: 1280, Height: 800, X: -1, Y: -1}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &ws)
+	}
+	ws.Width = max(ws.Width, 800)
+	ws.Height = max(ws.Height, 560)
+	return ws
+}
+
+// wailsDialogs offers the window's native file dialogs to the facade.
+type wailsDialogs struct{ ctx context.Context }
+
+func (d wailsDialogs) OpenFile(title string, patterns []string) (string, error) {
+	pat := ""
+	for i, p := range patterns {
+		if i > 0 {
+			pat += ";"
+		}
+		pat += p
+	}
+	return wruntime.OpenFileDialog(d.ctx, wruntime.OpenDialogOptions{
+		Title:   title,
+		Filters: []wruntime.FileFilter{{DisplayName: "Captures (" + pat + ")", Pattern: pat}},
+	})
+}
+
+func (d wailsDialogs) SaveFile(title, defaultName string) (string, error) {
+	return wruntime.SaveFileDialog(d.ctx, wruntime.SaveDialogOptions{Title: title, DefaultFilename: defaultName})
+}
+
+// runDesktop opens the window; without a display it serves the browser UI instead.
+func runDesktop(ctx context.Context, g *globals) error {
+	if !hasDisplay() {
+		fmt.Fprintln(g.stderr, "No display found: serving the UI for a browser instead (see `checkpoint-explorer serve --help`).")
+		return runServe(ctx, g, nil)
+	}
+	a, err := app.New(ctx, app.Options{DataDir: g.dataDir, Logger: g.logger()})
+	if err != nil {
+		return err
+	}
+	statePath := filepath.Join(filepath.Dir(app.PathsOf(a).Config), "window.json")
+	ws := loadWindowState(statePath)
+	var unsubscribe func()
+	err = wails.Run(&options.App{
+		Title:       "Checkpoint Explorer",
+		Width:       ws.Width,
+		Height:      ws.Height,
+		MinWidth:    800,
+		MinHeight:   560,
+		StartHidden: true, // shown on DOM ready: no white flash
+		AssetServer: &assetserver.Options{Assets: assets()},
+		OnStartup: func(wctx context.Context) {
+			app.SetFileDialogs(a, wailsDialogs{ctx: wctx})
+			unsubscribe = app.Subscribe(a, func(name string, payload any) { wruntime.EventsEmit(wctx, name, payload) })
+			if err := app.Start(wctx, a); err != nil {
+				wruntime.LogErrorf(wctx, "start: %v", err)
+			}
+		},
+		OnDomReady: func(wctx context.Context) {
+			if ws.X >= 0 && ws.Y >= 0 {
+				wruntime.WindowSetPosition(wctx, ws.X, ws.Y)
+			}
+			wruntime.WindowShow(wctx)
+		},
+		OnBeforeClose: func(wctx context.Context) bool {
+			var cur windowState
+			cur.Width, cur.Height = wruntime.WindowGetSize(wctx)
+			cur.X, cur.Y = wruntime.WindowGetPosition(wctx)
+			if b, err := json.Marshal(cur); err == nil {
+				_ = os.WriteFile(statePath, b, 0o600)
+			}
+			return false
+		},
+		OnShutdown: func(context.Context) {
+			if unsubscribe != nil {
+				unsubscribe()
+			}
+		},
+		Bind: []any{a},
+	})
+	cerr := app.Close(a)
+	if err != nil {
+		return fmt.Errorf("desktop window: %w (a binary built without `make build` has no window; use `serve`)", err)
+	}
+	return cerr
+}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"checkpoint-explorer/app"
+	"checkpoint-explorer/backend/analyze"
+)
+
+func runReport(ctx context.Context, g *globals, args []string) error {
+	fs := newFlagSet(g, "report", "[--format text|json|markdown] (CAPTURE_FILE | --cluster NAME --job ID) [--from T] [--to T]",
+		"Prints what is slow or failing, where, and since when, for a cached job or a capture file.")
+	format := fs.String("format", "text", "text, json or markdown")
+	cluster := fs.String("cluster", "", "cluster or capture name (with --job)")
+	job := fs.String("job", "", "job id (optional with a capture file holding one job)")
+	from := fs.String("from", "", "first trigger time (RFC 3339, epoch ms, or a duration ago)")
+	to := fs.String("to", "", "last trigger time")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch *format {
+	case "text", "json", "markdown":
+	default:
+		return fmt.Errorf("report: --format %q: choose text, json or markdown", *format)
+	}
+	now := time.Now()
+	fromMs, err := parseTime(*from, now)
+	if err != nil {
+		return fmt.Errorf("report: --from: %w", err)
+	}
+	toMs, err := parseTime(*to, now)
+	if err != nil {
+		return fmt.Errorf("report: --to: %w", err)
+	}
+	opts := app.Options{NoSample: true, NoCollect: true}
+	gg := *g
+	if fs.NArg() > 0 {
+		if fs.NArg() > 1 || *cluster != "" {
+			return errors.New("report: give one capture file, or --cluster and --job")
+		}
+		// A capture is read into a throwaway cache: the user's cache is not touched.
+		tmp, err := os.MkdirTemp("", "checkpoint-explorer-report-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		gg.dataDir = tmp
+	} else if *cluster == "" || *job == "" {
+		fs.Usage()
+		return errors.New("report: give a capture file, or --cluster and --job")
+	}
+	a, err := openApp(ctx, &gg, opts)
+	if err != nil {
+		return err
+	}
+	defer app.Close(a)
+	if fs.NArg() > 0 {
+		res, err := a.OpenCapture(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		jobs, err := a.ListJobs("")
+		if err != nil {
+			return err
+		}
+		var match []app.JobView
+		for _, j := range jobs {
+			if *job == "" || j.ID == *job {
+				match = append(match, j)
+			}
+		}
+		switch {
+		case len(match) == 0 && *job != "":
+			return fmt.Errorf("report: job %s is not in %s", *job, fs.Arg(0))
+		case len(match) == 0:
+			return fmt.Errorf("report: %s holds no job (sources: %s)", fs.Arg(0), strings.Join(res.Sources, ", "))
+		case len(match) > 1:
+			var ids []string
+			for _, j := range match {
+				ids = append(ids, j.ID)
+			}
+			return fmt.Errorf("report: %s holds %d jobs; choose one with --job (%s)", fs.Arg(0), len(match), strings.Join(ids, ", "))
+		}
+		*cluster, *job = match[0].Cluster, match[0].ID
+	}
+	r, err := a.Report(*cluster, *job, fromMs, toMs)
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "markdown":
+		writeReportMarkdown(g.stdout, r)
+	default:
+		writeReportText(g.stdout, r)
+	}
+	return nil
+}
+
+func fmtMs(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", float64(ms)/1000)
+}
+
+func fmtTime(ms int64) string {
+	if ms == 0 {
+		return "-"
+	}
+	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04:05")
+}
+
+// slowest returns the longest checkpoint of the report, or nil.
+func slowest(r app.Report) *analyze.CheckpointAnalysis {
+	var best *analyze.CheckpointAnalysis
+	for i := range r.Checkpoints {
+		c := &r.Checkpoints[i]
+		if best == nil || c.DurationMs > best.DurationMs {
+			best = c
+		}
+	}
+	return best
+}
+
+// bottleneckText says where a checkpoint's time went, in one phrase.
+func bottleneckText(c *analyze.CheckpointAnalysis) string {
+	b := c.Bottleneck
+	if b == nil {
+		return "phases not observable for this engine or checkpoint"
+	}
+	where := b.VertexName
+	if where == "" {
+		where = b.VertexID
+	}
+	if b.Subtask != nil {
+		where = fmt.Sprintf("%s subtask %d", where, *b.Subtask)
+	}
+	if b.Pending {
+		return fmt.Sprintf("%s still pending in %s (%d subtasks never acknowledged)", b.Phase, where, b.PendingSubtasks)
+	}
+	if b.PhaseMs != nil {
+		return fmt.Sprintf("%s in %s: %s of %s", b.Phase, where, fmtMs(*b.PhaseMs), fmtMs(b.EndToEndMs))
+	}
+	return fmt.Sprintf("%s in %s", b.Phase, where)
+}
+
+func slowRunText(s analyze.SlowRun) string {
+	where := s.VertexName
+	if where == "" {
+		where = s.VertexID
+	}
+	if where != "" {
+		where = " in " + where
+	}
+	return fmt.Sprintf("%s%s: %d checkpoints (%s) from %s to %s, up to %s against a usual %s",
+		s.Phase, where, len(s.CheckpointIDs), joinIDs(s.CheckpointIDs), fmtTime(s.FirstMs), fmtTime(s.LastMs),
+		fmtMs(s.MaxMs), fmtMs(int64(s.BaselineMedianMs)))
+}
+
+func failureText(f analyze.FailureCluster) string {
+	phase := ""
+	if f.Phase != "" {
+		phase = fmt.Sprintf(" [during %s]", f.Phase)
+	}
+	return fmt.Sprintf("%d×%s %s (checkpoints %s; first %s, last %s)",
+		f.Count, phase, firstLine(f.Example), joinIDs(f.CheckpointIDs), fmtTime(f.FirstMs), fmtTime(f.LastMs))
+}
+
+func writeReportText(w io.Writer, r app.Report) {
+	s := r.Summary
+	fmt.Fprintf(w, "Job %s (%s) on %s, %s\n", r.Job.Name, r.Job.ID, r.Job.Cluster, r.Job.Engine)
+	fmt.Fprintf(w, "%d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
+		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
+	if s.Completed > 0 {
+		fmt.Fprintf(w, "Duration of completed ones: median %s, p90 %s, p99 %s, max %s\n",
+			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
+	}
+	if c := slowest(r); c != nil {
+		fmt.Fprintf(w, "Slowest: #%d at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
+	}
+	if len(r.SlowPhases)+len(r.SlowCheckpoints) > 0 {
+		fmt.Fprintln(w, "Repeatedly slow:")
+		for _, sr := range append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...) {
+			fmt.Fprintf(w, "  %s\n", slowRunText(sr))
+		}
+	}
+	if len(r.Failures) > 0 {
+		fmt.Fprintln(w, "Failures:")
+		for _, f := range r.Failures {
+			fmt.Fprintf(w, "  %s\n", failureText(f))
+		}
+	}
+	fmt.Fprintf(w, "Why: %s — %s\n", r.Correlation.Verdict, r.Correlation.Reason)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(firstLine(s), "|", "\\|") }
+
+func writeReportMarkdown(w io.Writer, r app.Report) {
+	s := r.Summary
+	fmt.Fprintf(w, "# Checkpoints of %s\n\n", r.Job.Name)
+	fmt.Fprintf(w, "- Job `%s` on `%s` (%s)\n", r.Job.ID, r.Job.Cluster, r.Job.Engine)
+	fmt.Fprintf(w, "- %d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
+		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
+	if s.Completed > 0 {
+		fmt.Fprintf(w, "- Duration: median %s, p90 %s, p99 %s, max %s\n",
+			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
+	}
+	if c := slowest(r); c != nil {
+		fmt.Fprintf(w, "- Slowest: **#%d** at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
+	}
+	fmt.Fprintf(w, "- Why: **%s** — %s\n", r.Correlation.Verdict, r.Correlation.Reason)
+	if runs := append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...); len(runs) > 0 {
+		fmt.Fprintf(w, "\n## Repeatedly slow\n\n")
+		for _, sr := range runs {
+			fmt.Fprintf(w, "- %s\n", slowRunText(sr))
+		}
+	}
+	if len(r.Failures) > 0 {
+		fmt.Fprintf(w, "\n## Failures\n\n| count | phase | checkpoints | message |\n|---|---|---|---|\n")
+		for _, f := range r.Failures {
+			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", f.Count, orDash(string(f.Phase)), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
+		}
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(w, "\n## Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+	}
+}
+
+func joinIDs(ids []int64) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == 10 {
+			fmt.Fprintf(&b, "… (%d more)", len(ids)-10)
+			break
+		}
+		fmt.Fprint(&b, id)
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `make bench`: speed and memory figures, each measured against its own
+# baseline in the same run where one exists. Prints a summary at the end.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="$root/build/bin/checkpoint-explorer"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+summary=()
+cd "$root"
+
+echo "== store: per-subtask rows through the product path vs a minimal prepared-insert loop"
+out=$(CE_BENCH_STORE=1 go test -count=1 -run 'TestPrintWriteThroughput' -v ./backend/store/ 2>&1)
+echo "$out" | grep -E 'rows/s|ratio|FAIL' || echo "$out" | tail -20
+summary+=("$(echo "$out" | grep -E 'ratio' | head -1 | sed 's/^ *//')")
+
+echo "== capture import: peak memory to import a 200 MB (uncompressed) capture"
+CE_GEN_CAPTURE="$work/big.ckpt.gz" CE_GEN_CAPTURE_MB=200 go test -count=1 -run TestGenerateLargeCapture -v ./backend/capture/ 2>&1 | grep -E 'wrote|FAIL'
+plain=$(zcat "$work/big.ckpt.gz" | wc -c)
+/usr/bin/time -v "$bin" --data-dir "$work/data" import "$work/big.ckpt.gz" 2>"$work/time.txt" >"$work/import.txt"
+rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
+secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/time.txt")
+cat "$work/import.txt"
+line="capture import: $((plain / 1048576)) MiB uncompressed in ${secs}, peak RSS $((rss / 1024)) MiB (aim <= 256 MiB)"
+echo "$line"
+summary+=("$line")
+
+echo "== analysis: 10,000 checkpoints x 8 vertices x 64 subtasks"
+out=$(go test -count=1 -run '^$' -bench 'BenchmarkAnalyze10k' -benchmem -benchtime 3x ./backend/analyze/ 2>&1)
+echo "$out" | grep -E 'Benchmark|FAIL|ok' || true
+summary+=("$(echo "$out" | grep -E '^BenchmarkAnalyze10k' | head -1)")
+
+if [ -x testenv/bench-more.sh ]; then
+  testenv/bench-more.sh "$work" && true
+fi
+
+echo
+echo "== summary"
+for s in "${summary[@]}"; do [ -n "$s" ] && echo "  $s"; done
