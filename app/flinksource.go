@@ -103,16 +103,28 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 	if err != nil {
 		return model.Checkpoint{}, err
 	}
+	// Vertices in parallel: the budget bounds how many go at once.
+	errs := make([]error, len(d.Tasks))
+	var wg sync.WaitGroup
 	for i := range d.Tasks {
-		vid := d.Tasks[i].VertexID
-		ts, err := spend(ctx, s.b, func() (model.TaskStats, error) { return s.c.SubtaskStats(ctx, job.ID, summary.ID, vid) })
-		if errors.Is(err, flink.ErrNotFound) {
-			continue // this vertex reported no stats: keep its summary
-		}
-		if err != nil {
-			return model.Checkpoint{}, err
-		}
-		d.Tasks[i] = ts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vid := d.Tasks[i].VertexID
+			ts, err := spend(ctx, s.b, func() (model.TaskStats, error) { return s.c.SubtaskStats(ctx, job.ID, summary.ID, vid) })
+			switch {
+			case errors.Is(err, flink.ErrNotFound):
+				// This vertex reported no stats: keep its summary.
+			case err != nil:
+				errs[i] = err
+			default:
+				d.Tasks[i] = ts
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return model.Checkpoint{}, err
 	}
 	return d, nil
 }

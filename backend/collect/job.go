@@ -66,6 +66,7 @@ func (j *jobPoller) run() {
 	}
 	bo := backoff{max: opts.MaxBackoff}
 	for attempt := 1; ; attempt++ {
+		began := opts.Now()
 		wait, err := j.tick(ctx)
 		if ctx.Err() != nil {
 			return
@@ -83,6 +84,8 @@ func (j *jobPoller) run() {
 				opts.Logger.Info("job ended; stopped polling", append(j.log(), "state", j.currentState())...)
 				return
 			}
+			// The interval runs from the start of a poll: fetching details takes time too.
+			wait = max(wait-opts.Now().Sub(began), opts.MinPoll)
 		}
 		select {
 		case <-ctx.Done():
@@ -275,7 +278,8 @@ func (j *jobPoller) forgetBelow(p int, floor int64) {
 
 func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits) error {
 	now := j.c.opts.Now()
-	if traits.MetricsEvery <= 0 || now.Sub(j.lastMetrics) < traits.MetricsEvery {
+	// An ended job has no live backpressure to sample.
+	if traits.MetricsEvery <= 0 || now.Sub(j.lastMetrics) < traits.MetricsEvery || terminalState(j.currentState()) {
 		return nil
 	}
 	j.lastMetrics = now

@@ -1,0 +1,189 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/flinkenv"
+)
+
+// countingProxy sits between the app and the real Flink REST API and counts
+// requests per endpoint template.
+type countingProxy struct {
+	mu     sync.Mutex
+	counts map[string]int
+	total  int
+	only   string // job id whose requests count
+	// details counts fetches of each checkpoint's details, by id.
+	details map[string]int
+}
+
+var detailPath = regexp.MustCompile(`/checkpoints/details/([0-9]+)$`)
+
+var idInPath = regexp.MustCompile(`/[0-9a-f]{32}|/[0-9]+(/|$)`)
+
+func (p *countingProxy) endpoint(path string) string {
+	return idInPath.ReplaceAllStringFunc(path, func(m string) string {
+		if strings.HasSuffix(m, "/") {
+			return "/:id/"
+		}
+		return "/:id"
+	})
+}
+
+func (p *countingProxy) snapshot() (map[string]int, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := make(map[string]int, len(p.counts))
+	for k, v := range p.counts {
+		c[k] = v
+	}
+	return c, p.total
+}
+
+func startCountingProxy(t *testing.T, target, onlyJob string) (*countingProxy, string) {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &countingProxy{counts: map[string]int{}, only: onlyJob, details: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only the job under test (and the job list) counts: the cluster also
+		// holds jobs of other tests, which the app reads once each.
+		if p.only == "" || strings.Contains(r.URL.Path, p.only) || r.URL.Path == "/jobs/overview" {
+			p.mu.Lock()
+			p.counts[p.endpoint(r.URL.Path)]++
+			p.total++
+			if m := detailPath.FindStringSubmatch(r.URL.Path); m != nil {
+				p.details[m[1]]++
+			}
+			p.mu.Unlock()
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return p, srv.URL
+}
+
+// overheadRun collects one knob job through the counting proxy for d and
+// returns the figures of the steady state (after the first poll's backfill).
+type overheadFigures struct {
+	Seconds          float64
+	Requests         int
+	NewCheckpoints   int
+	Vertices         int
+	PerSecond        float64
+	PerCheckpoint    float64 // detail requests per checkpoint whose details were fetched
+	DetailFetches    int
+	ListPerSecond    float64
+	MetricsPerSecond float64
+	ByEndpoint       map[string]int
+}
+
+func (f overheadFigures) String() string {
+	keys := make([]string, 0, len(f.ByEndpoint))
+	for k := range f.ByEndpoint {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.0f s, %d new checkpoints, V=%d: %.2f requests/s in all (list %.2f/s, metrics %.2f/s), %.2f detail requests per new checkpoint (bound 1+V = %d)\n",
+		f.Seconds, f.NewCheckpoints, f.Vertices, f.PerSecond, f.ListPerSecond, f.MetricsPerSecond, f.PerCheckpoint, 1+f.Vertices)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "    %-55s %d\n", k, f.ByEndpoint[k])
+	}
+	return b.String()
+}
+
+func measureOverhead(t *testing.T, d time.Duration, jobArgs ...string) (overheadFigures, *countingProxy) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, jobArgs...)
+	proxy, proxyURL := startCountingProxy(t, env.RESTURL, jid)
+	a := newCollectingApp(t, proxyURL)
+	// Let the first poll backfill the history, then measure from a clean start.
+	waitFor(t, time.Minute, "the first checkpoints", func() bool { return len(finalCheckpoints(t, a, jid)) >= 3 })
+	time.Sleep(2 * time.Second)
+	c0, n0 := proxy.snapshot()
+	f0 := len(finalCheckpoints(t, a, jid))
+	start := time.Now()
+	time.Sleep(d)
+	c1, n1 := proxy.snapshot()
+	f1 := len(finalCheckpoints(t, a, jid))
+	a.stopCollector()
+	j, _ := a.store.Job(context.Background(), "flink", jid)
+	fig := overheadFigures{Seconds: time.Since(start).Seconds(), Requests: n1 - n0, NewCheckpoints: f1 - f0, Vertices: len(j.Vertices), ByEndpoint: map[string]int{}}
+	var detail, list, metrics int
+	for k, v := range c1 {
+		dv := v - c0[k]
+		if dv == 0 {
+			continue
+		}
+		fig.ByEndpoint[k] = dv
+		switch {
+		case strings.Contains(k, "/checkpoints/details/"):
+			detail += dv
+		case strings.HasSuffix(k, "/checkpoints"):
+			list += dv
+		case strings.Contains(k, "/subtasks/metrics"):
+			metrics += dv
+		}
+	}
+	fig.PerSecond = float64(fig.Requests) / fig.Seconds
+	fig.DetailFetches = c1["/jobs/:id/checkpoints/details/:id"] - c0["/jobs/:id/checkpoints/details/:id"]
+	fig.ListPerSecond = float64(list) / fig.Seconds
+	fig.MetricsPerSecond = float64(metrics) / fig.Seconds
+	// Per checkpoint whose details were fetched in the window (the window's
+	// edges cut some checkpoints between their poll and their detail fetch).
+	if fig.DetailFetches > 0 {
+		fig.PerCheckpoint = float64(detail) / float64(fig.DetailFetches)
+	}
+	return fig, proxy
+}
+
+// TestFlinkOverheadStaysWithinTheDocumentedBoundary measures, through a
+// counting proxy, what the collector asks of a real Flink cluster: at most one
+// list request per poll plus backpressure sampling, and at most 1 + V detail
+// requests per new checkpoint (docs/collector.md).
+func TestFlinkOverheadStaysWithinTheDocumentedBoundary(t *testing.T) {
+	d := 30 * time.Second
+	if os.Getenv("CE_BENCH_OVERHEAD") != "" {
+		d = 2 * time.Minute
+	}
+	f, proxy := measureOverhead(t, d, "--name", "ce-overhead", "--interval-ms", "1000", "--rate", "100")
+	t.Logf("overhead: %s", f)
+	if f.NewCheckpoints < 10 {
+		t.Fatalf("only %d new checkpoints in %.0f s", f.NewCheckpoints, f.Seconds)
+	}
+	proxy.mu.Lock()
+	for id, n := range proxy.details {
+		if n > 1 {
+			t.Errorf("details of checkpoint %s fetched %d times, want once", id, n)
+		}
+	}
+	proxy.mu.Unlock()
+	if f.PerCheckpoint > float64(1+f.Vertices) {
+		t.Errorf("%.2f detail requests per checkpoint, over the 1 + V = %d bound", f.PerCheckpoint, 1+f.Vertices)
+	}
+	// Polls: interval × history / 3 = 3.3 s at a 1 s interval, i.e. ≤ 0.3 list requests/s (halved when the history filled fast: 0.6).
+	if f.ListPerSecond > 0.65 {
+		t.Errorf("%.2f list requests per second, more than one per planned poll", f.ListPerSecond)
+	}
+	// Backpressure: one request per vertex every 10 s.
+	if max := float64(f.Vertices)/10*1.2 + 0.05; f.MetricsPerSecond > max {
+		t.Errorf("%.2f metrics requests per second, over V/10 s = %.2f", f.MetricsPerSecond, max)
+	}
+	_ = model.StatusCompleted
+}
