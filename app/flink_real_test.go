@@ -338,3 +338,40 @@ func runScript(path string, args ...string) (string, error) {
 	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
 	return string(out), err
 }
+
+// A task failure restarts the job under the same id from its latest
+// checkpoint: the collector keeps following it, ids continue, nothing is missed.
+func TestFlinkCollectorFollowsAJobRestart(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-collect-restart", "--interval-ms", "1000", "--rate", "100", "--fail-task-every", "8")
+	a := newCollectingApp(t, env.RESTURL)
+	waitFor(t, 3*time.Minute, "checkpoints past two task failures (ids 8 and 16)", func() bool {
+		for _, c := range finalCheckpoints(t, a, jid) {
+			if c.ID > 18 {
+				return true
+			}
+		}
+		return false
+	})
+	if h := a.clusterHealth("flink"); h.State != "ok" {
+		t.Errorf("health %+v, want ok through a job restart", h)
+	}
+	a.stopCollector()
+	cps := finalCheckpoints(t, a, jid)
+	seen := map[int64]model.Status{}
+	var top int64
+	for _, c := range cps {
+		seen[c.ID] = c.Status
+		top = max(top, c.ID)
+	}
+	for id := int64(1); id <= top; id++ {
+		if _, ok := seen[id]; !ok {
+			t.Errorf("checkpoint %d missing across the job's restarts", id)
+		}
+	}
+	for _, id := range []int64{8, 16} {
+		if seen[id] != model.StatusFailed {
+			t.Errorf("checkpoint %d (the injected task failure) is %q, want FAILED", id, seen[id])
+		}
+	}
+}

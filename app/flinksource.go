@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -50,14 +51,23 @@ func (s *flinkSource) Jobs(ctx context.Context) ([]model.Job, error) {
 	return spend(ctx, s.b, func() ([]model.Job, error) { return s.c.Jobs(ctx) })
 }
 
+// jobGone marks a job the cluster no longer knows, for the collector.
+func jobGone(err error) error {
+	if errors.Is(err, flink.ErrNotFound) {
+		return fmt.Errorf("%w: %w", collect.ErrJobGone, err)
+	}
+	return err
+}
+
 func (s *flinkSource) Job(ctx context.Context, id string) (model.Job, error) {
-	return spend(ctx, s.b, func() (model.Job, error) { return s.c.Job(ctx, id) })
+	j, err := spend(ctx, s.b, func() (model.Job, error) { return s.c.Job(ctx, id) })
+	return j, jobGone(err)
 }
 
 func (s *flinkSource) History(ctx context.Context, job *model.Job) (model.History, error) {
 	list, err := spend(ctx, s.b, func() (flink.CheckpointList, error) { return s.c.Checkpoints(ctx, job.ID) })
 	if err != nil {
-		return model.History{}, err
+		return model.History{}, jobGone(err)
 	}
 	h := model.History{
 		Checkpoints: list.History,

@@ -19,6 +19,10 @@ import (
 // checkpoint's details (evicted from its bounded history).
 var ErrGone = errors.New("checkpoint details no longer available")
 
+// ErrJobGone is returned by Source.Job and Source.History when the cluster no
+// longer knows the job (a JobManager failover without HA forgets its jobs).
+var ErrJobGone = errors.New("job no longer on the cluster")
+
 // Source is one cluster's engine API, reduced to what the collector needs.
 // Implementations spend the Budget they were built with on every request.
 type Source interface {
@@ -195,6 +199,13 @@ type clusterPoller struct {
 	mu   sync.Mutex
 	h    Health
 	jobs map[string]*jobPoller
+}
+
+// forget drops a job's poller so that the job is followed afresh if it reappears.
+func (c *clusterPoller) forget(id string) {
+	c.mu.Lock()
+	delete(c.jobs, id)
+	c.mu.Unlock()
 }
 
 func newClusterPoller(parent context.Context, opts Options, t Target) *clusterPoller {

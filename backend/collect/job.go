@@ -71,6 +71,12 @@ func (j *jobPoller) run() {
 		if ctx.Err() != nil {
 			return
 		}
+		if errors.Is(err, ErrJobGone) {
+			// Not the cluster's fault: stop, and start afresh if the job comes back.
+			opts.Logger.Info("job no longer on the cluster; stopped polling", append(j.log(), "err", err)...)
+			j.c.forget(j.job.ID)
+			return
+		}
 		j.c.report(err)
 		if err != nil {
 			opts.Logger.Warn("poll failed", append(j.log(), "err", err)...)

@@ -73,6 +73,9 @@ func (s *Source) Jobs(ctx context.Context) ([]model.Job, error) { return s.c.Job
 // History (1 request).
 func (s *Source) Job(ctx context.Context, id string) (model.Job, error) {
 	info, err := s.c.JobInfo(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return model.Job{}, fmt.Errorf("%w: %w", collect.ErrJobGone, err)
+	}
 	if err != nil {
 		return model.Job{}, err
 	}
