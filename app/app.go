@@ -95,6 +95,7 @@ type App struct {
 	// dialogs is set by the desktop door; nil elsewhere.
 	dialogs FileDialogs
 	coll    collectorHandle
+	logFile *os.File
 }
 
 // FileDialogs is what the desktop window offers for picking files.
@@ -121,16 +122,28 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
+	// Polling progress and errors also go to a file the UI can show.
+	var logFile *os.File
+	if lf, err := openLogFile(paths.Log); err == nil {
+		logFile = lf
+		logger = teeLogger(logger, lf)
+	} else {
+		logger.Warn("no log file", "path", paths.Log, "err", err)
+	}
 	a := &App{
-		paths:  paths,
-		log:    logger,
-		opts:   opts,
-		config: &configFile{path: paths.Config},
-		events: newBroadcaster(),
-		health: map[string]Health{},
+		paths:   paths,
+		log:     logger,
+		logFile: logFile,
+		opts:    opts,
+		config:  &configFile{path: paths.Config},
+		events:  newBroadcaster(),
+		health:  map[string]Health{},
 	}
 	cfg, err := a.config.load()
 	if err != nil {
+		if logFile != nil {
+			logFile.Close()
+		}
 		return nil, err
 	}
 	a.clusters = cfg.Clusters
@@ -140,6 +153,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	st, err := store.Open(ctx, paths.Cache, ret)
 	if err != nil {
+		if logFile != nil {
+			logFile.Close()
+		}
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	a.store = st
@@ -179,7 +195,11 @@ func Close(a *App) error {
 	}
 	a.stopCollector()
 	a.wg.Wait()
-	return a.store.Close()
+	err := a.store.Close()
+	if a.logFile != nil {
+		a.logFile.Close()
+	}
+	return err
 }
 
 // SetFileDialogs lets the desktop door offer native dialogs.

@@ -1,0 +1,176 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// CheckpointView is everything the checkpoint detail view shows: the raw
+// checkpoint, its analysis (phases, bottleneck, failure, backpressure, slow
+// flags), its per-subtask phase rows and its ack-progress curve.
+type CheckpointView struct {
+	Checkpoint  CheckpointDetail           `json:"checkpoint"`
+	Analysis    analyze.CheckpointAnalysis `json:"analysis"`
+	Subtasks    []analyze.SubtaskRow       `json:"subtasks"`
+	AckProgress *analyze.AckProgress       `json:"ack_progress,omitempty"`
+	Phases      []analyze.Phase            `json:"phases_available"`
+	Notes       []string                   `json:"notes"`
+	Vertices    []model.Vertex             `json:"vertices"`
+	Edges       []model.Edge               `json:"edges"`
+}
+
+// baselineWindowMs is how far before a checkpoint the detail view looks for
+// the baseline its slow flags and backpressure compare against.
+const baselineWindowMs = 30 * 60 * 1000
+
+// CheckpointView analyses one checkpoint against the checkpoints before it.
+func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (CheckpointView, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	d, err := a.Checkpoint(cluster, job, pipeline, id)
+	if err != nil {
+		return CheckpointView{}, err
+	}
+	in, err := a.analysisInput(ctx, cluster, job, d.TriggerMs-baselineWindowMs, d.TriggerMs)
+	if err != nil {
+		return CheckpointView{}, err
+	}
+	ja := analyze.Analyze(in.job, in.cps, in.acks, in.metrics, in.gaps)
+	v := CheckpointView{Checkpoint: d, Phases: ja.PhasesAvailable, Notes: ja.Notes, Vertices: in.job.Vertices, Edges: in.job.Edges}
+	for _, c := range ja.Checkpoints {
+		if c.ID == id && c.Pipeline == pipeline {
+			v.Analysis = c
+		}
+	}
+	v.Subtasks = analyze.SubtaskRows(in.job, &d.Checkpoint)
+	var acks []model.AckSample
+	for _, s := range in.acks {
+		if s.CheckpointID == id && s.Pipeline == pipeline {
+			acks = append(acks, s)
+		}
+	}
+	v.AckProgress = analyze.CheckpointAckProgress(in.job, &d.Checkpoint, acks, analyze.DefaultAckPoints)
+	return v, nil
+}
+
+// HeatmapRequest selects a heatmap: "phase" (phase × time, slowness),
+// "failure" (signature × time, counts) or "vertex" (vertex × checkpoint, the
+// time of one phase).
+type HeatmapRequest struct {
+	Cluster string        `json:"cluster"`
+	Job     string        `json:"job"`
+	Kind    string        `json:"kind"`
+	Phase   analyze.Phase `json:"phase"`
+	FromMs  int64         `json:"from_ms"`
+	ToMs    int64         `json:"to_ms"`
+	// Buckets is the target number of time buckets or checkpoint columns.
+	Buckets int `json:"buckets"`
+}
+
+// Heatmap holds the one heatmap that was asked for.
+type Heatmap struct {
+	Kind    string                  `json:"kind"`
+	Phase   *analyze.PhaseHeatmap   `json:"phase,omitempty"`
+	Failure *analyze.FailureHeatmap `json:"failure,omitempty"`
+	Vertex  *analyze.VertexHeatmap  `json:"vertex,omitempty"`
+}
+
+// Heatmap aggregates a job's checkpoints for a heatmap view.
+func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
+	if req.Cluster == "" || req.Job == "" {
+		return Heatmap{}, badRequest("cluster and job are required")
+	}
+	if req.Buckets <= 0 || req.Buckets > 2000 {
+		req.Buckets = analyze.DefaultHeatmapBuckets
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	in, err := a.analysisInput(ctx, req.Cluster, req.Job, req.FromMs, req.ToMs)
+	if err != nil {
+		return Heatmap{}, err
+	}
+	h := Heatmap{Kind: req.Kind}
+	switch req.Kind {
+	case "phase":
+		hm := analyze.BuildPhaseHeatmap(in.job, in.cps, req.FromMs, req.ToMs, req.Buckets)
+		h.Phase = &hm
+	case "failure":
+		hm := analyze.BuildFailureHeatmap(in.cps, req.FromMs, req.ToMs, req.Buckets)
+		h.Failure = &hm
+	case "vertex":
+		if req.Phase == "" {
+			req.Phase = analyze.EndToEnd
+		}
+		hm, err := analyze.BuildVertexHeatmap(in.job, in.cps, req.Phase, req.FromMs, req.ToMs, req.Buckets)
+		if err != nil {
+			return Heatmap{}, badRequest("%v", err)
+		}
+		h.Vertex = &hm
+	default:
+		return Heatmap{}, badRequest("heatmap kind %q: choose phase, failure or vertex", req.Kind)
+	}
+	return h, nil
+}
+
+// CompareResult puts two checkpoints side by side.
+type CompareResult struct {
+	analyze.Comparison
+	// Reason says why this pair was chosen when it was chosen by default.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Compare puts checkpoint b beside a (the baseline) phase by phase and vertex by vertex.
+func (a *App) Compare(cluster, job string, pipelineA int, idA int64, pipelineB int, idB int64) (CompareResult, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	j, err := a.store.Job(ctx, cluster, job)
+	if errors.Is(err, store.ErrNotFound) {
+		return CompareResult{}, badRequest("job %s on %s is not in the cache", job, cluster)
+	}
+	if err != nil {
+		return CompareResult{}, err
+	}
+	ca, err := a.checkpointFull(ctx, cluster, job, pipelineA, idA)
+	if err != nil {
+		return CompareResult{}, err
+	}
+	cb, err := a.checkpointFull(ctx, cluster, job, pipelineB, idB)
+	if err != nil {
+		return CompareResult{}, err
+	}
+	return CompareResult{Comparison: analyze.Compare(j, &ca, &cb)}, nil
+}
+
+// DefaultCompare compares the latest failed (or else the slowest) checkpoint
+// in the range with the median healthy one.
+func (a *App) DefaultCompare(cluster, job string, fromMs, toMs int64) (CompareResult, error) {
+	ctx, cancel := callCtx()
+	defer cancel()
+	cps, err := a.store.Checkpoints(ctx, store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs})
+	if err != nil {
+		return CompareResult{}, err
+	}
+	pair, ok := analyze.DefaultComparePair(cps)
+	if !ok {
+		return CompareResult{}, badRequest("no pair to compare in this range: it needs a failed or slow checkpoint and a healthy one")
+	}
+	r, err := a.Compare(cluster, job, pair.Baseline.Pipeline, pair.Baseline.ID, pair.Target.Pipeline, pair.Target.ID)
+	r.Reason = pair.Reason
+	return r, err
+}
+
+func (a *App) checkpointFull(ctx context.Context, cluster, job string, pipeline int, id int64) (model.Checkpoint, error) {
+	c, err := a.store.Checkpoint(ctx, model.Key{Cluster: cluster, JobID: job, Pipeline: pipeline, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return c, badRequest("checkpoint %d of job %s on %s is not in the cache", id, job, cluster)
+	}
+	if err != nil {
+		return c, fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"checkpoint-explorer/backend/analyze"
+)
+
+func TestExploreMethodsOnSeededJob(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	seedJob(t, a)
+
+	v, err := a.CheckpointView("prod", "job1", 0, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Checkpoint.ID != 12 || v.Analysis.ID != 12 || len(v.Subtasks) != 4 || v.Analysis.Bottleneck == nil {
+		t.Fatalf("view of 12: id %d/%d, %d subtask rows, bottleneck %+v", v.Checkpoint.ID, v.Analysis.ID, len(v.Subtasks), v.Analysis.Bottleneck)
+	}
+	// Async (30 ms) is the largest phase on every subtask of the seeded job.
+	if v.Analysis.Bottleneck.Phase != analyze.PhaseAsync {
+		t.Errorf("bottleneck %+v, want async", v.Analysis.Bottleneck)
+	}
+	if v.AckProgress == nil || v.AckProgress.P100Ms == nil {
+		t.Errorf("ack progress %+v", v.AckProgress)
+	}
+	if _, err := a.CheckpointView("prod", "job1", 0, 999); err == nil || !IsBadRequest(err) {
+		t.Errorf("missing checkpoint: %v", err)
+	}
+
+	for _, kind := range []string{"phase", "failure", "vertex"} {
+		h, err := a.Heatmap(HeatmapRequest{Cluster: "prod", Job: "job1", Kind: kind, Phase: analyze.PhaseAsync, Buckets: 10})
+		if err != nil {
+			t.Fatalf("%s heatmap: %v", kind, err)
+		}
+		switch {
+		case kind == "phase" && (h.Phase == nil || len(h.Phase.Rows) == 0):
+			t.Errorf("phase heatmap empty: %+v", h)
+		case kind == "failure" && (h.Failure == nil || len(h.Failure.Rows) != 1 || h.Failure.Rows[0].Total != 1):
+			t.Errorf("failure heatmap %+v, want the one expired checkpoint", h.Failure)
+		case kind == "vertex" && (h.Vertex == nil || len(h.Vertex.Rows) != 2):
+			t.Errorf("vertex heatmap %+v, want 2 vertices", h.Vertex)
+		}
+	}
+	if _, err := a.Heatmap(HeatmapRequest{Cluster: "prod", Job: "job1", Kind: "pie"}); err == nil || !strings.Contains(err.Error(), "choose phase, failure or vertex") {
+		t.Errorf("bad kind: %v", err)
+	}
+
+	c, err := a.DefaultCompare("prod", "job1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.B.ID != 7 || c.Reason == "" {
+		t.Errorf("default compare picks %d (%q), want the failed checkpoint 7", c.B.ID, c.Reason)
+	}
+	c, err = a.Compare("prod", "job1", 0, 3, 0, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.EndToEnd.Diff == nil || *c.EndToEnd.Diff != 17 {
+		t.Errorf("end-to-end delta %+v, want 17 ms (60 − 43)", c.EndToEnd)
+	}
+
+	lv, err := a.Log(50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(lv.Lines, "\n")
+	if !strings.Contains(joined, "cluster saved") || strings.Contains(joined, secretPassword) {
+		t.Errorf("log tail %q: want the save logged, without the password", joined)
+	}
+}
