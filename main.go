@@ -71,6 +71,7 @@ func commands() []command {
 		{"export", "write a job's cached checkpoints to a capture file", runExport},
 		{"clusters", "list, add or remove clusters; show or set retention", runClusters},
 		{"report", "print what is slow, where and why for a job or a capture", runReport},
+		{"capture", "record a live job into a capture file, without the cache", runCapture},
 		{"version", "print the version", runVersion},
 	}
 }

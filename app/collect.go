@@ -55,7 +55,7 @@ func (a *App) applyCollector() {
 	}
 	var targets []collect.Target
 	for _, c := range clusters {
-		t, err := a.target(c)
+		t, err := newTarget(c)
 		if err != nil {
 			a.setHealth(c.Name, Health{State: "error", LastError: err.Error()})
 			continue
@@ -65,7 +65,8 @@ func (a *App) applyCollector() {
 	m.Apply(targets)
 }
 
-func (a *App) target(c model.Cluster) (collect.Target, error) {
+// newTarget builds the collector's view of a configured cluster.
+func newTarget(c model.Cluster) (collect.Target, error) {
 	b, _ := json.Marshal(c)
 	sum := sha256.Sum256(b)
 	key := hex.EncodeToString(sum[:8])

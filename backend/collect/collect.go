@@ -96,6 +96,8 @@ type Options struct {
 	MinPoll, MaxPoll time.Duration
 	// MaxBackoff caps the wait after repeated errors (default 60 s).
 	MaxBackoff time.Duration
+	// FollowJob, when set, limits polling to the jobs it accepts.
+	FollowJob func(id string) bool
 	Now        func() time.Time
 }
 
@@ -285,13 +287,18 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].ID < jobs[j].ID })
 	var ended []*jobPoller
 	for _, j := range jobs {
+		if c.opts.FollowJob != nil && !c.opts.FollowJob(j.ID) {
+			continue
+		}
 		c.mu.Lock()
 		jp, ok := c.jobs[j.ID]
 		c.mu.Unlock()
-		if ok {
+		if ok && !(jp.exited.Load() && !terminalState(j.State)) {
 			jp.setState(j.State)
 			continue
 		}
+		// New, or running again under the same id (resubmitted from a
+		// savepoint after it ended): follow it afresh.
 		jp = newJobPoller(c, j)
 		c.mu.Lock()
 		c.jobs[j.ID] = jp

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"checkpoint-explorer/backend/model"
@@ -32,6 +33,9 @@ type jobPoller struct {
 
 	lastMetrics  time.Time
 	metricsSince int64
+
+	// exited is set when run returns.
+	exited atomic.Bool
 }
 
 func newJobPoller(c *clusterPoller, j model.Job) *jobPoller {
@@ -59,6 +63,7 @@ func (j *jobPoller) log() []any {
 }
 
 func (j *jobPoller) run() {
+	defer j.exited.Store(true)
 	ctx := j.c.ctx
 	opts := j.c.opts
 	if terminalState(j.job.State) && j.job.EndMs > 0 && opts.Now().Sub(time.UnixMilli(j.job.EndMs)) > recentlyEnded {
