@@ -28,15 +28,17 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	caFile := fs.String("ca-file", "", "PEM file of a custom CA")
 	insecure := fs.Bool("insecure", false, "skip TLS certificate verification")
 	job := fs.String("job", "", "job id to record")
+	newJobs := fs.Bool("new-jobs", false, "instead of --job: record every job that starts during the recording")
+	namePrefix := fs.String("job-name-prefix", "", "with --new-jobs: only jobs whose name starts with this")
 	dur := fs.String("duration", "10m", "how long to record (e.g. 90s, 10m, 2h)")
 	out := fs.String("out", "", "capture file to write (.ckpt.gz)")
 	name := fs.String("name", "recorded", "a name for the cluster in the file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *url == "" || *job == "" || *out == "" {
+	if *url == "" || (*job == "") == !*newJobs || *out == "" {
 		fs.Usage()
-		return errors.New("capture: --url, --job and --out are required")
+		return errors.New("capture: --url, --out and one of --job or --new-jobs are required")
 	}
 	d, err := parseDuration(*dur)
 	if err != nil || d <= 0 {
@@ -73,9 +75,13 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 			fmt.Fprintf(g.stderr, "%s\n", line)
 		}
 	}
-	fmt.Fprintf(g.stderr, "Recording job %s of %s for %s into %s (Ctrl-C stops and keeps what was recorded)\n", *job, *url, d, *out)
+	what := "job " + *job
+	if *newJobs {
+		what = "the jobs that start"
+	}
+	fmt.Fprintf(g.stderr, "Recording %s on %s for %s into %s (Ctrl-C stops and keeps what was recorded)\n", what, *url, d, *out)
 	res, err := app.Record(ctx, app.RecordOptions{
-		Cluster: c, JobID: *job, Duration: d, Out: *out, Logger: g.logger(), Every: every,
+		Cluster: c, JobID: *job, NewJobs: *newJobs, NamePrefix: *namePrefix, Duration: d, Out: *out, Logger: g.logger(), Every: every,
 		Progress: func(p app.RecordProgress) { show(p, "") },
 	})
 	if err != nil {
@@ -87,7 +93,7 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	fmt.Fprintf(g.stdout, "%s: %d checkpoints (%d failed), %d missed, %d metric samples, %d requests in %s\n",
 		*out, res.Checkpoints, res.Failed, res.Gaps, res.MetricSamples, res.Requests, res.Elapsed)
 	if res.Checkpoints == 0 {
-		fmt.Fprintf(g.stderr, "warning: no checkpoint recorded — is job %s running, and does it checkpoint? (%s)\n", *job, res.LastError)
+		fmt.Fprintf(g.stderr, "warning: no checkpoint recorded — is the job running, and does it checkpoint? (%s)\n", res.LastError)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 	}
 	defer app.Close(a)
 	srv, err := app.NewServer(a, app.ServeOptions{
-		Addr: *addr, Assets: assets(), Token: *token,
+		Addr: *addr, Assets: assets(), Token: *token, Metrics: app.MetricsHandler(a),
 		Ready: func(u string) {
 			fmt.Fprintf(g.stdout, "Checkpoint Explorer is serving at\n  %s\n(only this machine can reach it; the token in the URL is required; Ctrl-C stops)\n", u)
 			if f, ok := g.stdout.(*os.File); ok {

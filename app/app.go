@@ -96,6 +96,7 @@ type App struct {
 	dialogs FileDialogs
 	coll    collectorHandle
 	logFile *os.File
+	metrics *appMetrics
 }
 
 // FileDialogs is what the desktop window offers for picking files.
@@ -159,6 +160,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	a.store = st
+	a.metrics = newAppMetrics(a)
 	return a, nil
 }
 

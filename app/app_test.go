@@ -306,20 +306,33 @@ func TestCorruptCaptureLeavesTheCacheUnchanged(t *testing.T) {
 	}
 }
 
-func TestFirstRunOpensTheBundledSample(t *testing.T) {
+func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 	a := newTestApp(t, Options{})
 	list, err := a.ListClusters()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 1 || list[0].Kind != "sample" || !list[0].ReadOnly {
-		t.Fatalf("first run sources %+v, want the sample", list)
+	byName := map[string]SourceView{}
+	for _, s := range list {
+		if s.Kind != "sample" || !s.ReadOnly {
+			t.Errorf("first-run source %+v is not a read-only sample", s)
+		}
+		byName[s.Name] = s
 	}
-	jobs, err := a.ListJobs(list[0].Name)
+	if len(list) != 2 {
+		t.Fatalf("first run sources %+v, want the two samples", list)
+	}
+	var phase23 string
+	for n := range byName {
+		if strings.HasPrefix(n, "sample: phase-2.3") {
+			phase23 = n
+		}
+	}
+	jobs, err := a.ListJobs(phase23)
 	if err != nil || len(jobs) != 1 {
-		t.Fatalf("sample jobs %+v, %v", jobs, err)
+		t.Fatalf("phase-2.3 sample jobs %+v, %v", jobs, err)
 	}
-	rows, err := a.Checkpoints(list[0].Name, jobs[0].ID, 0, 0)
+	rows, err := a.Checkpoints(phase23, jobs[0].ID, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,19 +345,52 @@ func TestFirstRunOpensTheBundledSample(t *testing.T) {
 	if len(rows) != 7 || !found {
 		t.Errorf("sample rows %d, checkpoint 28 at 19022 ms found: %v", len(rows), found)
 	}
-	tl, err := a.Timeline(TimelineRequest{Cluster: list[0].Name, Job: jobs[0].ID, WidthPx: 800})
+	tl, err := a.Timeline(TimelineRequest{Cluster: phase23, Job: jobs[0].ID, WidthPx: 800})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tl.Bars) != 7 {
 		t.Errorf("timeline has %d bars at 800 px, want 7", len(tl.Bars))
 	}
+
+	// The recorded knob job: hundreds of checkpoints with every subtask's stats,
+	// failures with Flink's own messages, backpressure samples.
+	knobs := "sample: Flink 2.3 knob job"
+	if _, ok := byName[knobs]; !ok {
+		t.Fatalf("no %q among %v", knobs, list)
+	}
+	kj, err := a.ListJobs(knobs)
+	if err != nil || len(kj) != 6 {
+		t.Fatalf("knob sample: %d jobs (%v), want one per knob (6)", len(kj), err)
+	}
+	var completed, failed, bottlenecks, clusters int
+	for _, j := range kj {
+		r, err := a.Report(knobs, j.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		completed += r.Summary.Completed
+		failed += r.Summary.Failed
+		clusters += len(r.Failures)
+		for _, c := range r.Checkpoints {
+			if c.Bottleneck != nil && c.Status == model.StatusCompleted {
+				bottlenecks++
+			}
+		}
+	}
+	if completed < 200 || failed < 5 || clusters == 0 {
+		t.Errorf("knob sample: %d completed, %d failed, %d failure clusters", completed, failed, clusters)
+	}
+	if bottlenecks < completed {
+		t.Errorf("only %d of %d completed checkpoints have a bottleneck: per-subtask stats missing", bottlenecks, completed)
+	}
+
 	// A removed sample does not come back on the next start of the same data dir.
-	if err := a.RemoveCluster(list[0].Name); err != nil {
+	if err := a.RemoveCluster(phase23); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := a.ListClusters(); len(list) != 0 {
-		t.Errorf("after removing the sample: %+v", list)
+	if list, _ := a.ListClusters(); len(list) != 1 {
+		t.Errorf("after removing a sample: %+v", list)
 	}
 }
 
@@ -508,5 +554,40 @@ func TestUploadOfABadFileIsRefusedWhole(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || ir.Checkpoints != 1 || len(ir.Sources) != 1 || ir.Sources[0] != "capture: up" {
 		t.Errorf("good upload: %d %+v", res.StatusCode, ir)
+	}
+}
+
+func TestServeExportsTheAppsOwnMetricsBehindTheToken(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	srv, _ := NewServer(a, ServeOptions{Token: "t", Metrics: MetricsHandler(a)})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	a.metrics.observe("prod", "/jobs/:jid/checkpoints", 503, 20*time.Millisecond, nil)
+	res, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("/metrics without the token: %d", res.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer t")
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{
+		`checkpoint_explorer_cluster_requests_total{cluster="prod",code="503",endpoint="/jobs/:jid/checkpoints"} 1`,
+		`checkpoint_explorer_cluster_request_errors_total{cluster="prod",endpoint="/jobs/:jid/checkpoints"} 1`,
+		"checkpoint_explorer_store_bytes ",
+		"checkpoint_explorer_store_checkpoints 0",
+		"checkpoint_explorer_retention_pruned_checkpoints_total 0",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 }

@@ -15,11 +15,28 @@ import (
 	"checkpoint-explorer/backend/store"
 )
 
-// bundledSample is the artifact of a real Flink job under induced backpressure,
-// opened on a first run so that a new user sees real data at once.
+// The bundled samples, opened on a first run so that a new user sees real
+// data at once: a capture of the knob job on a real Flink 2.3 cluster taken
+// through each knob in turn (testenv/flink/record-sample.sh), and the artifact
+// of a real Flink CDC job under induced backpressure.
 //
+//go:embed sample/flink-knobs.ckpt.gz
+var sampleKnobs []byte
+
 //go:embed sample/phase-2.3-checkpoint-metrics.json
-var bundledSample []byte
+var samplePhase23 []byte
+
+type bundledSample struct {
+	file string
+	data []byte
+	// name is the source name the sample gets ("" keeps the file's own "sample: …" name).
+	name string
+}
+
+var bundledSamples = []bundledSample{
+	{file: "flink-knobs.ckpt.gz", data: sampleKnobs, name: "sample: Flink 2.3 knob job"},
+	{file: "phase-2.3-checkpoint-metrics.json", data: samplePhase23},
+}
 
 // ImportResult says what opening a capture added to the cache.
 type ImportResult struct {
@@ -54,7 +71,7 @@ func (a *App) OpenCapture(path string) (ImportResult, error) {
 	}
 	ctx, cancel := callCtx()
 	defer cancel()
-	res, err := a.importCapture(ctx, path)
+	res, err := a.importCapture(ctx, path, captureSourceName)
 	if err != nil {
 		return res, err
 	}
@@ -78,7 +95,9 @@ func (a *App) OpenCaptureDialog() (ImportResult, error) {
 	return a.OpenCapture(path)
 }
 
-func (a *App) importCapture(ctx context.Context, path string) (ImportResult, error) {
+// importCapture imports a file in one transaction, naming each of its
+// clusters with sourceName.
+func (a *App) importCapture(ctx context.Context, path string, sourceName func(string) string) (ImportResult, error) {
 	var res ImportResult
 	names := map[string]string{}
 	rename := func(kind, orig string) (string, error) {
@@ -105,7 +124,7 @@ func (a *App) importCapture(ctx context.Context, path string) (ImportResult, err
 		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
 			Cluster: func(c model.Cluster) error {
 				c = c.Public()
-				name := captureSourceName(c.Name)
+				name := sourceName(c.Name)
 				if configured[name] {
 					return fmt.Errorf("the file's cluster %q would replace the configured cluster %q", c.Name, name)
 				}
@@ -188,19 +207,34 @@ func (a *App) ensureSample(ctx context.Context) error {
 	if len(stored) > 0 {
 		return nil
 	}
-	f, err := os.CreateTemp("", "checkpoint-explorer-sample-*.json")
+	for _, smp := range bundledSamples {
+		if err := a.openSample(ctx, smp); err != nil {
+			return fmt.Errorf("sample %s: %w", smp.file, err)
+		}
+	}
+	return nil
+}
+
+func (a *App) openSample(ctx context.Context, smp bundledSample) error {
+	f, err := os.CreateTemp("", "checkpoint-explorer-sample-*-"+smp.file)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
-	if _, err := f.Write(bundledSample); err != nil {
+	if _, err := f.Write(smp.data); err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	res, err := a.importCapture(ctx, f.Name())
+	rename := func(n string) string {
+		if smp.name != "" {
+			return smp.name
+		}
+		return captureSourceName(n)
+	}
+	res, err := a.importCapture(ctx, f.Name(), rename)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ type collectorHandle = *collect.Manager
 
 func (a *App) startCollector(ctx context.Context) {
 	m := collect.NewManager(ctx, collect.Options{
-		Sink:      a.store,
+		Sink:      countingSink{Sink: a.store, m: a.metrics},
 		Logger:    a.log,
 		JobsEvery: a.opts.JobsEvery,
 		OnStored: func(cluster, job string) {
@@ -55,7 +55,7 @@ func (a *App) applyCollector() {
 	}
 	var targets []collect.Target
 	for _, c := range clusters {
-		t, err := newTarget(c)
+		t, err := newTarget(c, a.metrics)
 		if err != nil {
 			a.setHealth(c.Name, Health{State: "error", LastError: err.Error()})
 			continue
@@ -66,20 +66,28 @@ func (a *App) applyCollector() {
 }
 
 // newTarget builds the collector's view of a configured cluster.
-func newTarget(c model.Cluster) (collect.Target, error) {
+func newTarget(c model.Cluster, m *appMetrics) (collect.Target, error) {
 	b, _ := json.Marshal(c)
 	sum := sha256.Sum256(b)
 	key := hex.EncodeToString(sum[:8])
 	budget := collect.NewBudget(collect.DefaultBudget())
 	switch c.Engine {
 	case model.EngineFlink:
-		cl, err := flink.New(flinkConfig(c))
+		cfg := flinkConfig(c)
+		if m != nil {
+			cfg.OnRequest = func(r flink.RequestInfo) { m.observe(c.Name, r.Endpoint, r.Status, r.Duration, r.Err) }
+		}
+		cl, err := flink.New(cfg)
 		if err != nil {
 			return collect.Target{}, err
 		}
 		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: newFlinkSource(cl, budget)}, nil
 	case model.EngineSeaTunnel:
-		cl, err := seatunnel.New(seatunnelConfig(c))
+		cfg := seatunnelConfig(c)
+		if m != nil {
+			cfg.OnRequest = func(r seatunnel.RequestInfo) { m.observe(c.Name, r.Endpoint, r.Status, r.Duration, r.Err) }
+		}
+		cl, err := seatunnel.New(cfg)
 		if err != nil {
 			return collect.Target{}, err
 		}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,11 +20,16 @@ import (
 // RecordOptions say what `capture` records: one job of one cluster, for a
 // while, into a capture file, without the cache.
 type RecordOptions struct {
-	Cluster  model.Cluster
-	JobID    string
-	Duration time.Duration
-	Out      string
-	Logger   *slog.Logger
+	Cluster model.Cluster
+	// JobID is the job to record; empty with NewJobs records every job that
+	// starts while the recording runs.
+	JobID   string
+	NewJobs bool
+	// NamePrefix, with NewJobs, records only jobs whose name starts with it.
+	NamePrefix string
+	Duration   time.Duration
+	Out        string
+	Logger     *slog.Logger
 	// Every is how often Progress is called (default 1 s).
 	Every    time.Duration
 	Progress func(RecordProgress)
@@ -140,8 +146,8 @@ func (s *captureSink) LatestCheckpointID(_ context.Context, _, jobID string, pip
 // Cancelling ctx (Ctrl-C) stops early and keeps what was recorded: the file
 // is always complete and readable.
 func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
-	if o.JobID == "" || o.Out == "" {
-		return RecordProgress{}, errors.New("capture: a job id and an output file are required")
+	if (o.JobID == "") == !o.NewJobs || o.Out == "" {
+		return RecordProgress{}, errors.New("capture: give a job id or ask for new jobs, and an output file")
 	}
 	if o.Duration <= 0 {
 		return RecordProgress{}, errors.New("capture: the duration must be positive")
@@ -158,7 +164,10 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	if o.Every <= 0 {
 		o.Every = time.Second
 	}
-	target, err := newTarget(o.Cluster)
+	if o.NewJobs && o.JobsEvery <= 0 {
+		o.JobsEvery = 5 * time.Second // a new job's first checkpoints go fast
+	}
+	target, err := newTarget(o.Cluster, nil)
 	if err != nil {
 		return RecordProgress{}, fmt.Errorf("capture: %w", err)
 	}
@@ -170,7 +179,7 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	host, _ := os.Hostname()
 	w, err := capture.NewWriter(tmp, capture.Header{
 		RecordedBy: "checkpoint-explorer capture", RecordedAt: time.Now().UTC(), AppVersion: BuildVersion, Host: host,
-		Note: fmt.Sprintf("job %s recorded for up to %s", o.JobID, o.Duration),
+		Note: recordNote(o),
 	})
 	if err != nil {
 		tmp.Close()
@@ -187,7 +196,12 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	defer stop()
 	m := collect.NewManager(runCtx, collect.Options{
 		Sink: sink, Logger: o.Logger, JobsEvery: o.JobsEvery,
-		FollowJob: func(id string) bool { return id == o.JobID },
+		FollowJob: func(j model.Job) bool {
+			if o.NewJobs {
+				return j.StartMs >= start.Add(-5*time.Second).UnixMilli() && strings.HasPrefix(j.Name, o.NamePrefix)
+			}
+			return j.ID == o.JobID
+		},
 	})
 	m.Apply([]collect.Target{target})
 	progress := func() RecordProgress {
@@ -230,4 +244,11 @@ loop:
 		return final, fmt.Errorf("capture: %w", err)
 	}
 	return final, nil
+}
+
+func recordNote(o RecordOptions) string {
+	if o.NewJobs {
+		return fmt.Sprintf("jobs started during a recording of up to %s", o.Duration)
+	}
+	return fmt.Sprintf("job %s recorded for up to %s", o.JobID, o.Duration)
 }

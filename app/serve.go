@@ -367,7 +367,7 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := callCtx()
 	defer cancel()
-	res, err := s.app.importCapture(ctx, tmp.Name())
+	res, err := s.app.importCapture(ctx, tmp.Name(), captureSourceName)
 	if err != nil {
 		// Name the user's file, not our temp file.
 		msg := strings.ReplaceAll(err.Error(), path.Base(tmp.Name()), name)

@@ -30,8 +30,30 @@ out=$(go test -count=1 -run '^$' -bench 'BenchmarkAnalyze10k' -benchmem -benchti
 echo "$out" | grep -E 'Benchmark|FAIL|ok' || true
 summary+=("$(echo "$out" | grep -E '^BenchmarkAnalyze10k' | head -1)")
 
-if [ -x testenv/bench-more.sh ]; then
-  testenv/bench-more.sh "$work" && true
+echo "== collection overhead on the real Flink test cluster, through a counting proxy (2 minutes)"
+out=$(CE_BENCH_OVERHEAD=1 go test -count=1 -run 'TestFlinkOverheadStaysWithinTheDocumentedBoundary' -v ./app/ 2>&1)
+echo "$out" | sed -n '/overhead:/,/^---/p' | grep -v '^---' || echo "$out" | tail -20
+summary+=("$(echo "$out" | grep -o 'overhead: .*' | head -1)")
+
+echo "== timeline in headless Chromium: 10,000 checkpoints x 20 phase bars"
+CE_GEN_CAPTURE="$work/t10k.ckpt.gz" CE_GEN_CHECKPOINTS=10000 CE_GEN_VERTICES=4 CE_GEN_SUBTASKS=1 \
+  go test -count=1 -run TestGenerateLargeCapture ./backend/capture/ >/dev/null
+"$bin" --data-dir "$work/ui" import "$work/t10k.ckpt.gz" >/dev/null
+if [ -f frontend/bench/timeline-bench.mjs ]; then
+  "$bin" serve --data-dir "$work/ui" --no-collect >"$work/serve.out" 2>"$work/serve.err" &
+  spid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*' "$work/serve.out" || true)
+    [ -n "$url" ] && break
+    sleep 0.1
+  done
+  out=$(cd frontend && CE_URL="$url" node bench/timeline-bench.mjs 2>&1)
+  echo "$out"
+  kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+  while IFS= read -r l; do summary+=("timeline: $l"); done < <(echo "$out" | grep -iE 'p95|first paint|memory' | head -3)
+else
+  echo "frontend/bench/timeline-bench.mjs is missing"
 fi
 
 echo

@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -10,21 +11,26 @@ import (
 )
 
 // TestGenerateLargeCapture writes a synthetic capture of about CE_GEN_CAPTURE_MB
-// megabytes of uncompressed JSON to CE_GEN_CAPTURE, for `make bench` to import.
-// Without the variable it is skipped: it is a tool, not a test.
+// megabytes of uncompressed JSON to CE_GEN_CAPTURE, for `make bench` to import;
+// or, with CE_GEN_CHECKPOINTS, exactly that many checkpoints of
+// CE_GEN_VERTICES × CE_GEN_SUBTASKS (default 8 × 64).
+// Without CE_GEN_CAPTURE it is skipped: it is a tool, not a test.
 func TestGenerateLargeCapture(t *testing.T) {
 	out := os.Getenv("CE_GEN_CAPTURE")
 	if out == "" {
 		t.Skip("CE_GEN_CAPTURE not set: nothing to generate")
 	}
-	targetMB := 200
-	if v := os.Getenv("CE_GEN_CAPTURE_MB"); v != "" {
-		var n int
-		for _, ch := range v {
-			n = n*10 + int(ch-'0')
+	envInt := func(k string, def int) int {
+		v, err := strconv.Atoi(os.Getenv(k))
+		if err != nil || v <= 0 {
+			return def
 		}
-		targetMB = n
+		return v
 	}
+	targetMB := envInt("CE_GEN_CAPTURE_MB", 200)
+	count := int64(envInt("CE_GEN_CHECKPOINTS", 0))
+	vertices := envInt("CE_GEN_VERTICES", 8)
+	subtasks := envInt("CE_GEN_SUBTASKS", 64)
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +44,8 @@ func TestGenerateLargeCapture(t *testing.T) {
 	}
 	w.Cluster(model.Cluster{Name: "bench", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:8081"})
 	job := model.Job{Cluster: "bench", ID: "0123456789abcdef0123456789abcdef", Name: "bench job", Engine: model.EngineFlink, State: "RUNNING"}
-	for v := 0; v < 8; v++ {
-		job.Vertices = append(job.Vertices, model.Vertex{ID: genVertexID(v), Name: "Operator " + genVertexID(v), Parallelism: 64})
+	for v := 0; v < vertices; v++ {
+		job.Vertices = append(job.Vertices, model.Vertex{ID: genVertexID(v), Name: "Operator " + genVertexID(v), Parallelism: subtasks})
 		if v > 0 {
 			job.Edges = append(job.Edges, model.Edge{Source: genVertexID(v - 1), Target: genVertexID(v), ShipStrategy: "HASH"})
 		}
@@ -47,13 +53,15 @@ func TestGenerateLargeCapture(t *testing.T) {
 	w.Job(job)
 	// The uncompressed size is what the JSON encoder produced: track it by records.
 	var id int64
-	for plain := int64(0); plain < int64(targetMB)<<20; id++ {
-		c := genCheckpoint(job, id+1)
+	// Recent trigger times, so the default age limit keeps them after import.
+	base := time.Now().Add(-48 * time.Hour).UnixMilli()
+	for plain := int64(0); (count > 0 && id < count) || (count == 0 && plain < int64(targetMB)<<20); id++ {
+		c := genCheckpoint(job, id+1, base)
 		if err := w.Checkpoint(&c); err != nil {
 			t.Fatal(err)
 		}
 		plain += genApproxJSONBytes(&c)
-		for v := 0; v < 8; v++ {
+		for v := 0; v < vertices; v++ {
 			w.MetricSample(model.MetricSample{Cluster: "bench", JobID: job.ID, VertexID: genVertexID(v), Subtask: -1,
 				Metric: model.MetricBackPressuredMsPerSec, Agg: model.AggMax, TimeMs: c.TriggerMs, Value: float64((id * 37) % 1000)})
 		}
@@ -87,18 +95,40 @@ func genVertexID(v int) string {
 	return string(b)
 }
 
-func genCheckpoint(job model.Job, id int64) model.Checkpoint {
-	trig := 1_700_000_000_000 + id*1000
+func genCheckpoint(job model.Job, id, base int64) model.Checkpoint {
+	trig := base + id*1000
+	// Mostly quick, every 500th slow in alignment, every 97th failed: enough
+	// variety for the views and the analysis to have something to show.
+	dur := 40 + (id*37)%80
+	align := int64(0)
+	if id%500 == 0 {
+		align = 4000 + (id*13)%3000
+		dur += align
+	}
+	failed := id%97 == 0
 	c := model.Checkpoint{Cluster: "bench", JobID: job.ID, ID: id, Kind: model.KindCheckpoint, Status: model.StatusCompleted,
-		TriggerMs: trig, LatestAckMs: trig + 80, CompletionMs: trig + 85, EndToEndMs: 80,
-		StateSize: 1 << 20, CheckpointedSize: 64 << 10, NumSubtasks: 8 * 64, NumAcknowledged: 8 * 64}
-	for _, v := range job.Vertices {
-		ts := model.TaskStats{VertexID: v.ID, LatestAckMs: trig + 80, EndToEndMs: 80, StateSize: 1 << 17, CheckpointedSize: 8 << 10, NumSubtasks: 64, NumAcknowledged: 64}
-		for s := 0; s < 64; s++ {
-			ts.Subtasks = append(ts.Subtasks, model.SubtaskStats{Index: s, Status: model.SubtaskCompleted, AckMs: trig + 40 + int64(s%40),
-				EndToEndMs: 40 + int64(s%40), StartDelayMs: int64(s % 5), AlignmentMs: int64(s % 7), SyncMs: 2, AsyncMs: 30,
-				StateSize: 2048, CheckpointedSize: 128, ProcessedData: 4096, PersistedData: 0})
+		TriggerMs: trig, LatestAckMs: trig + dur, CompletionMs: trig + dur + 5, EndToEndMs: dur,
+		StateSize: 1<<20 + id*64, CheckpointedSize: 64<<10 + (id%50)*512}
+	if failed {
+		c.Status, c.CompletionMs, c.FailureMs = model.StatusFailed, 0, trig+dur
+		c.FailureMessage = "Checkpoint expired before completing."
+	}
+	for vi, v := range job.Vertices {
+		ts := model.TaskStats{VertexID: v.ID, LatestAckMs: trig + dur, EndToEndMs: dur, StateSize: 1 << 17, CheckpointedSize: 8 << 10, NumSubtasks: v.Parallelism}
+		c.NumSubtasks += v.Parallelism
+		for s := 0; s < v.Parallelism; s++ {
+			if failed && vi == len(job.Vertices)-1 {
+				ts.Subtasks = append(ts.Subtasks, model.SubtaskStats{Index: s, Status: model.SubtaskPendingOrFailed})
+				continue
+			}
+			e2e := dur - int64(s%40)
+			st := model.SubtaskStats{Index: s, Status: model.SubtaskCompleted, AckMs: trig + e2e,
+				EndToEndMs: e2e, StartDelayMs: int64(s % 5), AlignmentMs: int64(s%7) + align*int64(vi)/int64(len(job.Vertices)), SyncMs: 2, AsyncMs: 30,
+				StateSize: 2048, CheckpointedSize: 128, ProcessedData: 4096, PersistedData: 0}
+			ts.Subtasks = append(ts.Subtasks, st)
+			ts.NumAcknowledged++
 		}
+		c.NumAcknowledged += ts.NumAcknowledged
 		c.Tasks = append(c.Tasks, ts)
 	}
 	return c

@@ -97,8 +97,8 @@ type Options struct {
 	// MaxBackoff caps the wait after repeated errors (default 60 s).
 	MaxBackoff time.Duration
 	// FollowJob, when set, limits polling to the jobs it accepts.
-	FollowJob func(id string) bool
-	Now        func() time.Time
+	FollowJob func(j model.Job) bool
+	Now       func() time.Time
 }
 
 func (o *Options) fill() {
@@ -287,7 +287,7 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].ID < jobs[j].ID })
 	var ended []*jobPoller
 	for _, j := range jobs {
-		if c.opts.FollowJob != nil && !c.opts.FollowJob(j.ID) {
+		if c.opts.FollowJob != nil && !c.opts.FollowJob(j) {
 			continue
 		}
 		c.mu.Lock()
