@@ -42,8 +42,6 @@ vet: frontend/dist/index.html
 
 test-go: frontend/dist/index.html
 	go test -race -count=1 -timeout 20m ./...
-	@# Restarts the shared JobManager, so it runs alone, after the rest.
-	CE_JM_RESTART=1 go test -race -count=1 -timeout 10m -run 'TestFlinkCollectorFollowsAJobManagerRestart' ./app/
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm run check && npm test

@@ -128,7 +128,7 @@ taskmanager.host: 127.0.0.1
 taskmanager.bind-host: 127.0.0.1
 taskmanager.numberOfTaskSlots: ${FLINK_TM_SLOTS:-8}
 taskmanager.memory.process.size: ${FLINK_TM_MEMORY:-1536m}
-# The default 0.4 would leave the heap too small in 1 GiB; hashmap state lives on the heap.
+# The default 0.4 would leave the heap small; hashmap state lives on the heap.
 taskmanager.memory.managed.fraction: 0.1
 parallelism.default: 1
 rest.address: 127.0.0.1
@@ -151,6 +151,9 @@ restart-strategy.fixed-delay.delay: 1 s
 # Faster detection of a restarted JobManager than the 50 s default.
 heartbeat.interval: 2000
 heartbeat.timeout: 15000
+# A TaskManager retries reaching a restarted JobManager after 1 s, not 10 s.
+cluster.registration.error-delay: 1000
+cluster.registration.refused-registration-delay: 1000
 io.tmp.dirs: "$FLINK_RUN_DIR/tmp"
 web.tmpdir: "$FLINK_RUN_DIR/tmp/web"
 web.upload.dir: "$FLINK_RUN_DIR/web-upload"

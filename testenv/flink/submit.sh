@@ -84,17 +84,25 @@ body="$(jq -n --arg jid "$job_id" --arg sp "$restore" --argjson anr "$allow_nr" 
 jid="$(request POST "/jars/$jar_id/run" -H 'Content-Type: application/json' -d "$body" | jq -r '.jobid')"
 [[ -n "$jid" && "$jid" != null ]] || die "run returned no job id"
 
+# give_up cancels the job we submitted (nobody else knows its id) and fails with Flink's reason.
+give_up() {
+  local root
+  root="$(curl -sf --max-time 2 "$url/jobs/$jid/exceptions" |
+    jq -r '.exceptionHistory.entries[0].stacktrace // .["root-exception"] // empty' 2>/dev/null |
+    grep -vE $'^\t(at |\\.\\.\\. )' | head -n 4 || true)"
+  curl -s -o /dev/null -X PATCH "$url/jobs/$jid?mode=cancel" || true
+  die "job $jid $1; cancelled it. ${root:+Flink says: $root}"
+}
+
 if $wait; then
   deadline=$(($(date +%s) + ${FLINK_SUBMIT_TIMEOUT:-60}))
   while :; do
     st="$(curl -sf --max-time 2 "$url/jobs/$jid" | jq -r '[.state, ([.vertices[].status] | unique | join(","))] | join(" ")' 2>/dev/null || true)"
     case "$st" in
       "RUNNING RUNNING") break ;;
-      FAILED* | CANCELED* | FINISHED*)
-        root="$(curl -sf "$url/jobs/$jid/exceptions" | jq -r '.rootException // empty' | head -n 5)"
-        die "job $jid ended as ${st%% *} during start: $root" ;;
+      FAILED* | CANCELED* | FINISHED*) give_up "ended as ${st%% *} during start" ;;
     esac
-    (($(date +%s) < deadline)) || die "job $jid not running after ${FLINK_SUBMIT_TIMEOUT:-60}s (state: $st)"
+    (($(date +%s) < deadline)) || give_up "not running after ${FLINK_SUBMIT_TIMEOUT:-60}s (state: $st; free slots: $(curl -sf --max-time 2 "$url/overview" | jq -r '."slots-available"' || echo '?'))"
     sleep 0.3
   done
 fi

@@ -1,6 +1,9 @@
 // Package flinkenv gives tests a real Flink cluster: it runs testenv/flink/start.sh once per
 // test binary (or uses the cluster named by FLINK_REST_URL) and submits the knob job.
 //
+// The shared cluster serves every test binary at once. A test that disturbs its cluster
+// (restarting the JobManager) takes a Dedicated one instead.
+//
 // Tests using it skip only when CE_SKIP_REAL=1; otherwise a cluster that cannot start fails them.
 package flinkenv
 
@@ -77,18 +80,71 @@ func ensure() (Env, error) {
 	return fromVars(parseEnv(out))
 }
 
-// SubmitJob submits the knob job with args (see testenv/flink/README.md) and returns its job id.
-// The job is cancelled, and its retained checkpoints deleted, when the test ends.
+// Dedicated starts a cluster of the test's own, in testenv/.run/flink-<name> on free ports, and
+// stops it when the test ends. Use it for tests that restart or stop the cluster, so they do not
+// pull it from under tests running in parallel. It costs ~10 s and ~550 MB while it runs.
+func Dedicated(t testing.TB, name string) Env {
+	t.Helper()
+	if os.Getenv("CE_SKIP_REAL") == "1" {
+		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
+	}
+	if name == "" || strings.ContainsAny(name, "/ ") {
+		t.Fatalf("flinkenv: bad dedicated cluster name %q", name)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(root, "testenv", ".run", "flink-"+name)
+	// Empty port variables: a dedicated cluster never takes the ports meant for the shared one.
+	vars := []string{"FLINK_RUN_DIR=" + runDir, "FLINK_REST_URL=", "FLINK_REST_PORT=", "FLINK_JM_RPC_PORT=",
+		"FLINK_JM_PROM_PORT=", "FLINK_TM_PROM_PORT="}
+	start, err := Script("start.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := Script("stop.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if _, err := run(ctx, vars, stop); err != nil {
+			t.Logf("flinkenv: %v", err)
+		}
+	})
+	out, err := run(ctx, vars, start)
+	if err != nil {
+		t.Fatalf("flinkenv: dedicated cluster %s: %v", name, err)
+	}
+	e, err := fromVars(parseEnv(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// SubmitJob submits the knob job to the shared cluster; see Env.Submit.
 func SubmitJob(t testing.TB, args ...string) string {
 	t.Helper()
-	e := Ensure(t)
+	return Ensure(t).Submit(t, args...)
+}
+
+// Submit submits the knob job with args (see testenv/flink/README.md; also submit.sh's
+// --job-id and --restore) and returns its job id. The job is cancelled, and its retained
+// checkpoints deleted, when the test ends.
+func (e Env) Submit(t testing.TB, args ...string) string {
+	t.Helper()
 	script, err := Script("submit.sh")
 	if err != nil {
 		t.Fatalf("flinkenv: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := run(ctx, []string{"FLINK_REST_URL=" + e.RESTURL}, script, args...)
+	out, err := run(ctx, e.scriptEnv(), script, args...)
 	if err != nil {
 		t.Fatalf("flinkenv: submit %v: %v", args, err)
 	}
@@ -112,8 +168,42 @@ func Cancel(e Env, jid string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = run(ctx, []string{"FLINK_REST_URL=" + e.RESTURL}, script, jid)
+	_, err = run(ctx, e.scriptEnv(), script, jid)
 	return err
+}
+
+// RestartJobManager runs restart-jm.sh on e (kill: SIGKILL instead of SIGTERM) and waits until
+// the cluster is healthy again, on the same ports. The new JobManager knows no jobs (no HA);
+// resubmit with Submit(t, "--job-id", jid, "--restore", "latest", ...) to continue one.
+// On the shared cluster this disturbs every test running at the time: prefer Dedicated.
+func (e Env) RestartJobManager(t testing.TB, kill bool) {
+	t.Helper()
+	if e.RunDir == "" {
+		t.Fatal("flinkenv: cluster not started by testenv (FLINK_REST_URL): cannot restart its JobManager")
+	}
+	script, err := Script("restart-jm.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	if kill {
+		args = append(args, "--kill")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := run(ctx, e.scriptEnv(), script, args...); err != nil {
+		t.Fatalf("flinkenv: %v", err)
+	}
+}
+
+// scriptEnv points the scripts at e: its run dir when testenv started it, its URL otherwise.
+func (e Env) scriptEnv() []string {
+	vars := []string{"FLINK_REST_URL=" + e.RESTURL}
+	if e.RunDir != "" {
+		// The run dir's env file is the truth after a restart; an inherited URL would shadow it.
+		vars = []string{"FLINK_RUN_DIR=" + e.RunDir, "FLINK_REST_URL="}
+	}
+	return vars
 }
 
 // Script returns the path of a testenv/flink script, found from the module root.

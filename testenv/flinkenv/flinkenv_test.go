@@ -1,8 +1,12 @@
 package flinkenv
 
 import (
+	"encoding/json"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFromVars(t *testing.T) {
@@ -41,5 +45,89 @@ func TestFromVars(t *testing.T) {
 				t.Errorf("got %+v, %v\nwant %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestDedicatedFailover runs the failover recipe end to end on a cluster of its own: a job, a
+// killed and restarted JobManager that has forgotten it, the job resubmitted under its id from
+// its retained checkpoint, checkpoint ids continuing.
+func TestDedicatedFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a cluster of its own and a JobManager restart take about a minute")
+	}
+	e := Dedicated(t, "flinkenv-test")
+	if shared := os.Getenv("FLINK_REST_URL"); shared != "" && e.RESTURL == shared {
+		t.Fatalf("dedicated cluster took the shared cluster's URL %s", shared)
+	}
+	args := []string{"--name", "flinkenv-failover", "--interval-ms", "300"}
+	jid := e.Submit(t, args...)
+	var before checkpoints
+	waitUntil(t, time.Minute, "3 completed checkpoints", func() bool {
+		before = getCheckpoints(t, e, jid)
+		return before.Latest.Completed != nil && before.Latest.Completed.ID >= 3
+	})
+
+	e.RestartJobManager(t, true)
+	if got := getJSON(t, e.RESTURL+"/jobs/"+jid, nil); got != http.StatusNotFound {
+		t.Fatalf("job after JobManager restart: HTTP %d, want 404 (no HA)", got)
+	}
+
+	if again := e.Submit(t, append([]string{"--job-id", jid, "--restore", "latest"}, args...)...); again != jid {
+		t.Fatalf("resubmitted as %s, want %s", again, jid)
+	}
+	waitUntil(t, time.Minute, "a checkpoint after the restore", func() bool {
+		after := getCheckpoints(t, e, jid)
+		return after.Latest.Restored != nil && after.Latest.Completed != nil &&
+			after.Latest.Completed.ID > after.Latest.Restored.ID
+	})
+	after := getCheckpoints(t, e, jid)
+	if after.Latest.Restored.ID < before.Latest.Completed.ID || len(after.History) == 0 ||
+		after.History[len(after.History)-1].ID <= after.Latest.Restored.ID {
+		t.Errorf("before restart latest completed %d; after: restored %d, history %+v",
+			before.Latest.Completed.ID, after.Latest.Restored.ID, after.History)
+	}
+}
+
+type checkpoints struct {
+	Latest struct {
+		Completed, Restored *struct {
+			ID int64 `json:"id"`
+		}
+	} `json:"latest"`
+	History []struct {
+		ID int64 `json:"id"`
+	} `json:"history"`
+}
+
+func getCheckpoints(t *testing.T, e Env, jid string) checkpoints {
+	t.Helper()
+	var c checkpoints
+	if code := getJSON(t, e.RESTURL+"/jobs/"+jid+"/checkpoints", &c); code != http.StatusOK {
+		t.Fatalf("checkpoints of %s: HTTP %d", jid, code)
+	}
+	return c
+}
+
+func getJSON(t *testing.T, url string, out any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil && resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); time.Sleep(300 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", timeout, what)
+		}
 	}
 }
