@@ -24,6 +24,19 @@ func (a *App) startCollector(ctx context.Context) {
 		OnStored: func(cluster, job string) {
 			a.emit("checkpoints", map[string]string{"cluster": cluster, "job": job})
 		},
+		OnJob: func(cluster, job string) {
+			// Checkpoints cached before this connection may lack backpressure:
+			// the cluster's Prometheus has it.
+			if c, ok := a.configuredCluster(cluster); ok && c.PrometheusURL != "" {
+				a.wg.Add(1)
+				go func() {
+					defer a.wg.Done()
+					if _, err := a.BackfillBackpressure(cluster, job); err != nil {
+						a.log.Warn("backfill from Prometheus failed", "cluster", cluster, "job", job, "err", err)
+					}
+				}()
+			}
+		},
 		OnHealth: func(cluster string, h collect.Health) {
 			a.emit("health", map[string]string{"cluster": cluster, "state": h.State, "last_error": h.LastError})
 		},

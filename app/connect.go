@@ -52,7 +52,7 @@ func (a *App) TestConnection(in ClusterInput) (ConnectionTest, error) {
 		if err != nil {
 			return ConnectionTest{Version: v, Message: err.Error()}, nil
 		}
-		return ConnectionTest{OK: true, Version: v, Jobs: len(jobs), Message: fmt.Sprintf("Flink %s, %d jobs", v, len(jobs))}, nil
+		return prometheusCheck(ctx, c, ConnectionTest{OK: true, Version: v, Jobs: len(jobs), Message: fmt.Sprintf("Flink %s, %d jobs", v, len(jobs))}), nil
 	case model.EngineSeaTunnel:
 		cl, err := seatunnel.New(seatunnelConfig(c))
 		if err != nil {
@@ -66,7 +66,7 @@ func (a *App) TestConnection(in ClusterInput) (ConnectionTest, error) {
 		if err != nil {
 			return ConnectionTest{Version: ov.Version, Message: err.Error()}, nil
 		}
-		return ConnectionTest{OK: true, Version: ov.Version, Jobs: len(jobs), Message: fmt.Sprintf("SeaTunnel %s, %d jobs", ov.Version, len(jobs))}, nil
+		return prometheusCheck(ctx, c, ConnectionTest{OK: true, Version: ov.Version, Jobs: len(jobs), Message: fmt.Sprintf("SeaTunnel %s, %d jobs", ov.Version, len(jobs))}), nil
 	default:
 		return ConnectionTest{Message: fmt.Sprintf("engine %q: choose flink or seatunnel", c.Engine)}, nil
 	}
@@ -78,4 +78,23 @@ func seatunnelConfig(c model.Cluster) seatunnel.Config {
 
 func flinkConfig(c model.Cluster) flink.Config {
 	return flink.Config{BaseURL: c.BaseURL, Auth: c.Auth, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 10 * time.Second}
+}
+
+// prometheusCheck adds the optional Prometheus's answer to a connection test.
+// A Prometheus that does not answer fails the test: the user typed its URL.
+func prometheusCheck(ctx context.Context, c model.Cluster, t ConnectionTest) ConnectionTest {
+	if c.PrometheusURL == "" {
+		return t
+	}
+	pc, err := prometheusClient(c)
+	if err == nil {
+		err = pc.Check(ctx)
+	}
+	if err != nil {
+		t.OK = false
+		t.Message += "; Prometheus: " + err.Error()
+		return t
+	}
+	t.Message += "; Prometheus answers"
+	return t
 }

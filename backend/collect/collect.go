@@ -90,6 +90,8 @@ type Options struct {
 	OnStored func(cluster, jobID string)
 	// OnHealth is called when a cluster's health state or error changes.
 	OnHealth func(cluster string, h Health)
+	// OnJob is called when a running job starts being followed.
+	OnJob func(cluster, jobID string)
 	// JobsEvery is how often the job list is refreshed (default 30 s).
 	JobsEvery time.Duration
 	// MinPoll and MaxPoll bound the adaptive poll interval (defaults 500 ms, 10 s).
@@ -306,6 +308,9 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 		if terminalState(j.State) {
 			ended = append(ended, jp)
 			continue
+		}
+		if c.opts.OnJob != nil {
+			c.opts.OnJob(c.target.Name, j.ID)
 		}
 		wg.Add(1)
 		go func() {

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/store"
+	"checkpoint-explorer/testenv/flinkenv"
+	"checkpoint-explorer/testenv/promenv"
+)
+
+// Checkpoints cached without backpressure (seen before the app was connected,
+// here stored straight from the REST client) get it from the real Prometheus
+// that scrapes the real cluster's reporter.
+func TestBackfillBackpressureFromARealPrometheus(t *testing.T) {
+	pe := promenv.Ensure(t)
+	fe := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-backfill", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
+	a := newTestApp(t, Options{NoSample: true})
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: pe.URL}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.TestConnection(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: pe.URL})
+	if err != nil || !res.OK || !strings.Contains(res.Message, "Prometheus answers") {
+		t.Fatalf("connection test: %+v, %v", res, err)
+	}
+	cl, err := flink.New(flink.Config{BaseURL: fe.RESTURL, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	j, err := cl.Job(ctx, jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Cluster = "flink"
+	if err := a.store.PutJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	for _, v := range j.Vertices {
+		if strings.Contains(v.Name, "Numbers") {
+			src = v.ID
+		}
+	}
+	// Let backpressure build and Prometheus scrape it, then cache the checkpoints Flink still has.
+	time.Sleep(35 * time.Second)
+	list, err := cl.Checkpoints(ctx, jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cps []model.Checkpoint
+	for _, c := range list.History {
+		if c.Status.Final() {
+			c.Cluster, c.JobID = "flink", jid
+			cps = append(cps, c)
+		}
+	}
+	if len(cps) < 3 {
+		t.Fatalf("only %d final checkpoints after 35 s", len(cps))
+	}
+	if err := a.store.PutCheckpoints(ctx, cps); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.BackfillBackpressure("flink", jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Checkpoints != len(cps) || got.Samples == 0 {
+		t.Fatalf("backfill %+v for %d checkpoints without samples", got, len(cps))
+	}
+	ms, _ := a.store.MetricSamples(ctx, storeQuery("flink", jid))
+	var peak float64
+	for _, m := range ms {
+		if m.VertexID == src && m.Metric == model.MetricBackPressuredMsPerSec && m.Agg == model.AggMax && m.Source == "prometheus" {
+			peak = max(peak, m.Value)
+		}
+	}
+	if peak < 500 {
+		t.Errorf("backfilled source backpressure peaks at %.0f ms/s, want > 500 (Slow Map sleeps 5 ms a record)", peak)
+	}
+	// Nothing lacks samples any more: a second backfill asks Prometheus for nothing.
+	again, err := a.BackfillBackpressure("flink", jid)
+	if err != nil || again.Checkpoints != 0 || again.Ranges != 0 {
+		t.Errorf("second backfill %+v, %v", again, err)
+	}
+	// A Prometheus that is down gives a clear error and loses nothing.
+	before, _ := a.store.Checkpoints(ctx, storeQuery("flink", jid))
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: "http://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	a.store.PutCheckpoints(ctx, []model.Checkpoint{{Cluster: "flink", JobID: jid, ID: 99999, Kind: model.KindCheckpoint,
+		Status: model.StatusCompleted, TriggerMs: time.Now().UnixMilli() + 3_600_000, EndToEndMs: 5}})
+	_, err = a.BackfillBackpressure("flink", jid)
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("backfill from a closed port: %v", err)
+	}
+	after, _ := a.store.Checkpoints(ctx, storeQuery("flink", jid))
+	if len(after) != len(before)+1 {
+		t.Errorf("checkpoints %d → %d after a failed backfill", len(before), len(after))
+	}
+}
+
+func storeQuery(cluster, job string) store.Query { return store.Query{Cluster: cluster, JobID: job} }

@@ -1,0 +1,133 @@
+// Package promenv gives tests a real Prometheus server scraping the real Flink test cluster's
+// reporters: it runs testenv/prometheus/start.sh once per test binary (after flinkenv has the
+// cluster up), or uses the server named by PROMETHEUS_URL.
+//
+// Tests using it skip only when CE_SKIP_REAL=1; otherwise a server that cannot start fails them.
+package promenv
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/testenv/flinkenv"
+)
+
+// Env describes the running server.
+type Env struct {
+	URL string
+	// ScrapeInterval is how often it scrapes the Flink reporters: the smallest useful step.
+	ScrapeInterval time.Duration
+	// RunDir holds its config, TSDB and log; "" for an external server.
+	RunDir string
+	// Flink is the cluster it scrapes.
+	Flink flinkenv.Env
+}
+
+const startTimeout = 3 * time.Minute
+
+var (
+	once   sync.Once
+	env    Env
+	envErr error
+)
+
+// Ensure returns the server, starting it (and the Flink cluster) on first use. It skips the test
+// when CE_SKIP_REAL=1.
+func Ensure(t testing.TB) Env {
+	t.Helper()
+	if os.Getenv("CE_SKIP_REAL") == "1" {
+		t.Skip("CE_SKIP_REAL=1: skipping test against a real Prometheus server")
+	}
+	fe := flinkenv.Ensure(t)
+	once.Do(func() { env, envErr = ensure(fe) })
+	if envErr != nil {
+		t.Fatalf("promenv: %v", envErr)
+	}
+	return env
+}
+
+func ensure(fe flinkenv.Env) (Env, error) {
+	if url := os.Getenv("PROMETHEUS_URL"); url != "" {
+		iv, err := interval(os.Getenv("PROMETHEUS_SCRAPE_INTERVAL"))
+		if err != nil {
+			return Env{}, err
+		}
+		return Env{URL: strings.TrimRight(url, "/"), ScrapeInterval: iv, Flink: fe}, nil
+	}
+	if fe.JMPromURL == "" || fe.TMPromURL == "" {
+		return Env{}, errors.New("the Flink cluster has no reporter URLs (FLINK_JM_PROM_PORT, FLINK_TM_PROM_PORT) to scrape")
+	}
+	script, err := script("start.sh")
+	if err != nil {
+		return Env{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, script)
+	cmd.Env = append(os.Environ(), "FLINK_JM_PROM_URL="+fe.JMPromURL, "FLINK_TM_PROM_URL="+fe.TMPromURL)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second // the server is detached from our pipes
+	if err := cmd.Run(); err != nil {
+		return Env{}, fmt.Errorf("%s: %w\n%s", script, err, stderr.String())
+	}
+	vars := map[string]string{}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
+			vars[k] = v
+		}
+	}
+	if vars["PROMETHEUS_URL"] == "" {
+		return Env{}, fmt.Errorf("%s printed no PROMETHEUS_URL:\n%s", script, stdout.String())
+	}
+	iv, err := interval(vars["PROMETHEUS_SCRAPE_INTERVAL"])
+	if err != nil {
+		return Env{}, err
+	}
+	return Env{URL: vars["PROMETHEUS_URL"], ScrapeInterval: iv, RunDir: vars["PROMETHEUS_RUN_DIR"], Flink: fe}, nil
+}
+
+// interval parses a Prometheus duration such as "1s" or "15s"; "" is Prometheus' default 15s.
+func interval(s string) (time.Duration, error) {
+	if s == "" {
+		return 15 * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("promenv: scrape interval %q: want a duration of at least 1s", s)
+	}
+	return d, nil
+}
+
+// script returns the path of a testenv/prometheus script, found from the module root.
+func script(name string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("promenv: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			p := filepath.Join(dir, "testenv", "prometheus", name)
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("promenv: %w", err)
+			}
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("promenv: go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
