@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
@@ -364,10 +365,26 @@ func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 		t.Fatalf("knob sample: %d jobs (%v), want one per knob (6)", len(kj), err)
 	}
 	var completed, failed, bottlenecks, clusters int
+	// What the analysis must say of each knob, on real data.
+	wantVerdict := map[string]analyze.Verdict{
+		"knobs: backpressure from a slow operator": analyze.VerdictBackpressure,
+		"knobs: growing state":                     analyze.VerdictStateSize,
+	}
 	for _, j := range kj {
 		r, err := a.Report(knobs, j.ID, 0, 0)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want, ok := wantVerdict[j.Name]; ok && r.Correlation.Verdict != want {
+			t.Errorf("%s: verdict %s (%s), want %s", j.Name, r.Correlation.Verdict, r.Correlation.Reason, want)
+		}
+		if j.Name == "knobs: slow synchronous snapshot" {
+			for _, c := range r.Checkpoints {
+				if c.Status == model.StatusCompleted && c.ID > 1 && (c.Bottleneck == nil || c.Bottleneck.Phase != analyze.PhaseSync || c.Bottleneck.VertexName != "Slow Snapshot") {
+					t.Errorf("%s: checkpoint %d bottleneck %+v, want sync in Slow Snapshot", j.Name, c.ID, c.Bottleneck)
+					break
+				}
+			}
 		}
 		completed += r.Summary.Completed
 		failed += r.Summary.Failed

@@ -32,6 +32,11 @@ const (
 	// StorageAsyncShare is the share of the slowest quarter of checkpoints
 	// whose bottleneck must be async for the storage verdict.
 	StorageAsyncShare = 0.5
+	// SustainedBackpressure is the upstream backpressure ratio (0..1) above
+	// which slow checkpoints whose bottleneck is start_delay or alignment are
+	// put down to backpressure even when it is too constant to correlate; the
+	// same share of the slowest quarter as for storage is required.
+	SustainedBackpressure = 0.5
 )
 
 // Verdict is the analysis's answer to "why are checkpoints slow".
@@ -312,8 +317,9 @@ func correlate(in []corrInput) Correlation {
 	var bx, by, ax, ay, sx, sy []float64
 	var bnE2E []int64
 	type bn struct {
-		e2e   int64
-		phase Phase
+		e2e      int64
+		phase    Phase
+		upstream *float64
 	}
 	var withBN []bn
 	for _, c := range in {
@@ -328,7 +334,7 @@ func correlate(in []corrInput) Correlation {
 		}
 		sx, sy = append(sx, float64(c.size)), append(sy, float64(c.e2e))
 		if c.bottleneck != "" {
-			withBN = append(withBN, bn{c.e2e, c.bottleneck})
+			withBN = append(withBN, bn{c.e2e, c.bottleneck, c.upstream})
 			bnE2E = append(bnE2E, c.e2e)
 		}
 	}
@@ -337,21 +343,28 @@ func correlate(in []corrInput) Correlation {
 		AlignmentBackpressure: SpearmanRank(ax, ay),
 		CheckpointedSize:      SpearmanRank(sx, sy),
 	}
-	asyncOK := false
+	asyncOK, barrierOK := false, false
+	var barrierShare float64
 	if len(withBN) > 0 {
 		cut := Quantile(bnE2E, 0.75)
-		slow, async := 0, 0
+		slow, async, barrier := 0, 0, 0
 		for _, b := range withBN {
 			if b.e2e >= cut {
 				slow++
 				if b.phase == PhaseAsync {
 					async++
 				}
+				// Barriers queued behind backpressured data: the time before the snapshot.
+				if (b.phase == PhaseStartDelay || b.phase == PhaseAlignment) && b.upstream != nil && *b.upstream >= SustainedBackpressure {
+					barrier++
+				}
 			}
 		}
 		share := float64(async) / float64(slow)
 		cor.AsyncShare = &share
 		asyncOK = len(withBN) >= MinCorrelationN && share >= StorageAsyncShare
+		barrierShare = float64(barrier) / float64(slow)
+		barrierOK = len(withBN) >= MinCorrelationN && barrierShare >= StorageAsyncShare
 	}
 
 	bp, bpName := cor.Backpressure, "end-to-end duration"
@@ -373,6 +386,12 @@ func correlate(in []corrInput) Correlation {
 		if bpStrong {
 			reason = append(reason, fmt.Sprintf("it also rises with upstream backpressure (%s), less strongly", describe(bp)))
 		}
+	case barrierOK:
+		// Backpressure that never lets up leaves nothing to correlate with, yet
+		// every slow checkpoint waits for its barriers behind it.
+		cor.Verdict = VerdictBackpressure
+		reason = append(reason, fmt.Sprintf("in %.0f%% of the slowest quarter of checkpoints the bottleneck is start_delay or alignment while upstream backpressure is at least %.0f%% in their window: barriers wait behind backpressured data (the backpressure is sustained, so a correlation cannot show it: %s)",
+			100*barrierShare, 100*SustainedBackpressure, describe(cor.Backpressure)))
 	case asyncOK:
 		cor.Verdict = VerdictStorage
 		reason = append(reason, fmt.Sprintf("async is the bottleneck in %.0f%% of the slowest quarter of checkpoints while duration does not rise with checkpointed size (%s): the time goes into writing to checkpoint storage",

@@ -69,6 +69,12 @@ func TestVerdict(t *testing.T) {
 			}
 			return c
 		}), VerdictStorage, []string{"async is the bottleneck in 100% of the slowest quarter"}},
+		{"sustained backpressure, barriers wait", gen(20, func(i int) corrInput {
+			return corrInput{e2e: int64(1100 + r.IntN(100)), upstream: f(1), hasPhases: true, alignDelay: 1050, bottleneck: PhaseStartDelay, size: int64(r.IntN(1000))}
+		}), VerdictBackpressure, []string{"the bottleneck is start_delay or alignment while upstream backpressure is at least 50%", "sustained"}},
+		{"barriers slow but nothing backpressured", gen(20, func(i int) corrInput {
+			return corrInput{e2e: int64(1100 + r.IntN(100)), upstream: f(0.1), hasPhases: true, alignDelay: 1050, bottleneck: PhaseStartDelay, size: int64(r.IntN(1000))}
+		}), VerdictInconclusive, []string{"upstream backpressure"}},
 		{"too few checkpoints", gen(7, func(i int) corrInput {
 			return corrInput{e2e: int64(1000 * (i + 1)), upstream: f(float64(i) / 10), size: int64(i)}
 		}), VerdictInconclusive, []string{"only 7 completed checkpoints have backpressure samples", "need 8"}},
