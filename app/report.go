@@ -58,13 +58,14 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 	}); err != nil {
 		return in, err
 	}
-	if in.acks, err = a.store.AckSamples(ctx, q); err != nil {
-		return in, err
-	}
-	// Metrics a little beyond the range: a checkpoint's window reaches past its trigger.
+	// Samples a little beyond the range: a checkpoint's window (and its ack
+	// progress) reaches past its trigger.
 	mq := q
 	if mq.ToMs > 0 {
 		mq.ToMs += 10 * 60 * 1000
+	}
+	if in.acks, err = a.store.AckSamples(ctx, mq); err != nil {
+		return in, err
 	}
 	if in.metrics, err = a.store.MetricSamples(ctx, mq); err != nil {
 		return in, err

@@ -48,7 +48,7 @@ if [ -f frontend/bench/timeline-bench.mjs ]; then
     [ -n "$url" ] && break
     sleep 0.1
   done
-  out=$(cd frontend && CE_URL="$url" node bench/timeline-bench.mjs 2>&1)
+  out=$(cd frontend && CE_URL="$url" CE_BENCH_CLUSTER="capture: bench" CE_BENCH_JOB=0123456789abcdef0123456789abcdef node bench/timeline-bench.mjs 2>&1)
   echo "$out"
   kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
   while IFS= read -r l; do summary+=("timeline: $l"); done < <(echo "$out" | grep -iE 'p95|first paint|memory' | head -3)

@@ -238,6 +238,17 @@
     OpenCaptureDialog: () => delay({ sources: [], jobs: 0, checkpoints: 0, ack_samples: 0, metric_samples: 0, gaps: 0, skipped: 0 }),
     OpenCapture: () => delay(new Error('fake bridge: OpenCapture not implemented')),
     ExportCapture: () => delay(new Error('fake bridge: ExportCapture not implemented')),
+    // The analysis methods are only stubbed here: try the views against `serve` with a capture
+    // (frontend/testdata/gen-capture.mjs writes one) for real values.
+    CheckpointView: (cluster, job, pipeline, id) => attempt(() => {
+      const d = detail(cluster, job, pipeline, id);
+      return { checkpoint: d, analysis: { id: d.id, status: d.status, trigger_ms: d.trigger_ms, duration_ms: d.end_to_end_ms, checkpointed_size: d.checkpointed_size, phases: {} }, subtasks: [], phases_available: [], notes: ['fake bridge: no analysis'], vertices: [], edges: [] };
+    }),
+    Heatmap: (req) => delay({ kind: req.kind, [req.kind]: req.kind === 'vertex' ? { phase: req.phase || 'end_to_end', columns: [], rows: [] } : { buckets: { start_ms: 0, width_ms: 60000, count: 0 }, rows: [] } }),
+    Compare: () => delay(new Error('fake bridge: Compare not implemented')),
+    DefaultCompare: () => delay(new Error('fake bridge: DefaultCompare not implemented')),
+    Report: (cluster, job) => delay({ job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures: [], slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, summary: { total: 0, completed: 0, failed: 0, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } }),
+    Log: () => delay({ path: '/home/me/.cache/checkpoint-explorer/checkpoint-explorer.log', lines: ['time=2026-05-27T10:00:00Z level=INFO msg="fake bridge log line"'] }),
   };
   window.go = { app: { App } };
 

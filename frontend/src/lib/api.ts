@@ -115,6 +115,7 @@ export interface TimelineBar {
   count: number;
   first_id: number;
   last_id: number;
+  pipeline?: number;
 }
 
 export interface TimelineGap {
@@ -247,6 +248,347 @@ export interface ExportResult {
   bytes: number;
 }
 
+// ---- Analysis (backend/analyze): the UI shows these values, it never recomputes them. ----
+
+/** The fixed phase vocabulary (docs/phases.md). */
+export type Phase = 'start_delay' | 'alignment' | 'sync' | 'async' | 'ack' | 'finalize';
+/** end_to_end is not a phase: it names the whole trigger → last ack time in heatmaps and slow flags. */
+export type PhaseOrE2E = Phase | 'end_to_end';
+
+export const SUBTASK_PHASES: readonly Phase[] = ['start_delay', 'alignment', 'sync', 'async', 'ack'];
+export const ALL_PHASES: readonly Phase[] = [...SUBTASK_PHASES, 'finalize'];
+
+/** Phase durations in ms. An absent key is a phase the data does not show — never 0. */
+export type Phases = Partial<Record<Phase, number>>;
+
+export interface Bottleneck {
+  phase: Phase;
+  vertex_id?: string;
+  vertex_name?: string;
+  subtask?: number;
+  /** absent when the critical path is pending (the phase is inferred, not measured) */
+  phase_ms?: number;
+  end_to_end_ms: number;
+  pending?: boolean;
+  pending_subtasks?: number;
+}
+
+export interface Straggler {
+  vertex_id: string;
+  vertex_name?: string;
+  subtask: number;
+  ack_after_ms?: number;
+}
+
+export interface AckPoint {
+  t_ms: number;
+  fraction: number;
+}
+
+export interface AckProgress {
+  total?: number;
+  acknowledged?: number;
+  pending?: number;
+  p50_ms?: number;
+  p90_ms?: number;
+  p100_ms?: number;
+  /** from polled in-flight counts (SeaTunnel) rather than per-subtask ack times */
+  sampled?: boolean;
+  stragglers?: Straggler[];
+  curve?: AckPoint[];
+}
+
+export interface VertexRef {
+  vertex_id: string;
+  vertex_name?: string;
+}
+
+export interface CheckpointFailure {
+  signature: string;
+  message: string;
+  phase?: Phase;
+  basis: string;
+  expired?: boolean;
+  vertices?: VertexRef[];
+  after_ms?: number;
+}
+
+export interface Pressure {
+  max?: number;
+  upstream?: number;
+  upstream_of?: string;
+  samples: number;
+  nearest?: boolean;
+  busy?: number;
+  sampled_alignment_ms?: number;
+}
+
+export interface SlowFlag {
+  phase: PhaseOrE2E;
+  vertex_id?: string;
+  value_ms: number;
+  median_ms: number;
+  threshold_ms: number;
+}
+
+export interface CheckpointAnalysis {
+  id: number;
+  pipeline?: number;
+  kind?: CheckpointKind;
+  status: Status;
+  trigger_ms: number;
+  end_ms?: number;
+  duration_ms: number;
+  checkpointed_size: number;
+  phases: Phases;
+  bottleneck?: Bottleneck;
+  ack_progress?: AckProgress;
+  failure?: CheckpointFailure;
+  backpressure?: Pressure;
+  slow?: SlowFlag[];
+}
+
+export interface SubtaskRow {
+  vertex_id: string;
+  vertex_name?: string;
+  subtask: number;
+  acknowledged: boolean;
+  end_to_end_ms?: number;
+  phases: Phases;
+  checkpointed_size?: number;
+  unaligned?: boolean;
+  critical?: boolean;
+}
+
+export interface Vertex {
+  id: string;
+  name: string;
+  parallelism: number;
+  pipeline?: number;
+}
+
+export interface Edge {
+  source: string;
+  target: string;
+  ship_strategy?: string;
+}
+
+export interface CheckpointViewData {
+  checkpoint: CheckpointDetail;
+  analysis: CheckpointAnalysis;
+  subtasks: SubtaskRow[];
+  ack_progress?: AckProgress;
+  phases_available: Phase[];
+  notes: string[];
+  vertices: Vertex[];
+  edges: Edge[];
+}
+
+export type HeatmapKind = 'phase' | 'failure' | 'vertex';
+
+export interface HeatmapRequest {
+  cluster: string;
+  job: string;
+  kind: HeatmapKind;
+  phase?: PhaseOrE2E;
+  from_ms: number;
+  to_ms: number;
+  buckets: number;
+}
+
+export interface Buckets {
+  start_ms: number;
+  width_ms: number;
+  count: number;
+}
+
+export interface PhaseCell {
+  bucket: number;
+  count: number;
+  max_ms: number;
+  p90_ms: number;
+  max_id: number;
+  max_pipeline?: number;
+}
+
+export interface PhaseHeatmap {
+  buckets: Buckets;
+  rows: { phase: PhaseOrE2E; max_ms: number; cells: PhaseCell[] }[];
+}
+
+export interface FailureCell {
+  bucket: number;
+  count: number;
+  checkpoint_ids: number[];
+}
+
+export interface FailureRow {
+  signature: string;
+  example: string;
+  total: number;
+  cells: FailureCell[];
+}
+
+export interface FailureHeatmap {
+  buckets: Buckets;
+  rows: FailureRow[];
+}
+
+export interface VertexColumn {
+  first_id: number;
+  last_id: number;
+  pipeline?: number;
+  trigger_ms: number;
+  count: number;
+}
+
+export interface VertexHeatmapRow {
+  vertex_id: string;
+  vertex_name?: string;
+  /** null where the vertex has no value in that column */
+  cells: (number | null)[];
+}
+
+export interface VertexHeatmap {
+  phase: PhaseOrE2E;
+  columns: VertexColumn[];
+  rows: VertexHeatmapRow[];
+}
+
+export interface Heatmap {
+  kind: HeatmapKind;
+  phase?: PhaseHeatmap;
+  failure?: FailureHeatmap;
+  vertex?: VertexHeatmap;
+}
+
+/** Delta is b − a; a side is absent when that checkpoint does not show the value. */
+export interface Delta {
+  a?: number;
+  b?: number;
+  delta?: number;
+}
+
+export interface PhaseDelta extends Delta {
+  phase: Phase;
+}
+
+export interface VertexDelta {
+  vertex_id: string;
+  vertex_name?: string;
+  end_to_end: Delta;
+  checkpointed_size: Delta;
+  phases: PhaseDelta[];
+}
+
+export interface CheckpointBrief {
+  id: number;
+  pipeline?: number;
+  status: Status;
+  trigger_ms: number;
+  duration_ms: number;
+  checkpointed_size: number;
+  bottleneck?: Bottleneck;
+}
+
+export interface Comparison {
+  a: CheckpointBrief;
+  b: CheckpointBrief;
+  end_to_end: Delta;
+  checkpointed_size: Delta;
+  phases: PhaseDelta[];
+  vertices: VertexDelta[];
+  /** why this pair, when DefaultCompare chose it */
+  reason?: string;
+}
+
+export interface Spearman {
+  rho: number | null;
+  n: number;
+  p: number | null;
+}
+
+export type Verdict = 'backpressure' | 'state_size' | 'storage' | 'inconclusive';
+
+export interface Correlation {
+  backpressure: Spearman;
+  alignment_backpressure: Spearman;
+  checkpointed_size: Spearman;
+  async_share?: number;
+  verdict: Verdict;
+  reason: string;
+}
+
+export interface FailureCluster {
+  signature: string;
+  example: string;
+  count: number;
+  phase?: Phase;
+  expired?: boolean;
+  checkpoint_ids: number[];
+  vertices: VertexRef[];
+  first_ms: number;
+  last_ms: number;
+}
+
+export interface SlowRun {
+  phase: PhaseOrE2E;
+  vertex_id?: string;
+  vertex_name?: string;
+  pipeline?: number;
+  checkpoint_ids: number[];
+  first_ms: number;
+  last_ms: number;
+  max_ms: number;
+  baseline_median_ms: number;
+  threshold_ms: number;
+  open?: boolean;
+  new_normal?: boolean;
+}
+
+export interface Summary {
+  total: number;
+  completed: number;
+  failed: number;
+  in_progress: number;
+  missed: number;
+  first_ms: number;
+  last_ms: number;
+  duration_p50_ms: number;
+  duration_p90_ms: number;
+  duration_p99_ms: number;
+  duration_max_ms: number;
+  slowest: number[] | null;
+  size_p50_bytes: number;
+  size_max_bytes: number;
+}
+
+export interface Report {
+  job: { cluster?: string; id: string; name: string; engine: Engine };
+  from_ms: number;
+  to_ms: number;
+  missed: number;
+  phases_available: Phase[];
+  notes: string[];
+  checkpoints: CheckpointAnalysis[];
+  failures: FailureCluster[];
+  slow_phases: SlowRun[];
+  slow_checkpoints: SlowRun[];
+  correlation: Correlation;
+  summary: Summary;
+}
+
+export interface LogView {
+  path: string;
+  lines: string[];
+}
+
+export interface ImportProgressEvent {
+  file: string;
+  checkpoints: number;
+  metric_samples: number;
+}
+
 export interface CheckpointsEvent {
   cluster: string;
   job: string;
@@ -262,6 +604,7 @@ export interface EventPayloads {
   checkpoints: CheckpointsEvent;
   health: HealthEvent;
   sources: Record<string, never>;
+  'import-progress': ImportProgressEvent;
 }
 
 type Method = (...args: unknown[]) => Promise<unknown>;
@@ -387,7 +730,62 @@ export const api = {
   openCaptureDialog: () => call<ImportResult>('OpenCaptureDialog'),
   openCapture: (path: string) => call<ImportResult>('OpenCapture', path),
   exportCapture: (req: ExportRequest) => call<ExportResult>('ExportCapture', req),
+  checkpointView: async (cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointViewData> => {
+    const v = await call<CheckpointViewData>('CheckpointView', cluster, job, pipeline, id);
+    return {
+      ...v,
+      subtasks: arr(v.subtasks),
+      phases_available: arr(v.phases_available),
+      notes: arr(v.notes),
+      vertices: arr(v.vertices),
+      edges: arr(v.edges),
+      analysis: { ...v.analysis, phases: v.analysis?.phases ?? {}, slow: arr(v.analysis?.slow) },
+    };
+  },
+  heatmap: async (req: HeatmapRequest): Promise<Heatmap> => {
+    const h = await call<Heatmap>('Heatmap', req);
+    if (h.phase) h.phase.rows = arr(h.phase.rows).map((r) => ({ ...r, cells: arr(r.cells) }));
+    if (h.failure) {
+      h.failure.rows = arr(h.failure.rows).map((r) => ({
+        ...r,
+        cells: arr(r.cells).map((c) => ({ ...c, checkpoint_ids: arr(c.checkpoint_ids) })),
+      }));
+    }
+    if (h.vertex) {
+      h.vertex.columns = arr(h.vertex.columns);
+      h.vertex.rows = arr(h.vertex.rows).map((r) => ({ ...r, cells: arr(r.cells) }));
+    }
+    return h;
+  },
+  compare: async (cluster: string, job: string, pipelineA: number, idA: number, pipelineB: number, idB: number) =>
+    normaliseComparison(await call<Comparison>('Compare', cluster, job, pipelineA, idA, pipelineB, idB)),
+  defaultCompare: async (cluster: string, job: string, fromMs: number, toMs: number) =>
+    normaliseComparison(await call<Comparison>('DefaultCompare', cluster, job, fromMs, toMs)),
+  report: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> => {
+    const r = await call<Report>('Report', cluster, job, fromMs, toMs);
+    return {
+      ...r,
+      phases_available: arr(r.phases_available),
+      notes: arr(r.notes),
+      checkpoints: arr(r.checkpoints),
+      failures: arr(r.failures).map((f) => ({ ...f, checkpoint_ids: arr(f.checkpoint_ids), vertices: arr(f.vertices) })),
+      slow_phases: arr(r.slow_phases).map((x) => ({ ...x, checkpoint_ids: arr(x.checkpoint_ids) })),
+      slow_checkpoints: arr(r.slow_checkpoints).map((x) => ({ ...x, checkpoint_ids: arr(x.checkpoint_ids) })),
+    };
+  },
+  log: async (lines: number): Promise<LogView> => {
+    const l = await call<LogView>('Log', lines);
+    return { path: l?.path ?? '', lines: arr(l?.lines) };
+  },
 };
+
+function normaliseComparison(c: Comparison): Comparison {
+  return {
+    ...c,
+    phases: arr(c.phases),
+    vertices: arr(c.vertices).map((v) => ({ ...v, phases: arr(v.phases) })),
+  };
+}
 
 /**
  * uploadCapture sends a capture file to `serve` (browser mode only): the raw

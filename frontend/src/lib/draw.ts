@@ -1,9 +1,21 @@
 // Canvas painting of the timeline. Geometry comes from timeline.ts and ticks
 // from ticks.ts; this file only turns them into pixels.
-import type { TimelineBar, TimelineGap } from './api';
+import type { LanePoint, TimelineBar, TimelineGap } from './api';
 import type { Range } from './scale';
 import { timeScale } from './scale';
-import { layoutBars, layoutGaps, type BarRect, type GapRect, type Plot } from './timeline';
+import {
+  failureTicks,
+  lanePoints,
+  layoutBars,
+  layoutGaps,
+  timelineLayout,
+  visibleMax,
+  type BarRect,
+  type GapRect,
+  type LanePx,
+  type Plot,
+  type TimelineLayout,
+} from './timeline';
 import { timeTicks } from './ticks';
 
 export interface Palette {
@@ -18,6 +30,8 @@ export interface Palette {
   muted: string;
   highlight: string;
   font: string;
+  laneBp: string;
+  laneSize: string;
 }
 
 /** readPalette takes the colours from CSS variables so the canvas follows the theme. */
@@ -36,6 +50,8 @@ export function readPalette(el: Element): Palette {
     muted: v('--text-muted', '#666'),
     highlight: v('--highlight', '#000'),
     font: v('--font', 'sans-serif'),
+    laneBp: v('--lane-bp', '#f76707'),
+    laneSize: v('--lane-size', '#1c7ed6'),
   };
 }
 
@@ -64,36 +80,57 @@ export interface DrawInput {
   /** label drawn top-left, e.g. "max 19,022 ms" */
   maxLabel: string;
   gapLabel: (g: TimelineGap) => string;
+  /** lanes beneath the bars; omitted = bars only */
+  lanes?: {
+    backpressure: LanePoint[];
+    size: LanePoint[];
+    /** lane names and the label of each lane's top value */
+    labels: { backpressure: string; size: string; failures: string };
+    sizeMaxLabel: (max: number) => string;
+  };
+  /** a brushed span in CSS pixels, drawn as a selection */
+  brush?: { x0: number; x1: number } | null;
 }
 
 export interface DrawResult {
   bars: BarRect[];
   gaps: GapRect[];
   plot: Plot;
+  layout: TimelineLayout;
+  lanes: { backpressure: LanePx[]; size: LanePx[]; failures: { x: number; w: number; bar: TimelineBar }[] } | null;
 }
 
+// The hatch tile only depends on the colour: build it once per colour, not per frame.
+const hatchTiles = new Map<string, HTMLCanvasElement>();
+
 function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | string {
-  const c = document.createElement('canvas');
-  c.width = 8;
-  c.height = 8;
-  const g = c.getContext('2d');
-  if (!g) return color;
-  g.strokeStyle = color;
-  g.globalAlpha = 0.3;
-  g.lineWidth = 1.5;
-  g.beginPath();
-  g.moveTo(0, 8);
-  g.lineTo(8, 0);
-  g.stroke();
+  let c = hatchTiles.get(color);
+  if (!c) {
+    c = document.createElement('canvas');
+    c.width = 8;
+    c.height = 8;
+    const g = c.getContext('2d');
+    if (!g) return color;
+    g.strokeStyle = color;
+    g.globalAlpha = 0.3;
+    g.lineWidth = 1.5;
+    g.beginPath();
+    g.moveTo(0, 8);
+    g.lineTo(8, 0);
+    g.stroke();
+    hatchTiles.set(color, c);
+  }
   return ctx.createPattern(c, 'repeat') ?? color;
 }
 
 /** drawTimeline paints one frame and returns the geometry used, for hit-testing. */
 export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawInput): DrawResult {
   const { width, height, range } = d;
-  const plot = plotFor(width, height);
+  const layout = timelineLayout(width, height, !!d.lanes, PLOT_TOP, AXIS_HEIGHT);
+  const plot = layout.bars;
   const s = timeScale(range, width);
   const baseY = plot.top + plot.height;
+  const axisY = layout.axisY;
 
   ctx.clearRect(0, 0, width, height);
   ctx.fillStyle = p.bg;
@@ -101,7 +138,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
   ctx.font = `11px ${p.font}`;
   ctx.textBaseline = 'top';
 
-  // Grid and axis ticks.
+  // Grid and axis ticks, through the bars and the lanes.
   const ticks = timeTicks(range.from, range.to, width, d.locale);
   ctx.strokeStyle = p.grid;
   ctx.lineWidth = 1;
@@ -109,7 +146,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     const x = Math.round(s.toPx(tk.ms)) + 0.5;
     ctx.beginPath();
     ctx.moveTo(x, plot.top);
-    ctx.lineTo(x, baseY);
+    ctx.lineTo(x, axisY);
     ctx.stroke();
   }
 
@@ -165,26 +202,125 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     if (r) outline(r, 1);
   }
 
-  // Baseline and time axis.
+  // Baseline of the bars.
   ctx.strokeStyle = p.axis;
   ctx.lineWidth = 1;
   ctx.beginPath();
   ctx.moveTo(0, baseY + 0.5);
   ctx.lineTo(width, baseY + 0.5);
   ctx.stroke();
+
+  // Lanes.
+  let lanesOut: DrawResult['lanes'] = null;
+  if (d.lanes && layout.lanes) {
+    const L = layout.lanes;
+    const bpPx = lanePoints(d.lanes.backpressure, range, width, L.backpressure, 1);
+    const sizeMax = visibleMax(d.lanes.size, range);
+    const sizePx = lanePoints(d.lanes.size, range, width, L.size, sizeMax);
+    const fails = failureTicks(d.bars, range, width);
+    lanesOut = { backpressure: bpPx, size: sizePx, failures: fails };
+
+    const bandBg = (b: { top: number; height: number }) => {
+      ctx.fillStyle = p.grid;
+      ctx.globalAlpha = 0.35;
+      ctx.fillRect(0, b.top, width, b.height);
+      ctx.globalAlpha = 1;
+    };
+    bandBg(L.backpressure);
+    bandBg(L.size);
+    bandBg(L.failures);
+
+    // Backpressure: a filled step area, 0..100 %.
+    if (bpPx.length > 0) {
+      const floor = L.backpressure.top + L.backpressure.height;
+      ctx.beginPath();
+      ctx.moveTo(bpPx[0].x, floor);
+      for (let i = 0; i < bpPx.length; i++) {
+        const q = bpPx[i];
+        if (i > 0) ctx.lineTo(q.x, bpPx[i - 1].y);
+        ctx.lineTo(q.x, q.y);
+      }
+      ctx.lineTo(bpPx[bpPx.length - 1].x, floor);
+      ctx.closePath();
+      ctx.fillStyle = p.laneBp;
+      ctx.globalAlpha = 0.35;
+      ctx.fill();
+      ctx.globalAlpha = 1;
+      ctx.strokeStyle = p.laneBp;
+      ctx.lineWidth = 1.2;
+      ctx.beginPath();
+      for (let i = 0; i < bpPx.length; i++) {
+        const q = bpPx[i];
+        if (i === 0) ctx.moveTo(q.x, q.y);
+        else {
+          ctx.lineTo(q.x, bpPx[i - 1].y);
+          ctx.lineTo(q.x, q.y);
+        }
+      }
+      ctx.stroke();
+    }
+    // Size: one stem per checkpoint (or per merged pixel column).
+    if (sizePx.length > 0) {
+      const floor = L.size.top + L.size.height;
+      ctx.strokeStyle = p.laneSize;
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      for (const q of sizePx) {
+        const x = Math.round(q.x) + 0.5;
+        ctx.moveTo(x, floor);
+        ctx.lineTo(x, Math.min(floor - 1, q.y));
+      }
+      ctx.stroke();
+    }
+    // Failures: a red tick per failed bar.
+    ctx.fillStyle = p.failed;
+    for (const f of fails) ctx.fillRect(f.x, L.failures.top + 2, Math.min(f.w, 6), L.failures.height - 4);
+
+    // Lane names (left) and the value at the top of each lane (right).
+    ctx.fillStyle = p.muted;
+    const label = (text: string, y: number) => {
+      const tw = ctx.measureText(text).width;
+      ctx.fillStyle = p.bg;
+      ctx.globalAlpha = 0.75;
+      ctx.fillRect(2, y, tw + 6, 13);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = p.muted;
+      ctx.fillText(text, 5, y + 1);
+    };
+    label(d.lanes.labels.backpressure, L.backpressure.top);
+    label(d.lanes.labels.size, L.size.top);
+    label(d.lanes.labels.failures, L.failures.top);
+    const right = (text: string, y: number) => {
+      const tw = ctx.measureText(text).width;
+      ctx.fillStyle = p.muted;
+      ctx.fillText(text, width - tw - 4, y + 1);
+    };
+    right('100%', L.backpressure.top);
+    if (sizeMax > 0) right(d.lanes.sizeMaxLabel(sizeMax), L.size.top);
+  }
+
+  // Time axis.
+  ctx.strokeStyle = p.axis;
+  ctx.lineWidth = 1;
+  if (axisY !== baseY) {
+    ctx.beginPath();
+    ctx.moveTo(0, axisY + 0.5);
+    ctx.lineTo(width, axisY + 0.5);
+    ctx.stroke();
+  }
   ctx.fillStyle = p.muted;
   for (const tk of ticks) {
     const x = Math.round(s.toPx(tk.ms)) + 0.5;
     ctx.beginPath();
-    ctx.moveTo(x, baseY);
-    ctx.lineTo(x, baseY + 5);
+    ctx.moveTo(x, axisY);
+    ctx.lineTo(x, axisY + 5);
     ctx.stroke();
     const tw = ctx.measureText(tk.label).width;
     const lx = Math.max(0, Math.min(width - tw, x - tw / 2));
-    ctx.fillText(tk.label, lx, baseY + 7);
+    ctx.fillText(tk.label, lx, axisY + 7);
     if (tk.dateLabel) {
       const dw = ctx.measureText(tk.dateLabel).width;
-      ctx.fillText(tk.dateLabel, Math.max(0, Math.min(width - dw, x - dw / 2)), baseY + 21);
+      ctx.fillText(tk.dateLabel, Math.max(0, Math.min(width - dw, x - dw / 2)), axisY + 21);
     }
   }
 
@@ -193,5 +329,19 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     ctx.fillStyle = p.muted;
     ctx.fillText(d.maxLabel, 4, 4);
   }
-  return { bars: rects, gaps: gapRects, plot };
+
+  // Brushed selection.
+  if (d.brush) {
+    const a = Math.min(d.brush.x0, d.brush.x1);
+    const w = Math.abs(d.brush.x1 - d.brush.x0);
+    ctx.fillStyle = p.highlight;
+    ctx.globalAlpha = 0.12;
+    ctx.fillRect(a, plot.top, w, axisY - plot.top);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = p.highlight;
+    ctx.setLineDash([4, 3]);
+    ctx.strokeRect(Math.round(a) + 0.5, plot.top + 0.5, Math.round(w), axisY - plot.top - 1);
+    ctx.setLineDash([]);
+  }
+  return { bars: rects, gaps: gapRects, plot, layout, lanes: lanesOut };
 }

@@ -99,7 +99,8 @@ export function formatSpan(ms: number, locale: string): string {
 
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
-function df(locale: string, opts: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+/** df returns a cached DateTimeFormat: building one costs far more than formatting with it. */
+export function df(locale: string, opts: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   const key = locale + JSON.stringify(opts);
   let f = dateFormats.get(key);
   if (!f) {

@@ -7,6 +7,7 @@ import {
   mode,
   on,
   uploadCapture,
+  type ImportProgressEvent,
   type ImportResult,
   type JobView,
   type RetentionStatus,
@@ -15,6 +16,7 @@ import {
 } from './api';
 import { untrack } from 'svelte';
 import { router } from './router.svelte';
+import { forJob } from './route';
 import { debounce } from './debounce';
 
 const SOURCE_STORAGE_KEY = 'ce.source';
@@ -43,6 +45,14 @@ class AppState {
 
   retention = $state<RetentionStatus | null>(null);
   retentionError = $state('');
+
+  /** dialogs opened from anywhere: the log viewer, the quick switcher, the shortcut list */
+  logOpen = $state(false);
+  switcherOpen = $state(false);
+  helpOpen = $state(false);
+
+  /** the capture being opened, while the backend reports progress */
+  importing = $state<ImportProgressEvent | null>(null);
 
   /** number of long calls in flight, for the loading indicator */
   busy = $state(0);
@@ -121,8 +131,10 @@ class AppState {
   }
 
   selectSource(name: string, replace = false) {
-    if (name !== router.route.cluster || this.jobsCluster !== name) {
-      router.navigate({ cluster: name, job: name === router.route.cluster ? router.route.job : '' }, replace);
+    if (name !== router.route.cluster) {
+      router.set(forJob(router.route, name, ''), replace);
+    } else if (this.jobsCluster !== name) {
+      router.navigate({ cluster: name }, replace);
     }
     try {
       if (name) localStorage.setItem(SOURCE_STORAGE_KEY, name);
@@ -136,7 +148,16 @@ class AppState {
   }
 
   selectJob(id: string) {
-    router.navigate({ job: id });
+    if (id === router.route.job) return;
+    router.set(forJob(router.route, router.route.cluster, id));
+  }
+
+  /** selectSourceByIndex switches to the n-th source (0-based) as listed; false when there is none. */
+  selectSourceByIndex(n: number): boolean {
+    const s = this.sources[n];
+    if (!s) return false;
+    if (s.name !== router.route.cluster) this.selectSource(s.name);
+    return true;
   }
 
   async loadJobs(cluster: string) {
@@ -151,7 +172,7 @@ class AppState {
       // Open a job straight away: the one in the route if it exists, else the first.
       const cur = router.route.job;
       if ((!cur || !jobs.some((j) => j.id === cur)) && jobs.length > 0 && router.route.cluster === cluster) {
-        router.navigate({ job: jobs[0].id }, true);
+        router.set(forJob(router.route, cluster, jobs[0].id), true);
       }
     } catch (e) {
       if (seq !== this.jobsSeq) return;
@@ -190,16 +211,20 @@ class AppState {
   }
 
   async uploadFile(file: File): Promise<ImportResult | null> {
+    this.importing = { file: file.name, checkpoints: 0, metric_samples: 0 };
     try {
       const res = await this.track(uploadCapture(file, file.name));
       return this.afterImport(res);
     } catch (e) {
       this.showToast('error', errorText(e));
       return null;
+    } finally {
+      this.importing = null;
     }
   }
 
   private async afterImport(res: ImportResult): Promise<ImportResult | null> {
+    this.importing = null;
     const sources = res?.sources ?? [];
     if (sources.length === 0) return null; // dialog cancelled
     await this.loadSources();
@@ -215,6 +240,9 @@ class AppState {
   private refreshRetention = debounce(() => void this.loadRetention(), 3000);
 
   private refreshSources = debounce(() => void this.loadSources(), 200);
+
+  // Progress events stop when the import ends; drop a stale banner if no answer clears it.
+  private clearImporting = debounce(() => (this.importing = null), 5000);
 
   /** listen wires the backend's events to refreshes of whatever is open. */
   listen(): () => void {
@@ -233,6 +261,10 @@ class AppState {
         }
       }),
       on('sources', () => this.refreshSources()),
+      on('import-progress', (ev) => {
+        this.importing = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0, metric_samples: ev.metric_samples ?? 0 };
+        this.clearImporting();
+      }),
     ];
     return () => offs.forEach((off) => off());
   }

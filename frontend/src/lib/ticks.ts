@@ -1,6 +1,6 @@
 // Time-axis ticks aligned to the LOCAL wall clock (a 30-minute step lands on
 // :00 and :30 local even in +05:45), with labels formatted for the locale.
-import { formatDate, formatTime, sameLocalDay } from './format';
+import { df, formatDate, formatTime, sameLocalDay } from './format';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -123,11 +123,11 @@ export interface Tick {
 }
 
 function tickLabel(ms: number, step: TickStep, locale: string): string {
-  if (step.unit === 'year') return new Intl.DateTimeFormat(locale, { year: 'numeric' }).format(ms);
-  if (step.unit === 'month') return new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short' }).format(ms);
+  if (step.unit === 'year') return df(locale, { year: 'numeric' }).format(ms);
+  if (step.unit === 'month') return df(locale, { year: 'numeric', month: 'short' }).format(ms);
   if (step.unit === 'day') return formatDate(ms, locale);
   if (step.unit === 'hour' || step.n >= MINUTE) {
-    return new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(ms);
+    return df(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(ms);
   }
   return formatTime(ms, locale, step.n < SECOND);
 }

@@ -1,7 +1,7 @@
 // Geometry of the timeline: where each bar and gap goes on the canvas and
 // which bar is under the pointer. The backend already merged bars for the
 // width; this only places exactly what it returned.
-import type { Status, TimelineBar, TimelineGap } from './api';
+import type { LanePoint, Status, TimelineBar, TimelineGap } from './api';
 import { timeScale, type Range } from './scale';
 
 export interface Plot {
@@ -107,4 +107,114 @@ export function hitGap(rects: GapRect[], x: number): GapRect | undefined {
 /** statusRank mirrors model.Status.Rank: failed needs the most attention. */
 export function statusRank(s: Status): number {
   return s === 'FAILED' ? 2 : s === 'COMPLETED' ? 1 : 0;
+}
+
+// ---- Lanes beneath the checkpoints, on the same time axis ----
+
+
+export interface Band {
+  top: number;
+  height: number;
+}
+
+export interface TimelineLayout {
+  /** the checkpoint bars */
+  bars: Plot;
+  /** upstream backpressure (0..1), checkpointed size (bytes), failures; absent without lanes */
+  lanes: { backpressure: Band; size: Band; failures: Band } | null;
+  /** y of the time axis line; tick labels go below it */
+  axisY: number;
+}
+
+export const LANE_GAP = 6;
+export const LANE_HEIGHT = 34;
+export const FAILURE_LANE_HEIGHT = 14;
+
+/** timelineLayout divides the canvas height between bars, lanes and the axis. */
+export function timelineLayout(width: number, height: number, withLanes: boolean, top = 20, axisHeight = 38): TimelineLayout {
+  const lanesH = withLanes ? 3 * LANE_GAP + 2 * LANE_HEIGHT + FAILURE_LANE_HEIGHT : 0;
+  const barsH = Math.max(10, height - top - axisHeight - 4 - lanesH);
+  const bars: Plot = { top, height: barsH, width };
+  let y = top + barsH;
+  if (!withLanes) return { bars, lanes: null, axisY: y };
+  const band = (h: number): Band => {
+    y += LANE_GAP;
+    const b = { top: y, height: h };
+    y += h;
+    return b;
+  };
+  const backpressure = band(LANE_HEIGHT);
+  const size = band(LANE_HEIGHT);
+  const failures = band(FAILURE_LANE_HEIGHT);
+  return { bars, lanes: { backpressure, size, failures }, axisY: y };
+}
+
+/** visibleMax is the largest lane value inside range: the top of the lane's scale. */
+export function visibleMax(points: readonly LanePoint[], range: Range): number {
+  let m = 0;
+  for (const p of points) if (p.t_ms >= range.from && p.t_ms <= range.to && p.value > m) m = p.value;
+  return m;
+}
+
+export interface LanePx {
+  x: number;
+  y: number;
+  point: LanePoint;
+}
+
+/**
+ * lanePoints places a lane's points: x by time, y by value on 0..max within
+ * the band (max 0 draws everything on the floor). Points just outside the
+ * range are kept so lines run to the edges.
+ */
+export function lanePoints(points: readonly LanePoint[], range: Range, width: number, band: Band, max: number): LanePx[] {
+  const s = timeScale(range, width);
+  const out: LanePx[] = [];
+  const floor = band.top + band.height;
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i];
+    // Outside the range, keep only the neighbour that leads into it.
+    const last = i + 1 >= points.length;
+    if (p.t_ms < range.from && (last || points[i + 1].t_ms < range.from)) continue;
+    if (p.t_ms > range.to && (i === 0 || points[i - 1].t_ms > range.to)) continue;
+    const frac = max > 0 ? Math.min(1, Math.max(0, p.value / max)) : 0;
+    out.push({ x: s.toPx(p.t_ms), y: floor - frac * band.height, point: p });
+  }
+  return out;
+}
+
+/** laneHit finds the lane point nearest to x within slop pixels. */
+export function laneHit(px: readonly LanePx[], x: number, slopPx = 8): LanePx | undefined {
+  let best: LanePx | undefined;
+  let d = slopPx;
+  for (const p of px) {
+    const dd = Math.abs(p.x - x);
+    if (dd <= d) {
+      best = p;
+      d = dd;
+    }
+  }
+  return best;
+}
+
+/** failureTicks places the failed (or merged-with-a-failure) bars on the failures lane. */
+export function failureTicks(bars: readonly TimelineBar[], range: Range, width: number): { x: number; w: number; bar: TimelineBar }[] {
+  const s = timeScale(range, width);
+  const out: { x: number; w: number; bar: TimelineBar }[] = [];
+  for (const b of bars) {
+    if (b.status !== 'FAILED' || b.start_ms > range.to || b.start_ms < range.from - (range.to - range.from)) continue;
+    const x = s.toPx(b.start_ms);
+    if (x < -2 || x > width + 2) continue;
+    out.push({ x, w: Math.max(2, s.toPx(b.start_ms + Math.max(0, b.max_duration_ms)) - x), bar: b });
+  }
+  return out;
+}
+
+/** brushRange turns a brushed pixel span into a time range (either drag direction); null if too narrow. */
+export function brushRange(x0: number, x1: number, range: Range, width: number, minPx = 4): Range | null {
+  const a = Math.max(0, Math.min(x0, x1));
+  const b = Math.min(width, Math.max(x0, x1));
+  if (b - a < minPx) return null;
+  const s = timeScale(range, width);
+  return { from: s.toMs(a), to: s.toMs(b) };
 }

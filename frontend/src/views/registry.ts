@@ -1,7 +1,11 @@
-// Views by route name. Later issues add entries here (heatmap, compare,
-// report...); App renders the one the hash names, falling back to the default.
+// Views by route name; App renders the one the hash names, falling back to
+// the default (the job's timeline).
 import type { Component } from 'svelte';
 import JobView from './JobView.svelte';
+import CheckpointView from './CheckpointView.svelte';
+import HeatmapView from './HeatmapView.svelte';
+import CompareView from './CompareView.svelte';
+import RetentionView from './RetentionView.svelte';
 
 export interface ViewDef {
   /** i18n key of the view's name */
@@ -13,4 +17,8 @@ export interface ViewDef {
 
 export const views: Record<string, ViewDef> = {
   job: { titleKey: 'views.job', needsJob: true, component: JobView },
+  checkpoint: { titleKey: 'views.checkpointView', needsJob: true, component: CheckpointView },
+  heatmap: { titleKey: 'views.heatmap', needsJob: true, component: HeatmapView },
+  compare: { titleKey: 'views.compare', needsJob: true, component: CompareView },
+  retention: { titleKey: 'views.retention', needsJob: false, component: RetentionView },
 };
