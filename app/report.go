@@ -75,3 +75,12 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 	}
 	return in, nil
 }
+
+// Insights is Report without the per-checkpoint analyses: the job-level
+// answers (verdict, failure clusters, slow runs, summary) a panel shows after
+// every zoom, at a fraction of the size.
+func (a *App) Insights(cluster, job string, fromMs, toMs int64) (Report, error) {
+	r, err := a.Report(cluster, job, fromMs, toMs)
+	r.Checkpoints = []analyze.CheckpointAnalysis{}
+	return r, err
+}

@@ -705,6 +705,18 @@ function arr<T>(v: T[] | null | undefined): T[] {
   return Array.isArray(v) ? v : [];
 }
 
+function normaliseReport(r: Report): Report {
+  return {
+    ...r,
+    phases_available: arr(r.phases_available),
+    notes: arr(r.notes),
+    checkpoints: arr(r.checkpoints),
+    failures: arr(r.failures).map((f) => ({ ...f, checkpoint_ids: arr(f.checkpoint_ids), vertices: arr(f.vertices) })),
+    slow_phases: arr(r.slow_phases).map((x) => ({ ...x, checkpoint_ids: arr(x.checkpoint_ids) })),
+    slow_checkpoints: arr(r.slow_checkpoints).map((x) => ({ ...x, checkpoint_ids: arr(x.checkpoint_ids) })),
+  };
+}
+
 export const api = {
   version: () => call<VersionInfo>('Version'),
   listClusters: async () => arr(await call<SourceView[] | null>('ListClusters')),
@@ -761,18 +773,11 @@ export const api = {
     normaliseComparison(await call<Comparison>('Compare', cluster, job, pipelineA, idA, pipelineB, idB)),
   defaultCompare: async (cluster: string, job: string, fromMs: number, toMs: number) =>
     normaliseComparison(await call<Comparison>('DefaultCompare', cluster, job, fromMs, toMs)),
-  report: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> => {
-    const r = await call<Report>('Report', cluster, job, fromMs, toMs);
-    return {
-      ...r,
-      phases_available: arr(r.phases_available),
-      notes: arr(r.notes),
-      checkpoints: arr(r.checkpoints),
-      failures: arr(r.failures).map((f) => ({ ...f, checkpoint_ids: arr(f.checkpoint_ids), vertices: arr(f.vertices) })),
-      slow_phases: arr(r.slow_phases).map((x) => ({ ...x, checkpoint_ids: arr(x.checkpoint_ids) })),
-      slow_checkpoints: arr(r.slow_checkpoints).map((x) => ({ ...x, checkpoint_ids: arr(x.checkpoint_ids) })),
-    };
-  },
+  report: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
+    normaliseReport(await call<Report>('Report', cluster, job, fromMs, toMs)),
+  // Insights is Report without the per-checkpoint analyses (checkpoints is empty): for panels.
+  insights: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
+    normaliseReport(await call<Report>('Insights', cluster, job, fromMs, toMs)),
   log: async (lines: number): Promise<LogView> => {
     const l = await call<LogView>('Log', lines);
     return { path: l?.path ?? '', lines: arr(l?.lines) };
