@@ -75,12 +75,22 @@ func runDesktop(ctx context.Context, g *globals) error {
 		MinHeight:   560,
 		StartHidden: true, // shown on DOM ready: no white flash
 		AssetServer: &assetserver.Options{Assets: assets()},
+		// Dropping a capture anywhere on the window opens it (the page's own
+		// drop handler is for the browser, where files arrive as uploads).
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
 		OnStartup: func(wctx context.Context) {
 			app.SetFileDialogs(a, wailsDialogs{ctx: wctx})
 			unsubscribe = app.Subscribe(a, func(name string, payload any) { wruntime.EventsEmit(wctx, name, payload) })
 			if err := app.Start(wctx, a); err != nil {
 				wruntime.LogErrorf(wctx, "start: %v", err)
 			}
+			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) {
+				for _, p := range paths {
+					if _, err := a.OpenCapture(p); err != nil {
+						wruntime.EventsEmit(wctx, "import-error", map[string]string{"file": filepath.Base(p), "error": err.Error()})
+					}
+				}
+			})
 		},
 		OnDomReady: func(wctx context.Context) {
 			if ws.X >= 0 && ws.Y >= 0 {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	_ "embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -379,4 +380,32 @@ func safeFileName(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// maxSaveBytes caps what SaveFile writes: a PNG or a text, not a capture.
+const maxSaveBytes = 64 << 20
+
+// SaveFile asks where to save a file the page made (a view as PNG, a
+// summary) with the desktop's save dialog and writes it there. It returns
+// the path, or "" if the user cancelled. In a browser the page downloads
+// files itself.
+func (a *App) SaveFile(name, dataBase64 string) (string, error) {
+	if a.dialogs == nil {
+		return "", badRequest("no save dialog here: the browser downloads the file itself")
+	}
+	b, err := base64.StdEncoding.DecodeString(dataBase64)
+	if err != nil {
+		return "", badRequest("save %s: the data is not base64: %v", name, err)
+	}
+	if len(b) > maxSaveBytes {
+		return "", badRequest("save %s: %d bytes is more than %d", name, len(b), maxSaveBytes)
+	}
+	p, err := a.dialogs.SaveFile("Save", safeFileName(name))
+	if err != nil || p == "" {
+		return "", err
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		return "", fmt.Errorf("save %s: %w", p, err)
+	}
+	return p, nil
 }

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,5 +72,34 @@ func TestExploreMethodsOnSeededJob(t *testing.T) {
 	joined := strings.Join(lv.Lines, "\n")
 	if !strings.Contains(joined, "cluster saved") || strings.Contains(joined, secretPassword) {
 		t.Errorf("log tail %q: want the save logged, without the password", joined)
+	}
+}
+
+// savePicker stands in for the OS's save dialog: it answers a fixed path.
+type savePicker struct{ path string }
+
+func (s savePicker) OpenFile(string, []string) (string, error) { return "", nil }
+func (s savePicker) SaveFile(string, string) (string, error)   { return s.path, nil }
+
+func TestSaveFileWritesWhereTheDialogSays(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	if _, err := a.SaveFile("x.png", "aGk="); err == nil || !IsBadRequest(err) {
+		t.Errorf("without a dialog (browser): %v", err)
+	}
+	dst := filepath.Join(t.TempDir(), "view.png")
+	SetFileDialogs(a, savePicker{path: dst})
+	p, err := a.SaveFile("view.png", base64.StdEncoding.EncodeToString([]byte("\x89PNG…")))
+	if err != nil || p != dst {
+		t.Fatalf("SaveFile = %q, %v", p, err)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "\x89PNG…" {
+		t.Errorf("wrote %q", b)
+	}
+	if _, err := a.SaveFile("bad.png", "not base64!"); err == nil || !strings.Contains(err.Error(), "not base64") {
+		t.Errorf("bad data: %v", err)
+	}
+	SetFileDialogs(a, savePicker{path: ""})
+	if p, err := a.SaveFile("view.png", "aGk="); p != "" || err != nil {
+		t.Errorf("cancelled: %q, %v", p, err)
 	}
 }

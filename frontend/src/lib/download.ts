@@ -11,8 +11,33 @@ export function safeName(s: string): string {
   return cleaned.slice(0, 80) || 'checkpoint-explorer';
 }
 
-/** download saves a blob or a data URL under name through a temporary link. */
+/** inDesktopWindow reports whether the page runs in the Wails window (no downloads there). */
+function inDesktopWindow(): boolean {
+  const w = window as unknown as { __CE_MODE?: string; go?: { app?: { App?: { SaveFile?: unknown } } } };
+  return w.__CE_MODE !== 'browser' && typeof w.go?.app?.App?.SaveFile === 'function';
+}
+
+async function base64Of(data: Blob | string): Promise<string> {
+  if (typeof data === 'string') return data.slice(data.indexOf(',') + 1); // a data URL
+  const bytes = new Uint8Array(await data.arrayBuffer());
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/**
+ * download saves a blob or a data URL under name: through a temporary link in
+ * a browser, through the facade's save dialog in the desktop window (WebKitGTK
+ * there does not download).
+ */
 export function download(data: Blob | string, name: string): void {
+  if (inDesktopWindow()) {
+    const app = (window as unknown as { go: { app: { App: { SaveFile: (n: string, b: string) => Promise<string> } } } }).go.app.App;
+    void base64Of(data)
+      .then((b64) => app.SaveFile(name, b64))
+      .catch((e) => console.error('save failed:', e));
+    return;
+  }
   const url = typeof data === 'string' ? data : URL.createObjectURL(data);
   const a = document.createElement('a');
   a.href = url;
