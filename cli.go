@@ -201,6 +201,7 @@ func runClusters(ctx context.Context, g *globals, args []string) error {
   checkpoint-explorer clusters list
   checkpoint-explorer clusters add --name N --engine flink|seatunnel --url URL [--prometheus URL]
         [--auth none|basic|bearer] [--user U] [--password-stdin | --token-stdin] [--ca-file F] [--insecure]
+        [--reporter URL]... [--prometheus-name KEY=NAME]...
         (secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the command line)
   checkpoint-explorer clusters remove NAME
   checkpoint-explorer clusters retention [--max-checkpoints N] [--max-age 30d] [--max-db-size 512MiB]
@@ -313,6 +314,21 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	fs.StringVar(&in.CAFile, "ca-file", "", "PEM file of a custom CA")
 	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
 	test := fs.Bool("test", true, "test the connection before saving")
+	fs.Func("reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)", func(v string) error {
+		in.ReporterURLs = append(in.ReporterURLs, v)
+		return nil
+	})
+	fs.Func("prometheus-name", "KEY=NAME: a metric or label name of a relabelled setup (keys in docs/prometheus.md; repeat)", func(v string) error {
+		k, n, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want KEY=NAME, got %q", v)
+		}
+		if in.PrometheusNames == nil {
+			in.PrometheusNames = map[string]string{}
+		}
+		in.PrometheusNames[k] = n
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,8 +26,31 @@ type BackfillResult struct {
 const backfillSlackMs = 15_000
 
 func prometheusClient(c model.Cluster) (*prometheus.Client, error) {
+	names, err := metricNames(c.PrometheusNames)
+	if err != nil {
+		return nil, err
+	}
 	return prometheus.New(prometheus.Config{URL: c.PrometheusURL, Auth: c.Auth, CAFile: c.CAFile,
-		InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 15 * time.Second, Cluster: c.Name})
+		InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 15 * time.Second, Cluster: c.Name, Names: names})
+}
+
+// metricNames turns the configured overrides into prometheus.MetricNames,
+// naming an unknown key or an invalid name.
+func metricNames(over map[string]string) (prometheus.MetricNames, error) {
+	var n prometheus.MetricNames
+	if len(over) == 0 {
+		return n, nil
+	}
+	b, _ := json.Marshal(over)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&n); err != nil {
+		return n, fmt.Errorf("Prometheus names: %v (keys are listed in docs/prometheus.md)", err)
+	}
+	if err := n.Validate(); err != nil {
+		return n, fmt.Errorf("Prometheus names: %w", err)
+	}
+	return n, nil
 }
 
 // BackfillBackpressure reads, from the cluster's Prometheus, backpressure for

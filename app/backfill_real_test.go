@@ -106,3 +106,74 @@ func TestBackfillBackpressureFromARealPrometheus(t *testing.T) {
 }
 
 func storeQuery(cluster, job string) store.Query { return store.Query{Cluster: cluster, JobID: job} }
+
+// With reporter addresses the collector scrapes Flink's Prometheus reporters
+// directly for backpressure, within the cluster's budget.
+func TestCollectorScrapesTheReportersDirectly(t *testing.T) {
+	fe := flinkenv.Ensure(t)
+	if fe.JMPromURL == "" || fe.TMPromURL == "" {
+		t.Skip("the cluster's reporter addresses are unknown")
+	}
+	jid := flinkenv.SubmitJob(t, "--name", "ce-reporter", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
+	a := newTestApp(t, Options{NoSample: true})
+	a.opts.NoCollect = false
+	a.opts.JobsEvery = 2 * time.Second
+	a.startCollector(context.Background())
+	defer a.stopCollector()
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: fe.RESTURL,
+		ReporterURLs: []string{fe.JMPromURL, fe.TMPromURL}}); err != nil {
+		t.Fatal(err)
+	}
+	src := vertexByNameEventually(t, a, jid, "Numbers")
+	waitFor(t, 90*time.Second, "reporter backpressure of the source above 500 ms/s", func() bool {
+		ms, _ := a.store.MetricSamples(context.Background(), storeQuery("flink", jid))
+		for _, m := range ms {
+			if m.Source == "reporter" && m.VertexID == src && m.Metric == model.MetricBackPressuredMsPerSec && m.Value > 500 {
+				return true
+			}
+		}
+		return false
+	})
+	ms, _ := a.store.MetricSamples(context.Background(), storeQuery("flink", jid))
+	for _, m := range ms {
+		if m.Source == "rest" {
+			t.Fatalf("a REST sample %+v although reporters are configured", m)
+		}
+	}
+}
+
+func TestClusterConfigRejectsBadReporterAndNames(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	for _, tc := range []struct {
+		in   ClusterInput
+		want string
+	}{
+		{ClusterInput{Name: "a", Engine: model.EngineFlink, BaseURL: "http://x", ReporterURLs: []string{"ftp://r"}}, "reporter URL"},
+		{ClusterInput{Name: "a", Engine: model.EngineSeaTunnel, BaseURL: "http://x", ReporterURLs: []string{"http://r:9249"}}, "for Flink's Prometheus reporter"},
+		{ClusterInput{Name: "a", Engine: model.EngineFlink, BaseURL: "http://x", PrometheusNames: map[string]string{"colour": "x"}}, "unknown field"},
+		{ClusterInput{Name: "a", Engine: model.EngineFlink, BaseURL: "http://x", PrometheusNames: map[string]string{"task_label": "not a label!"}}, "Prometheus names"},
+	} {
+		if err := a.SaveCluster(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SaveCluster(%+v) = %v, want an error naming %q", tc.in, err, tc.want)
+		}
+	}
+	ok := ClusterInput{Name: "relabelled", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:1",
+		PrometheusURL: "http://127.0.0.1:2", PrometheusNames: map[string]string{"task_label": "vertex_id", "job_label": "flink_job"}}
+	if err := a.SaveCluster(ok); err != nil {
+		t.Fatal(err)
+	}
+	// The window's form sends neither setting: editing there keeps them.
+	ok.PrometheusNames = nil
+	ok.BaseURL = "http://127.0.0.1:3"
+	if err := a.SaveCluster(ok); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := a.configuredCluster("relabelled")
+	if c.PrometheusNames["task_label"] != "vertex_id" || c.BaseURL != "http://127.0.0.1:3" {
+		t.Errorf("after an edit without names: %+v", c)
+	}
+	pc, err := prometheusClient(c)
+	if err != nil || pc == nil {
+		t.Fatalf("client with relabelled names: %v", err)
+	}
+}

@@ -94,7 +94,11 @@ func newTarget(c model.Cluster, m *appMetrics) (collect.Target, error) {
 		if err != nil {
 			return collect.Target{}, err
 		}
-		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: newFlinkSource(cl, budget)}, nil
+		src, err := newFlinkSource(cl, budget, c)
+		if err != nil {
+			return collect.Target{}, err
+		}
+		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: src}, nil
 	case model.EngineSeaTunnel:
 		cfg := seatunnelConfig(c)
 		if m != nil {

@@ -144,6 +144,18 @@ func validateCluster(c model.Cluster) error {
 			return fmt.Errorf("cluster %q: Prometheus URL %q: give an http:// or https:// address", c.Name, redactURL(c.PrometheusURL))
 		}
 	}
+	for _, r := range c.ReporterURLs {
+		ru, err := url.Parse(r)
+		if err != nil || (ru.Scheme != "http" && ru.Scheme != "https") || ru.Host == "" {
+			return fmt.Errorf("cluster %q: reporter URL %q: give an http:// or https:// address", c.Name, redactURL(r))
+		}
+	}
+	if len(c.ReporterURLs) > 0 && c.Engine != model.EngineFlink {
+		return fmt.Errorf("cluster %q: reporter URLs are for Flink's Prometheus reporter", c.Name)
+	}
+	if _, err := metricNames(c.PrometheusNames); err != nil {
+		return fmt.Errorf("cluster %q: %w", c.Name, err)
+	}
 	switch c.Auth.Kind {
 	case "", model.AuthNone:
 	case model.AuthBasic:

@@ -10,6 +10,7 @@ import (
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/source/prometheus"
 )
 
 // flinkSource adapts the Flink REST client to the collector, spending the
@@ -17,13 +18,25 @@ import (
 type flinkSource struct {
 	c *flink.Client
 	b *collect.Budget
+	// reporters, when set, are scraped for backpressure instead of asking the
+	// JobManager once per vertex: fresher values, one request per process.
+	reporters []string
+	scraper   *prometheus.Scraper
 
 	mu       sync.Mutex
 	interval map[string]int64 // job id → checkpoint interval (ms), fetched once
 }
 
-func newFlinkSource(c *flink.Client, b *collect.Budget) *flinkSource {
-	return &flinkSource{c: c, b: b, interval: map[string]int64{}}
+func newFlinkSource(c *flink.Client, b *collect.Budget, cluster model.Cluster) (*flinkSource, error) {
+	s := &flinkSource{c: c, b: b, interval: map[string]int64{}, reporters: cluster.ReporterURLs}
+	if len(s.reporters) > 0 {
+		names, err := metricNames(cluster.PrometheusNames)
+		if err != nil {
+			return nil, err
+		}
+		s.scraper = &prometheus.Scraper{Budget: b, Names: names, Cluster: cluster.Name}
+	}
+	return s, nil
 }
 
 // flinkHistoryDepth is web.checkpoints.history's default.
@@ -140,6 +153,9 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 }
 
 func (s *flinkSource) Metrics(ctx context.Context, job *model.Job, _ int64) ([]model.MetricSample, error) {
+	if s.scraper != nil {
+		return s.scraper.Scrape(ctx, job.ID, s.reporters...)
+	}
 	var out []model.MetricSample
 	now := time.Now().UnixMilli()
 	names := []string{model.MetricBackPressuredMsPerSec, model.MetricBusyMsPerSec, model.MetricIdleMsPerSec}

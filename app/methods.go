@@ -34,17 +34,19 @@ func (a *App) Version() VersionInfo {
 
 // SourceView is a cluster, an opened capture or the sample, without secrets.
 type SourceView struct {
-	Name               string       `json:"name"`
-	Engine             model.Engine `json:"engine"`
-	BaseURL            string       `json:"base_url"`
-	PrometheusURL      string       `json:"prometheus_url"`
-	AuthKind           string       `json:"auth_kind"`
-	Username           string       `json:"username,omitempty"`
-	CAFile             string       `json:"ca_file"`
-	InsecureSkipVerify bool         `json:"insecure_skip_verify"`
-	Kind               string       `json:"kind"`
-	ReadOnly           bool         `json:"read_only"`
-	Health             Health       `json:"health"`
+	Name               string            `json:"name"`
+	Engine             model.Engine      `json:"engine"`
+	BaseURL            string            `json:"base_url"`
+	PrometheusURL      string            `json:"prometheus_url"`
+	AuthKind           string            `json:"auth_kind"`
+	Username           string            `json:"username,omitempty"`
+	CAFile             string            `json:"ca_file"`
+	InsecureSkipVerify bool              `json:"insecure_skip_verify"`
+	PrometheusNames    map[string]string `json:"prometheus_names,omitempty"`
+	ReporterURLs       []string          `json:"reporter_urls,omitempty"`
+	Kind               string            `json:"kind"`
+	ReadOnly           bool              `json:"read_only"`
+	Health             Health            `json:"health"`
 }
 
 // ListClusters lists configured clusters and read-only sources (captures, sample).
@@ -97,6 +99,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 	v := SourceView{
 		Name: c.Name, Engine: c.Engine, BaseURL: c.BaseURL, PrometheusURL: c.PrometheusURL,
 		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
+		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
 		Kind: sourceKind(c, configured), ReadOnly: !configured,
 	}
 	if c.Auth.Kind == model.AuthBasic {
@@ -119,12 +122,16 @@ type ClusterInput struct {
 	Auth               model.Auth   `json:"auth"`
 	CAFile             string       `json:"ca_file"`
 	InsecureSkipVerify bool         `json:"insecure_skip_verify"`
+	// PrometheusNames and ReporterURLs: see model.Cluster.
+	PrometheusNames map[string]string `json:"prometheus_names,omitempty"`
+	ReporterURLs    []string          `json:"reporter_urls,omitempty"`
 }
 
 func (in ClusterInput) cluster() model.Cluster {
 	c := model.Cluster{
 		Name: in.Name, Engine: in.Engine, BaseURL: in.BaseURL, PrometheusURL: in.PrometheusURL,
 		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
+		PrometheusNames: in.PrometheusNames, ReporterURLs: in.ReporterURLs,
 	}
 	if c.Auth.Kind == "" {
 		c.Auth.Kind = model.AuthNone
@@ -147,13 +154,23 @@ func (a *App) SaveCluster(in ClusterInput) error {
 	c := in.cluster()
 	a.mu.Lock()
 	for _, old := range a.clusters {
-		if old.Name == c.Name && old.Auth.Kind == c.Auth.Kind {
+		if old.Name != c.Name {
+			continue
+		}
+		if old.Auth.Kind == c.Auth.Kind {
 			if c.Auth.Password == "" {
 				c.Auth.Password = old.Auth.Password
 			}
 			if c.Auth.Token == "" {
 				c.Auth.Token = old.Auth.Token
 			}
+		}
+		// The window's form does not edit these (the CLI and the config file do): keep them.
+		if in.PrometheusNames == nil {
+			c.PrometheusNames = old.PrometheusNames
+		}
+		if in.ReporterURLs == nil {
+			c.ReporterURLs = old.ReporterURLs
 		}
 	}
 	a.mu.Unlock()

@@ -78,7 +78,7 @@ func TestReadSample(t *testing.T) {
 		}
 	}
 	wantCluster := model.Cluster{Name: cluster, Engine: model.EngineFlink, Auth: model.Auth{Kind: model.AuthNone}, ReadOnly: true}
-	if len(clusters) != 1 || clusters[0] != wantCluster {
+	if len(clusters) != 1 || !reflect.DeepEqual(clusters[0], wantCluster) {
 		t.Errorf("clusters = %+v", clusters)
 	}
 	if len(jobs) != 1 || jobs[0].ID != jobID || jobs[0].Cluster != cluster || jobs[0].Name != "Flink CDC job (phase-2.3 sample)" || jobs[0].Engine != model.EngineFlink {

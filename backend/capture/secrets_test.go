@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestNoSecretsWritten(t *testing.T) {
 			Auth: model.Auth{Kind: model.AuthNone}, ReadOnly: true},
 	}
 	for i := range want {
-		if i >= len(got) || got[i] != want[i] {
+		if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("cluster %d = %+v, want %+v", i, got, want[i])
 		}
 	}

@@ -60,6 +60,12 @@ type Cluster struct {
 	Auth               Auth   `json:"auth"`
 	CAFile             string `json:"ca_file,omitempty"`
 	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
+	// PrometheusNames overrides metric and label names for relabelled setups
+	// (keys as in docs/prometheus.md, e.g. "task_label", "back_pressured").
+	PrometheusNames map[string]string `json:"prometheus_names,omitempty"`
+	// ReporterURLs are Flink Prometheus reporter endpoints (JobManager and
+	// TaskManagers) scraped directly for backpressure when set.
+	ReporterURLs []string `json:"reporter_urls,omitempty"`
 	// ReadOnly marks data that came from a capture file: nothing polls it.
 	ReadOnly bool `json:"read_only,omitempty"`
 }
