@@ -8,21 +8,18 @@ package flink
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -68,7 +65,7 @@ type RequestInfo struct {
 type Client struct {
 	cfg     Config
 	http    *resty.Client
-	secrets []string
+	secrets restclient.Secrets
 }
 
 // New validates cfg and builds a client. It does not contact the cluster.
@@ -85,85 +82,26 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
 		return nil, errors.New("flink: negative Timeout or MaxBodyBytes")
 	}
-	base, err := parseBaseURL(cfg.BaseURL)
+	base, err := restclient.ParseBaseURL(cfg.BaseURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("flink: %w", err)
 	}
 	cfg.BaseURL = base
-
-	tlsCfg := &tls.Config{InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // an explicit user choice
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("flink: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("flink: CA file %s: no PEM certificates found", cfg.CAFile)
-		}
-		tlsCfg.RootCAs = pool
+	transport, err := restclient.Transport(cfg.CAFile, cfg.InsecureSkipVerify)
+	if err != nil {
+		return nil, fmt.Errorf("flink: %w", err)
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig = tlsCfg
-
-	rc := resty.NewWithClient(&http.Client{Transport: transport, Timeout: cfg.Timeout}).
-		SetBaseURL(cfg.BaseURL).
-		SetHeader("User-Agent", cfg.UserAgent).
-		SetHeader("Accept", "application/json").
-		// Resty warns on every request with basic auth over http; a local cluster is the common case.
-		SetDisableWarn(true).
-		SetLogger(discardLogger{})
-
-	c := &Client{cfg: cfg, http: rc}
-	switch cfg.Auth.Kind {
-	case "", model.AuthNone:
-	case model.AuthBasic:
-		if cfg.Auth.Username == "" {
-			return nil, errors.New("flink: basic auth needs a username")
-		}
-		rc.SetBasicAuth(cfg.Auth.Username, cfg.Auth.Password)
-		c.secrets = append(c.secrets, cfg.Auth.Password,
-			basicToken(cfg.Auth.Username, cfg.Auth.Password))
-	case model.AuthBearer:
-		if cfg.Auth.Token == "" {
-			return nil, errors.New("flink: bearer auth needs a token")
-		}
-		rc.SetAuthToken(cfg.Auth.Token)
-		c.secrets = append(c.secrets, cfg.Auth.Token)
-	default:
-		return nil, fmt.Errorf("flink: unknown auth kind %q", cfg.Auth.Kind)
+	rc, secrets, err := restclient.New(restclient.Options{BaseURL: cfg.BaseURL, UserAgent: cfg.UserAgent,
+		Timeout: cfg.Timeout, Transport: transport, Auth: cfg.Auth})
+	if err != nil {
+		return nil, fmt.Errorf("flink: %w", err)
 	}
+	c := &Client{cfg: cfg, http: rc, secrets: secrets}
 	return c, nil
 }
 
 // BaseURL returns the normalised REST root the client talks to.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
-
-func parseBaseURL(raw string) (string, error) {
-	if strings.TrimSpace(raw) == "" {
-		return "", errors.New("flink: empty base URL")
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		// url.Parse echoes its input, which may hold credentials: say only what is wrong.
-		return "", errors.New("flink: base URL does not parse (want e.g. http://127.0.0.1:8081)")
-	}
-	if u.User != nil {
-		return "", errors.New("flink: base URL must not contain credentials; use Auth")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("flink: base URL scheme %q, want http or https (e.g. http://127.0.0.1:8081)", u.Scheme)
-	}
-	if u.Host == "" {
-		return "", errors.New("flink: base URL has no host")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", errors.New("flink: base URL must not have a query or fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u.String(), nil
-}
 
 // get fetches endpoint (a template such as "/jobs/:jid") at path and decodes the JSON body
 // into out. Every error names the method and path, never a credential.
@@ -250,9 +188,3 @@ func decodeProblem(data []byte, err error) string {
 	}
 	return fmt.Sprintf("decode JSON: %v", err)
 }
-
-type discardLogger struct{}
-
-func (discardLogger) Errorf(string, ...any) {}
-func (discardLogger) Warnf(string, ...any)  {}
-func (discardLogger) Debugf(string, ...any) {}

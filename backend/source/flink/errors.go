@@ -1,12 +1,12 @@
 package flink
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // ErrNotFound matches (errors.Is) a 404 from Flink: a job it does not know, a checkpoint evicted
@@ -86,33 +86,8 @@ func stripExceptionClass(msg string) string {
 }
 
 // snippet returns the first maxMessage bytes of b as printable, valid UTF-8 on one line.
-func snippet(b []byte) string {
-	if len(b) > maxMessage {
-		b = b[:maxMessage]
-		for len(b) > 0 && !utf8.Valid(b) { // do not cut a rune in half
-			b = b[:len(b)-1]
-		}
-	}
-	s := strings.ToValidUTF8(string(b), "?")
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.TrimSpace(s))
-}
+func snippet(b []byte) string { return restclient.Snippet(b, maxMessage) }
 
 // redact removes the client's credentials from s, in case a server or proxy echoed a request
 // header into its error body.
-func (c *Client) redact(s string) string {
-	for _, secret := range c.secrets {
-		if len(secret) >= 3 { // shorter strings would mangle ordinary text and are no secret anyway
-			s = strings.ReplaceAll(s, secret, "***")
-		}
-	}
-	return s
-}
-
-func basicToken(user, password string) string {
-	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-}
+func (c *Client) redact(s string) string { return c.secrets.Redact(s) }

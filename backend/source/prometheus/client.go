@@ -10,15 +10,12 @@ package prometheus
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -29,6 +26,7 @@ import (
 	pmodel "github.com/prometheus/common/model"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -487,20 +485,10 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
 func baseTransport(caFile string, insecure bool) (*http.Transport, error) {
-	tlsCfg := &tls.Config{InsecureSkipVerify: insecure} //nolint:gosec // an explicit user choice
-	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("prometheus: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("prometheus: CA file %s: no PEM certificates found", caFile)
-		}
-		tlsCfg.RootCAs = pool
+	t, err := restclient.Transport(caFile, insecure)
+	if err != nil {
+		return nil, fmt.Errorf("prometheus: %w", err)
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = tlsCfg
 	return t, nil
 }
 

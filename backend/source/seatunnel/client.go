@@ -14,21 +14,18 @@ package seatunnel
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -78,7 +75,7 @@ type RequestInfo struct {
 type Client struct {
 	cfg     Config
 	http    *resty.Client
-	secrets []string
+	secrets restclient.Secrets
 	// acquire, when set, is called before every request and its release after (a request
 	// budget); NewSource sets it on its own copy of the client.
 	acquire func(context.Context) (func(), error)
@@ -101,84 +98,26 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
 		return nil, errors.New("seatunnel: negative Timeout or MaxBodyBytes")
 	}
-	base, err := parseBaseURL(cfg.BaseURL)
+	base, err := restclient.ParseBaseURL(cfg.BaseURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("seatunnel: %w", err)
 	}
 	cfg.BaseURL = base
-
-	tlsCfg := &tls.Config{InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // an explicit user choice
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("seatunnel: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("seatunnel: CA file %s: no PEM certificates found", cfg.CAFile)
-		}
-		tlsCfg.RootCAs = pool
+	transport, err := restclient.Transport(cfg.CAFile, cfg.InsecureSkipVerify)
+	if err != nil {
+		return nil, fmt.Errorf("seatunnel: %w", err)
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig = tlsCfg
-
-	rc := resty.NewWithClient(&http.Client{Transport: transport, Timeout: cfg.Timeout}).
-		SetBaseURL(cfg.BaseURL).
-		SetHeader("User-Agent", cfg.UserAgent).
-		SetHeader("Accept", "application/json").
-		// Resty warns on every request with basic auth over http; a local cluster is the common case.
-		SetDisableWarn(true).
-		SetLogger(discardLogger{})
-
-	c := &Client{cfg: cfg, http: rc}
-	switch cfg.Auth.Kind {
-	case "", model.AuthNone:
-	case model.AuthBasic:
-		if cfg.Auth.Username == "" {
-			return nil, errors.New("seatunnel: basic auth needs a username")
-		}
-		rc.SetBasicAuth(cfg.Auth.Username, cfg.Auth.Password)
-		c.secrets = append(c.secrets, cfg.Auth.Password, basicToken(cfg.Auth.Username, cfg.Auth.Password))
-	case model.AuthBearer:
-		if cfg.Auth.Token == "" {
-			return nil, errors.New("seatunnel: bearer auth needs a token")
-		}
-		rc.SetAuthToken(cfg.Auth.Token)
-		c.secrets = append(c.secrets, cfg.Auth.Token)
-	default:
-		return nil, fmt.Errorf("seatunnel: unknown auth kind %q", cfg.Auth.Kind)
+	rc, secrets, err := restclient.New(restclient.Options{BaseURL: cfg.BaseURL, UserAgent: cfg.UserAgent,
+		Timeout: cfg.Timeout, Transport: transport, Auth: cfg.Auth})
+	if err != nil {
+		return nil, fmt.Errorf("seatunnel: %w", err)
 	}
+	c := &Client{cfg: cfg, http: rc, secrets: secrets}
 	return c, nil
 }
 
 // BaseURL returns the normalised REST root the client talks to.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
-
-func parseBaseURL(raw string) (string, error) {
-	if strings.TrimSpace(raw) == "" {
-		return "", errors.New("seatunnel: empty base URL")
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		// url.Parse echoes its input, which may hold credentials: say only what is wrong.
-		return "", errors.New("seatunnel: base URL does not parse")
-	}
-	if u.User != nil {
-		return "", errors.New("seatunnel: base URL must not contain credentials; use Auth")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("seatunnel: base URL scheme %q, want http or https", u.Scheme)
-	}
-	if u.Host == "" {
-		return "", errors.New("seatunnel: base URL has no host")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", errors.New("seatunnel: base URL must not have a query or fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u.String(), nil
-}
 
 // response is a finished request's status and body, for methods that must judge the status
 // themselves (a 404 means "no such API" on some endpoints and "no such job" on others).
@@ -301,9 +240,3 @@ func decodeProblem(data []byte, err error) string {
 	}
 	return fmt.Sprintf("decode JSON: %v", err)
 }
-
-type discardLogger struct{}
-
-func (discardLogger) Errorf(string, ...any) {}
-func (discardLogger) Warnf(string, ...any)  {}
-func (discardLogger) Debugf(string, ...any) {}

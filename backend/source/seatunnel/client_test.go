@@ -2,6 +2,7 @@ package seatunnel
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"io"
@@ -150,4 +151,9 @@ func TestOnRequestCountsEndpoints(t *testing.T) {
 			t.Errorf("endpoint %s: %d requests, want %d (all: %v)", k, seen[k], v, seen)
 		}
 	}
+}
+
+// basicToken is the Authorization value basic auth sends for user:password.
+func basicToken(user, password string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 }
