@@ -8,19 +8,18 @@
 package flinkenv
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 )
 
 // Env describes the running cluster.
@@ -40,10 +39,9 @@ type Env struct {
 const startTimeout = 10 * time.Minute
 
 var (
-	once    sync.Once
-	env     Env
-	envErr  error
-	rootDir string
+	once   sync.Once
+	env    Env
+	envErr error
 )
 
 // Ensure returns the cluster, starting it on first use. It skips the test when CE_SKIP_REAL=1.
@@ -73,11 +71,11 @@ func ensure() (Env, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	out, err := run(ctx, nil, script)
+	out, err := envscript.Run(ctx, nil, script)
 	if err != nil {
 		return Env{}, err
 	}
-	return fromVars(parseEnv(out))
+	return fromVars(envscript.ParseEnv(out))
 }
 
 // Dedicated starts a cluster of the test's own, in testenv/.run/flink-<name> on free ports, and
@@ -91,7 +89,7 @@ func Dedicated(t testing.TB, name string) Env {
 	if name == "" || strings.ContainsAny(name, "/ ") {
 		t.Fatalf("flinkenv: bad dedicated cluster name %q", name)
 	}
-	root, err := repoRoot()
+	root, err := envscript.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,15 +110,15 @@ func Dedicated(t testing.TB, name string) Env {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if _, err := run(ctx, vars, stop); err != nil {
+		if _, err := envscript.Run(ctx, vars, stop); err != nil {
 			t.Logf("flinkenv: %v", err)
 		}
 	})
-	out, err := run(ctx, vars, start)
+	out, err := envscript.Run(ctx, vars, start)
 	if err != nil {
 		t.Fatalf("flinkenv: dedicated cluster %s: %v", name, err)
 	}
-	e, err := fromVars(parseEnv(out))
+	e, err := fromVars(envscript.ParseEnv(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +142,11 @@ func (e Env) Submit(t testing.TB, args ...string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := run(ctx, e.scriptEnv(), script, args...)
+	out, err := envscript.Run(ctx, e.scriptEnv(), script, args...)
 	if err != nil {
 		t.Fatalf("flinkenv: submit %v: %v", args, err)
 	}
-	jid := lastLine(out)
+	jid := envscript.LastLine(out)
 	if len(jid) != 32 {
 		t.Fatalf("flinkenv: submit.sh printed %q, want a job id", out)
 	}
@@ -168,7 +166,7 @@ func Cancel(e Env, jid string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = run(ctx, e.scriptEnv(), script, jid)
+	_, err = envscript.Run(ctx, e.scriptEnv(), script, jid)
 	return err
 }
 
@@ -191,7 +189,7 @@ func (e Env) RestartJobManager(t testing.TB, kill bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := run(ctx, e.scriptEnv(), script, args...); err != nil {
+	if _, err := envscript.Run(ctx, e.scriptEnv(), script, args...); err != nil {
 		t.Fatalf("flinkenv: %v", err)
 	}
 }
@@ -207,66 +205,7 @@ func (e Env) scriptEnv() []string {
 }
 
 // Script returns the path of a testenv/flink script, found from the module root.
-func Script(name string) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(root, "testenv", "flink", name)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("flinkenv: %w", err)
-	}
-	return p, nil
-}
-
-// repoRoot walks up from the working directory (a package directory under go test) to go.mod.
-func repoRoot() (string, error) {
-	if rootDir != "" {
-		return rootDir, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("flinkenv: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			rootDir = dir
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("flinkenv: go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// run runs a script, returning stdout; on failure the error carries the end of stderr, which
-// holds the scripts' progress and, for a failed start, the cluster's log tails.
-func run(ctx context.Context, extraEnv []string, script string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, script, args...)
-	cmd.Env = append(os.Environ(), extraEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// The scripts detach the JVMs from their stdio, so Wait returns when the script ends.
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s %s: %w\n%s", filepath.Base(script), strings.Join(args, " "), err, tail(stderr.String(), 80))
-	}
-	return stdout.String(), nil
-}
-
-func parseEnv(out string) map[string]string {
-	vars := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "export "), "=")
-		if ok {
-			vars[k] = v
-		}
-	}
-	return vars
-}
+func Script(name string) (string, error) { return envscript.Path("flink", name) }
 
 func fromVars(v map[string]string) (Env, error) {
 	e := Env{
@@ -304,17 +243,4 @@ func optPort(v map[string]string, key string) (int, error) {
 		return 0, fmt.Errorf("flinkenv: %s=%q is not a port", key, s)
 	}
 	return p, nil
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

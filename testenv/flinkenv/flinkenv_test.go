@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 )
 
 func TestFromVars(t *testing.T) {
@@ -34,7 +36,7 @@ func TestFromVars(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := fromVars(parseEnv(tt.out))
+			got, err := fromVars(envscript.ParseEnv(tt.out))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

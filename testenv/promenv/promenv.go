@@ -13,11 +13,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 
 	"checkpoint-explorer/testenv/flinkenv"
 )
@@ -111,23 +112,4 @@ func interval(s string) (time.Duration, error) {
 }
 
 // script returns the path of a testenv/prometheus script, found from the module root.
-func script(name string) (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("promenv: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "testenv", "prometheus", name)
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("promenv: %w", err)
-			}
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("promenv: go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
+func script(name string) (string, error) { return envscript.Path("prometheus", name) }

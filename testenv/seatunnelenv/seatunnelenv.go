@@ -5,19 +5,16 @@
 package seatunnelenv
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 )
 
 // Env describes the running node.
@@ -38,10 +35,9 @@ type Env struct {
 const startTimeout = 10 * time.Minute
 
 var (
-	once    sync.Once
-	env     Env
-	envErr  error
-	rootDir string
+	once   sync.Once
+	env    Env
+	envErr error
 )
 
 // Ensure returns the node, starting it on first use. It skips the test when CE_SKIP_REAL=1.
@@ -71,11 +67,11 @@ func ensure() (Env, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	out, err := run(ctx, nil, script)
+	out, err := envscript.Run(ctx, nil, script)
 	if err != nil {
 		return Env{}, err
 	}
-	return fromVars(parseEnv(out))
+	return fromVars(envscript.ParseEnv(out))
 }
 
 // SubmitJob submits the test job with the given knobs (SEATUNNEL_SLOW_MS=50, ... see
@@ -94,11 +90,11 @@ func SubmitJob(t testing.TB, knobs ...string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := run(ctx, append([]string{"SEATUNNEL_REST_URL=" + e.RESTURL}, knobs...), script)
+	out, err := envscript.Run(ctx, append([]string{"SEATUNNEL_REST_URL=" + e.RESTURL}, knobs...), script)
 	if err != nil {
 		t.Fatalf("seatunnelenv: submit %v: %v", knobs, err)
 	}
-	id := lastLine(out)
+	id := envscript.LastLine(out)
 	if _, err := strconv.ParseInt(id, 10, 64); err != nil {
 		t.Fatalf("seatunnelenv: submit.sh printed %q, want a job id", out)
 	}
@@ -118,70 +114,12 @@ func Cancel(e Env, id string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = run(ctx, []string{"SEATUNNEL_REST_URL=" + e.RESTURL}, script, id)
+	_, err = envscript.Run(ctx, []string{"SEATUNNEL_REST_URL=" + e.RESTURL}, script, id)
 	return err
 }
 
 // Script returns the path of a testenv/seatunnel script, found from the module root.
-func Script(name string) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(root, "testenv", "seatunnel", name)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("seatunnelenv: %w", err)
-	}
-	return p, nil
-}
-
-func repoRoot() (string, error) {
-	if rootDir != "" {
-		return rootDir, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("seatunnelenv: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			rootDir = dir
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("seatunnelenv: go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// run runs a script, returning stdout; on failure the error carries the end of stderr (the
-// scripts' progress and, for a failed start, the node's log tail).
-func run(ctx context.Context, extraEnv []string, script string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, script, args...)
-	cmd.Env = append(os.Environ(), extraEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// The scripts detach the JVM from their stdio, so Wait returns when the script ends.
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s %s: %w\n%s", filepath.Base(script), strings.Join(args, " "), err, tail(stderr.String(), 80))
-	}
-	return stdout.String(), nil
-}
-
-func parseEnv(out string) map[string]string {
-	vars := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "export "), "=")
-		if ok {
-			vars[k] = v
-		}
-	}
-	return vars
-}
+func Script(name string) (string, error) { return envscript.Path("seatunnel", name) }
 
 func fromVars(v map[string]string) (Env, error) {
 	e := Env{
@@ -196,17 +134,4 @@ func fromVars(v map[string]string) (Env, error) {
 		return Env{}, errors.New("seatunnelenv: start.sh printed no SEATUNNEL_REST_URL")
 	}
 	return e, nil
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
