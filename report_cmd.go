@@ -201,7 +201,7 @@ func writeReportText(w io.Writer, r app.Report) {
 			fmt.Fprintf(w, "  %s\n", failureText(f))
 		}
 	}
-	fmt.Fprintf(w, "Why: %s — %s\n", r.Correlation.Verdict, r.Correlation.Reason)
+	fmt.Fprintf(w, "Why: %s%s — %s\n", r.Correlation.Verdict, basisText(r.Correlation.Basis), r.Correlation.Reason)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
@@ -222,7 +222,7 @@ func writeReportMarkdown(w io.Writer, r app.Report) {
 	if c := slowest(r); c != nil {
 		fmt.Fprintf(w, "- Slowest: **#%d** at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
 	}
-	fmt.Fprintf(w, "- Why: **%s** — %s\n", r.Correlation.Verdict, r.Correlation.Reason)
+	fmt.Fprintf(w, "- Why: **%s**%s — %s\n", r.Correlation.Verdict, basisText(r.Correlation.Basis), r.Correlation.Reason)
 	if runs := append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...); len(runs) > 0 {
 		fmt.Fprintf(w, "\n## Repeatedly slow\n\n")
 		for _, sr := range runs {
@@ -263,4 +263,19 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// basisText says in a few words what a verdict rests on.
+func basisText(b analyze.Basis) string {
+	switch b {
+	case analyze.BasisCorrelation:
+		return " (by correlation)"
+	case analyze.BasisSustained:
+		return " (sustained: the slowest checkpoints wait for barriers under constant backpressure)"
+	case analyze.BasisBottleneck:
+		return " (by the slowest checkpoints' bottleneck)"
+	case analyze.BasisSlowCheckpoints:
+		return " (from the slow checkpoints' phases; too few checkpoints to correlate)"
+	}
+	return ""
 }

@@ -36,11 +36,14 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	if err != nil {
 		return CheckpointView{}, err
 	}
-	in, err := a.analysisInput(ctx, cluster, job, d.TriggerMs-baselineWindowMs, d.TriggerMs)
+	in, err := a.analysisInput(ctx, cluster, job, d.TriggerMs-baselineWindowMs, d.TriggerMs, false)
 	if err != nil {
 		return CheckpointView{}, err
 	}
-	ja := analyze.Analyze(in.job, in.cps, in.acks, in.metrics, in.gaps)
+	ja, _, err := a.analyzeStreamed(ctx, in, d.TriggerMs-baselineWindowMs, d.TriggerMs)
+	if err != nil {
+		return CheckpointView{}, err
+	}
 	v := CheckpointView{Checkpoint: d, Phases: ja.PhasesAvailable, Notes: ja.Notes, Vertices: in.job.Vertices, Edges: in.job.Edges}
 	for _, c := range ja.Checkpoints {
 		if c.ID == id && c.Pipeline == pipeline {
@@ -90,7 +93,7 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	}
 	ctx, cancel := callCtx()
 	defer cancel()
-	in, err := a.analysisInput(ctx, req.Cluster, req.Job, req.FromMs, req.ToMs)
+	in, err := a.analysisInput(ctx, req.Cluster, req.Job, req.FromMs, req.ToMs, true)
 	if err != nil {
 		return Heatmap{}, err
 	}

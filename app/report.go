@@ -23,16 +23,38 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 	}
 	ctx, cancel := callCtx()
 	defer cancel()
-	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs)
+	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs, false)
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{JobAnalysis: analyze.Analyze(in.job, in.cps, in.acks, in.metrics, in.gaps), Summary: analyze.Summarize(in.cps, in.gaps)}
+	ja, heads, err := a.analyzeStreamed(ctx, in, fromMs, toMs)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(heads, in.gaps)}
 	r.Job.Cluster = cluster
 	return r, nil
 }
 
-// analysisInput is everything the analysis reads for a job and a range.
+// analyzeStreamed analyses the cached checkpoints of in.job triggered in
+// [fromMs, toMs], read one at a time so that only one checkpoint's subtask
+// stats are in memory at once. It returns the checkpoints without their tasks.
+func (a *App) analyzeStreamed(ctx context.Context, in analysisInput, fromMs, toMs int64) (analyze.JobAnalysis, []model.Checkpoint, error) {
+	an := analyze.NewAnalyzer(in.job, in.acks)
+	q := store.Query{Cluster: in.job.Cluster, JobID: in.job.ID, FromMs: fromMs, ToMs: toMs}
+	if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+		an.Add(c)
+		return nil
+	}); err != nil {
+		return analyze.JobAnalysis{}, nil, err
+	}
+	ja := an.Finish(in.metrics, in.gaps)
+	return ja, an.Checkpoints(), nil
+}
+
+// analysisInput is everything the analysis reads for a job and a range;
+// the checkpoints themselves only when asked (withCheckpoints), since a
+// streamed analysis reads them one at a time.
 type analysisInput struct {
 	job     model.Job
 	cps     []model.Checkpoint
@@ -41,7 +63,7 @@ type analysisInput struct {
 	gaps    []model.Gap
 }
 
-func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64) (analysisInput, error) {
+func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64, withCheckpoints bool) (analysisInput, error) {
 	var in analysisInput
 	j, err := a.store.Job(ctx, cluster, job)
 	if errors.Is(err, store.ErrNotFound) {
@@ -51,12 +73,15 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 		return in, err
 	}
 	in.job = j
+	in.job.Cluster = cluster
 	q := store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs}
-	if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
-		in.cps = append(in.cps, *c)
-		return nil
-	}); err != nil {
-		return in, err
+	if withCheckpoints {
+		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+			in.cps = append(in.cps, *c)
+			return nil
+		}); err != nil {
+			return in, err
+		}
 	}
 	// Samples a little beyond the range: a checkpoint's window (and its ack
 	// progress) reaches past its trigger.

@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -99,17 +100,65 @@ func indexAcks(acks []model.AckSample, jobID string) map[ackKey][]model.AckSampl
 	return idx
 }
 
-// analyzer holds one Analyze call's shared, read-only inputs and its
-// per-checkpoint outputs (each written by exactly one worker).
-type analyzer struct {
-	g     *graph
-	cps   []model.Checkpoint
-	order []int
-	acks  map[ackKey][]model.AckSample
-	nV    int
-	vmax  []int64 // per checkpoint × vertex × subtask phase; -1 = absent
+// Analyzer explains a job's checkpoints fed to it one at a time (Add), so a
+// caller streaming them from the cache never holds every subtask stat at
+// once: what it keeps per checkpoint is the checkpoint without its tasks,
+// one pass's result and one int64 per vertex and subtask phase. Finish
+// computes everything that needs all checkpoints. Analyze is the same over
+// a slice, scanned in parallel.
+type Analyzer struct {
+	g    *graph
+	job  model.Job
+	acks map[ackKey][]model.AckSample
+	sc   *scratch
+
+	// Per checkpoint, in Add order until Finish sorts them into analysis order.
+	heads []model.Checkpoint // without Tasks
 	res   []cpResult
 	out   []CheckpointAnalysis
+	voff  []int   // start of the checkpoint's rows in vmax
+	vmax  []int64 // per vertex × subtask phase, the maximum over acknowledged subtasks; -1 = absent
+	done  bool
+}
+
+// NewAnalyzer starts an analysis of job. acks may hold other jobs' samples,
+// which are ignored where they carry a job id.
+func NewAnalyzer(job model.Job, acks []model.AckSample) *Analyzer {
+	return &Analyzer{g: newJobGraph(job), job: job, acks: indexAcks(acks, job.ID)}
+}
+
+// Add scans one checkpoint. c is not kept or modified; checkpoints may come
+// in any order (the cache's order gives the same result as Analyze).
+func (a *Analyzer) Add(c *model.Checkpoint) {
+	if a.done {
+		panic("analyze: Add after Finish")
+	}
+	a.g.addTasks(c)
+	nV := len(a.g.vertices)
+	if a.sc == nil {
+		a.sc = newScratch(nV)
+	}
+	a.sc.fit(nV)
+	k := len(a.heads)
+	a.heads = append(a.heads, model.Checkpoint{})
+	a.res = append(a.res, cpResult{})
+	a.out = append(a.out, CheckpointAnalysis{})
+	a.voff = append(a.voff, len(a.vmax))
+	a.vmax = slices.Grow(a.vmax, nV*numSubtaskPhases)
+	for range nV * numSubtaskPhases {
+		a.vmax = append(a.vmax, -1)
+	}
+	a.one(k, c, a.sc)
+}
+
+// row is checkpoint k's per vertex × subtask phase maxima; vertices the graph
+// met after it was scanned are beyond its end.
+func (a *Analyzer) row(k int) []int64 {
+	end := len(a.vmax)
+	if k+1 < len(a.voff) {
+		end = a.voff[k+1]
+	}
+	return a.vmax[a.voff[k]:end]
 }
 
 // Analyze explains a job's checkpoints: phases, bottlenecks, ack progress,
@@ -121,57 +170,40 @@ type analyzer struct {
 // Work is linear in the number of subtask stats (one pass, no allocation
 // per subtask) plus O(checkpoints × vertices × log samples) for the metric
 // windows; memory beyond the output is one int64 per checkpoint, vertex
-// and subtask phase.
+// and subtask phase. To analyse more than fits in memory, stream the
+// checkpoints through an Analyzer instead.
 func Analyze(job model.Job, cps []model.Checkpoint, acks []model.AckSample, metrics []model.MetricSample, gaps []model.Gap) JobAnalysis {
 	order := sortedOrder(cps)
-	g := newGraph(job, cps, order)
-	n := len(order)
-	a := &analyzer{g: g, cps: cps, order: order, acks: indexAcks(acks, job.ID), nV: len(g.vertices),
-		res: make([]cpResult, n), out: make([]CheckpointAnalysis, n)}
-	a.vmax = make([]int64, n*a.nV*numSubtaskPhases)
+	a := NewAnalyzer(job, acks)
+	for _, i := range order {
+		a.g.addTasks(&cps[i])
+	}
+	n, nV := len(order), len(a.g.vertices)
+	a.heads = make([]model.Checkpoint, n)
+	a.res = make([]cpResult, n)
+	a.out = make([]CheckpointAnalysis, n)
+	a.voff = make([]int, n)
+	a.vmax = make([]int64, n*nV*numSubtaskPhases)
+	for k := range a.voff {
+		a.voff[k] = k * nV * numSubtaskPhases
+	}
 	for i := range a.vmax {
 		a.vmax[i] = -1
 	}
-	a.scanAll()
-
-	ja := JobAnalysis{
-		Job:         JobRef{Cluster: job.Cluster, ID: job.ID, Name: job.Name, Engine: job.Engine},
-		Checkpoints: a.out,
-		Notes:       []string{},
-	}
-	for _, gp := range gaps {
-		if job.ID == "" || gp.JobID == "" || gp.JobID == job.ID {
-			ja.Missed += gp.Count()
-		}
-	}
-	fails := make([]*CheckpointFailure, n)
-	for k := range a.out {
-		fails[k] = a.out[k].Failure
-		c := &cps[order[k]]
-		end := c.EndMs()
-		if k == 0 || c.TriggerMs < ja.FromMs {
-			ja.FromMs = c.TriggerMs
-		}
-		ja.ToMs = max(ja.ToMs, end, c.TriggerMs)
-	}
-	ja.Failures = clusterFailures(g, cps, order, fails)
-
-	medians := a.slow(&ja)
-	a.correlate(&ja, metrics, medians)
-	a.notes(&ja, job)
-	return ja
+	a.scanAll(cps, order)
+	return a.Finish(metrics, gaps)
 }
 
 // scanAll fills the per-checkpoint results, in parallel over contiguous
-// chunks; each checkpoint's result depends only on that checkpoint, so the
-// outcome does not depend on scheduling.
-func (a *analyzer) scanAll() {
-	n := len(a.order)
+// chunks; each checkpoint's result depends only on that checkpoint (the
+// graph is complete before), so the outcome does not depend on scheduling.
+func (a *Analyzer) scanAll(cps []model.Checkpoint, order []int) {
+	n, nV := len(order), len(a.g.vertices)
 	workers := min(runtime.GOMAXPROCS(0), 8, (n+255)/256)
 	if workers <= 1 {
-		sc := newScratch(a.nV)
-		for k := range n {
-			a.one(k, sc)
+		sc := newScratch(nV)
+		for k, i := range order {
+			a.one(k, &cps[i], sc)
 		}
 		return
 	}
@@ -185,19 +217,17 @@ func (a *analyzer) scanAll() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := newScratch(a.nV)
+			sc := newScratch(nV)
 			for k := lo; k < hi; k++ {
-				a.one(k, sc)
+				a.one(k, &cps[order[k]], sc)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-func (a *analyzer) one(k int, sc *scratch) {
-	c := &a.cps[a.order[k]]
-	row := a.vmax[k*a.nV*numSubtaskPhases : (k+1)*a.nV*numSubtaskPhases]
-	r := scanCheckpoint(a.g, c, sc, row)
+func (a *Analyzer) one(k int, c *model.Checkpoint, sc *scratch) {
+	r := scanCheckpoint(a.g, c, sc, a.row(k))
 	out := &a.out[k]
 	*out = CheckpointAnalysis{
 		ID: c.ID, Pipeline: c.Pipeline, Kind: c.Kind, Status: c.Status,
@@ -221,6 +251,80 @@ func (a *analyzer) one(k int, sc *scratch) {
 	}
 	out.Bottleneck = bottleneckOf(a.g, c, &r, out.Failure)
 	a.res[k] = r
+	h := *c
+	h.Tasks = nil
+	a.heads[k] = h
+}
+
+// Finish completes the analysis: clusters failures, judges slowness against
+// the baselines, reads the metric windows and gives the verdict. The
+// Analyzer cannot be used after.
+func (a *Analyzer) Finish(metrics []model.MetricSample, gaps []model.Gap) JobAnalysis {
+	if a.done {
+		panic("analyze: Finish twice")
+	}
+	a.done = true
+	a.sortByTrigger()
+	job := a.job
+	n := len(a.heads)
+	ja := JobAnalysis{
+		Job:         JobRef{Cluster: job.Cluster, ID: job.ID, Name: job.Name, Engine: job.Engine},
+		Checkpoints: a.out,
+		Notes:       []string{},
+	}
+	if ja.Checkpoints == nil {
+		ja.Checkpoints = []CheckpointAnalysis{}
+	}
+	for _, gp := range gaps {
+		if job.ID == "" || gp.JobID == "" || gp.JobID == job.ID {
+			ja.Missed += gp.Count()
+		}
+	}
+	fails := make([]*CheckpointFailure, n)
+	identity := make([]int, n)
+	for k := range a.out {
+		identity[k] = k
+		fails[k] = a.out[k].Failure
+		c := &a.heads[k]
+		end := c.EndMs()
+		if k == 0 || c.TriggerMs < ja.FromMs {
+			ja.FromMs = c.TriggerMs
+		}
+		ja.ToMs = max(ja.ToMs, end, c.TriggerMs)
+	}
+	ja.Failures = clusterFailures(a.g, a.heads, identity, fails)
+
+	medians := a.slow(&ja)
+	a.correlate(&ja, metrics, medians)
+	a.notes(&ja, job)
+	return ja
+}
+
+// Checkpoints returns the analysed checkpoints without their tasks, in
+// analysis order; valid after Finish.
+func (a *Analyzer) Checkpoints() []model.Checkpoint { return a.heads }
+
+// sortByTrigger puts the per-checkpoint arrays in analysis order (trigger
+// time, pipeline, id), whatever order they were added in.
+func (a *Analyzer) sortByTrigger() {
+	order := sortedOrder(a.heads)
+	if slices.IsSorted(order) {
+		return
+	}
+	heads, res, out, voff := make([]model.Checkpoint, len(order)), make([]cpResult, len(order)), make([]CheckpointAnalysis, len(order)), make([]int, len(order))
+	ends := make([]int, len(order))
+	for k, i := range order {
+		heads[k], res[k], out[k], voff[k] = a.heads[i], a.res[i], a.out[i], a.voff[i]
+		ends[k] = len(a.row(i))
+	}
+	// Rows keep their place in vmax; re-lay them so row(k) still works.
+	vmax := make([]int64, 0, len(a.vmax))
+	for k := range order {
+		start := voff[k]
+		voff[k] = len(vmax)
+		vmax = append(vmax, a.vmax[start:start+ends[k]]...)
+	}
+	a.heads, a.res, a.out, a.voff, a.vmax = heads, res, out, voff, vmax
 }
 
 // bottleneckOf names the largest phase on the critical path. For a failed
@@ -290,11 +394,11 @@ func firstPending(c *model.Checkpoint, id string) (int, bool) {
 // slow runs the baselines over completed checkpoints in order, flags slow
 // values and groups runs. It returns, per checkpoint, the end-to-end
 // baseline median when it could be judged (0 otherwise).
-func (a *analyzer) slow(ja *JobAnalysis) []float64 {
+func (a *Analyzer) slow(ja *JobAnalysis) []float64 {
 	t := newSlowTracker(a.g)
-	medians := make([]float64, len(a.order))
-	for k, i := range a.order {
-		c := &a.cps[i]
+	medians := make([]float64, len(a.heads))
+	for k := range a.heads {
+		c := &a.heads[k]
 		// Savepoints are full snapshots taken on demand: they would distort a checkpoint baseline.
 		if c.Status != model.StatusCompleted || c.Kind == model.KindSavepoint {
 			continue
@@ -315,8 +419,8 @@ func (a *analyzer) slow(ja *JobAnalysis) []float64 {
 		if !a.res[k].hasSubtasks {
 			continue
 		}
-		row := a.vmax[k*a.nV*numSubtaskPhases : (k+1)*a.nV*numSubtaskPhases]
-		for v := range a.nV {
+		row := a.row(k)
+		for v := range len(row) / numSubtaskPhases {
 			for p, ph := range subtaskPhases {
 				x := row[v*numSubtaskPhases+p]
 				if x < 0 {
@@ -333,13 +437,14 @@ func (a *analyzer) slow(ja *JobAnalysis) []float64 {
 }
 
 // correlate reads each checkpoint's metric window and computes the verdict.
-func (a *analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medians []float64) {
+func (a *Analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medians []float64) {
 	mi := newMetricIndex(ja.Job.ID, metrics)
-	press := make([]Pressure, len(a.order))
-	vals := make([][4]float64, len(a.order))
-	in := make([]corrInput, len(a.order))
-	for k, i := range a.order {
-		c := &a.cps[i]
+	n := len(a.heads)
+	press := make([]Pressure, n)
+	vals := make([][4]float64, n)
+	in := make([]corrInput, n)
+	for k := range a.heads {
+		c := &a.heads[k]
 		r := &a.res[k]
 		out := &a.out[k]
 		focus := -1
@@ -356,6 +461,10 @@ func (a *analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medi
 			id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
 			upstream: press[k].Upstream, maxBP: press[k].Max, busy: press[k].Busy, sampledAlig: press[k].SampledAlignmentMs,
 			samples: press[k].Samples, hasPhases: r.critOK, medianE2E: medians[k],
+			unaligned: c.Kind == model.KindUnaligned,
+		}
+		for _, f := range out.Slow {
+			ci.slow = ci.slow || f.Phase == EndToEnd
 		}
 		if r.critOK {
 			ci.alignDelay = r.critVec[0] + r.critVec[1]
@@ -369,7 +478,7 @@ func (a *analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medi
 }
 
 // notes records what the data cannot show.
-func (a *analyzer) notes(ja *JobAnalysis, job model.Job) {
+func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	seen := [len(subtaskPhases) + 1]bool{}
 	anyTasks := false
 	for k := range a.out {

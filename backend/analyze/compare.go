@@ -69,20 +69,21 @@ type Comparison struct {
 // Compare puts checkpoint b beside a (the baseline) phase by phase and
 // vertex by vertex. Phases absent from both are left out.
 func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
-	cps := []model.Checkpoint{*a, *b}
-	order := []int{0, 1}
-	g := newGraph(job, cps, order)
-	an := &analyzer{g: g, cps: cps, order: order, acks: map[ackKey][]model.AckSample{}, nV: len(g.vertices),
-		res: make([]cpResult, 2), out: make([]CheckpointAnalysis, 2)}
-	an.vmax = make([]int64, 2*an.nV*numSubtaskPhases)
-	for i := range an.vmax {
-		an.vmax[i] = -1
+	an := NewAnalyzer(job, nil)
+	an.Add(a)
+	an.Add(b)
+	g := an.g
+	nV := len(g.vertices)
+	// A vertex only b has lies beyond a's row.
+	phaseMax := func(k, v, p int) int64 {
+		row := an.row(k)
+		if i := v*numSubtaskPhases + p; i < len(row) {
+			return row[i]
+		}
+		return -1
 	}
-	sc := newScratch(an.nV)
-	an.one(0, sc)
-	an.one(1, sc)
 	brief := func(k int) CheckpointBrief {
-		c, o := &cps[k], &an.out[k]
+		c, o := &an.heads[k], &an.out[k]
 		return CheckpointBrief{ID: c.ID, Pipeline: c.Pipeline, Status: c.Status, TriggerMs: c.TriggerMs,
 			DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize, Bottleneck: o.Bottleneck}
 	}
@@ -108,7 +109,7 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 		}
 		cmp.Phases = append(cmp.Phases, PhaseDelta{Phase: ph, Delta: delta(x, y)})
 	}
-	vs := make([]int, an.nV)
+	vs := make([]int, nV)
 	for i := range vs {
 		vs[i] = i
 	}
@@ -136,10 +137,10 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 		vd.EndToEnd, vd.CheckpointedSize = delta(ea, eb), delta(sa, sb)
 		for p, ph := range subtaskPhases {
 			var x, y *int64
-			if m := an.vmax[0*an.nV*numSubtaskPhases+v*numSubtaskPhases+p]; m >= 0 {
+			if m := phaseMax(0, v, p); m >= 0 {
 				x = i64(m)
 			}
-			if m := an.vmax[1*an.nV*numSubtaskPhases+v*numSubtaskPhases+p]; m >= 0 {
+			if m := phaseMax(1, v, p); m >= 0 {
 				y = i64(m)
 			}
 			if x != nil || y != nil {

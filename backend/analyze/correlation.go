@@ -37,6 +37,28 @@ const (
 	// put down to backpressure even when it is too constant to correlate; the
 	// same share of the slowest quarter as for storage is required.
 	SustainedBackpressure = 0.5
+	// BarrierAlignmentShare is the share of a slow checkpoint's end-to-end
+	// time the sampled alignment gauge must reach, with no subtask stats, for
+	// its time to count as spent waiting for barriers.
+	BarrierAlignmentShare = 0.25
+	// QuietBackpressure is the upstream backpressure ratio below which a
+	// measured window contradicts putting a barrier wait down to backpressure.
+	QuietBackpressure = 0.1
+)
+
+// Basis says what a verdict rests on.
+type Basis string
+
+const (
+	// BasisCorrelation: a significant rank correlation.
+	BasisCorrelation Basis = "correlation"
+	// BasisSustained: backpressure too constant to correlate, under the slowest quarter's barrier waits.
+	BasisSustained Basis = "sustained_backpressure"
+	// BasisBottleneck: the slowest quarter's bottleneck phase (async for storage).
+	BasisBottleneck Basis = "bottleneck"
+	// BasisSlowCheckpoints: too few checkpoints to correlate, but those judged
+	// slow spent their time waiting for barriers.
+	BasisSlowCheckpoints Basis = "slow_checkpoints"
 )
 
 // Verdict is the analysis's answer to "why are checkpoints slow".
@@ -82,7 +104,9 @@ type Correlation struct {
 	// a bottleneck, the share whose bottleneck is async; absent without phases.
 	AsyncShare *float64 `json:"async_share,omitempty"`
 	Verdict    Verdict  `json:"verdict"`
-	Reason     string   `json:"reason"`
+	// Basis is what the verdict rests on; absent when inconclusive.
+	Basis  Basis  `json:"basis,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // series is one metric for one vertex, in time order.
@@ -306,6 +330,8 @@ type corrInput struct {
 	busy        *float64
 	samples     int
 	medianE2E   float64 // baseline median when it was judged, 0 if not
+	slow        bool    // end-to-end judged slow against its baseline
+	unaligned   bool
 }
 
 func strong(s Spearman) bool {
@@ -375,13 +401,13 @@ func correlate(in []corrInput) Correlation {
 	var reason []string
 	switch {
 	case bpStrong && (!sizeStrong || *bp.Rho >= *cor.CheckpointedSize.Rho):
-		cor.Verdict = VerdictBackpressure
+		cor.Verdict, cor.Basis = VerdictBackpressure, BasisCorrelation
 		reason = append(reason, fmt.Sprintf("%s rises with upstream backpressure (%s)", bpName, describe(bp)))
 		if sizeStrong {
 			reason = append(reason, fmt.Sprintf("it also rises with checkpointed size (%s), less strongly", describe(cor.CheckpointedSize)))
 		}
 	case sizeStrong:
-		cor.Verdict = VerdictStateSize
+		cor.Verdict, cor.Basis = VerdictStateSize, BasisCorrelation
 		reason = append(reason, fmt.Sprintf("end-to-end duration rises with checkpointed size (%s)", describe(cor.CheckpointedSize)))
 		if bpStrong {
 			reason = append(reason, fmt.Sprintf("it also rises with upstream backpressure (%s), less strongly", describe(bp)))
@@ -389,13 +415,19 @@ func correlate(in []corrInput) Correlation {
 	case barrierOK:
 		// Backpressure that never lets up leaves nothing to correlate with, yet
 		// every slow checkpoint waits for its barriers behind it.
-		cor.Verdict = VerdictBackpressure
+		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSustained
 		reason = append(reason, fmt.Sprintf("in %.0f%% of the slowest quarter of checkpoints the bottleneck is start_delay or alignment while upstream backpressure is at least %.0f%% in their window: barriers wait behind backpressured data (the backpressure is sustained, so a correlation cannot show it: %s)",
 			100*barrierShare, 100*SustainedBackpressure, describe(cor.Backpressure)))
 	case asyncOK:
-		cor.Verdict = VerdictStorage
+		cor.Verdict, cor.Basis = VerdictStorage, BasisBottleneck
 		reason = append(reason, fmt.Sprintf("async is the bottleneck in %.0f%% of the slowest quarter of checkpoints while duration does not rise with checkpointed size (%s): the time goes into writing to checkpoint storage",
 			100**cor.AsyncShare, describe(cor.CheckpointedSize)))
+	case barrierWait(in) != "":
+		// Too few checkpoints to correlate, yet the slow ones say where their
+		// time went: barriers queued behind buffered data.
+		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSlowCheckpoints
+		reason = append(reason, barrierWait(in))
+		reason = append(reason, "a correlation cannot confirm it: "+weakness(varBackpressure, cor.Backpressure, bx))
 	default:
 		cor.Verdict = VerdictInconclusive
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx))
@@ -414,6 +446,74 @@ func correlate(in []corrInput) Correlation {
 	}
 	cor.Reason = strings.Join(reason, "; ") + "."
 	return cor
+}
+
+// barrierWait explains, when at least half of the checkpoints judged slow
+// spent their time waiting for barriers — start_delay or alignment as the
+// bottleneck, or without subtask stats a sampled alignment gauge reaching
+// BarrierAlignmentShare of the duration and above every other checkpoint's —
+// and no measured backpressure in their windows says otherwise, why that is
+// backpressure. It is "" when the rule does not apply. In an aligned
+// checkpoint barriers travel with the data: they wait where buffers are full.
+func barrierWait(in []corrInput) string {
+	slow, waited := 0, 0
+	var ids []string
+	var gauge []string
+	measured, unmeasured := 0.0, 0
+	for i, c := range in {
+		if !c.completed || !c.slow {
+			continue
+		}
+		slow++
+		if c.unaligned {
+			continue
+		}
+		barrier := c.bottleneck == PhaseStartDelay || c.bottleneck == PhaseAlignment
+		if !barrier && c.bottleneck == "" && !c.hasPhases && c.sampledAlig != nil && *c.sampledAlig >= BarrierAlignmentShare*float64(c.e2e) {
+			barrier = true
+			for j, o := range in {
+				if j != i && !o.slow && o.sampledAlig != nil && *o.sampledAlig >= *c.sampledAlig {
+					barrier = false
+				}
+			}
+			if barrier {
+				gauge = append(gauge, fmt.Sprintf("%.0f ms of %d's %d ms", *c.sampledAlig, c.id, c.e2e))
+			}
+		}
+		if !barrier {
+			continue
+		}
+		if c.upstream != nil && c.samples > 0 {
+			if *c.upstream < QuietBackpressure {
+				return "" // measured, and quiet: the barriers waited for something else
+			}
+			measured = math.Max(measured, *c.upstream)
+		} else {
+			unmeasured++
+		}
+		waited++
+		ids = append(ids, fmt.Sprint(c.id))
+	}
+	if slow == 0 || waited == 0 || 2*waited < slow {
+		return ""
+	}
+	var out string
+	if slow == 1 {
+		out = fmt.Sprintf("checkpoint %s, the one judged slow, spent its time waiting for barriers", ids[0])
+	} else {
+		out = fmt.Sprintf("%d of the %d checkpoints judged slow (%s) spent their time waiting for barriers", waited, slow, strings.Join(ids, ", "))
+	}
+	if len(gauge) > 0 {
+		out += fmt.Sprintf(" (sampled alignment time %s, far above the other checkpoints)", strings.Join(gauge, ", "))
+	}
+	out += ": in an aligned checkpoint barriers queue behind buffered in-flight data, so a long start delay or alignment is the mark of backpressure"
+	switch {
+	case unmeasured == waited:
+		out += " (no backpressure gauge was recorded in their windows)"
+	case measured > 0:
+		out += fmt.Sprintf(" (upstream backpressure reached %s in their windows)", trimFloat(measured))
+	}
+	return out
 }
 
 func describe(s Spearman) string {
@@ -449,6 +549,8 @@ var (
 // weakness says why one correlation does not support a verdict.
 func weakness(v variable, s Spearman, xs []float64) string {
 	switch {
+	case s.N == 0:
+		return fmt.Sprintf("no completed checkpoint %s (need %d for a verdict on %s)", strings.NewReplacer("have", "has", "their", "its").Replace(v.have), MinCorrelationN, v.name)
 	case s.N < MinCorrelationN:
 		return fmt.Sprintf("only %d completed checkpoints %s (need %d for a verdict on %s)", s.N, v.have, MinCorrelationN, v.name) + constantNote(v, xs)
 	case s.Rho == nil:

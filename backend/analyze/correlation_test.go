@@ -86,7 +86,60 @@ func TestVerdict(t *testing.T) {
 		}), VerdictInconclusive, []string{"duration falls as upstream backpressure rises", "not a cause"}},
 		{"no backpressure samples at all", gen(12, func(i int) corrInput {
 			return corrInput{e2e: int64(1000 + i), size: int64(r.IntN(100))}
-		}), VerdictInconclusive, []string{"only 0 completed checkpoints have backpressure samples"}},
+		}), VerdictInconclusive, []string{"no completed checkpoint has backpressure samples"}},
+		// Too few to correlate: the checkpoints judged slow say where the time went.
+		{"one slow checkpoint, alignment its bottleneck, no gauge", gen(6, func(i int) corrInput {
+			c := corrInput{e2e: 50, size: 100, hasPhases: true, bottleneck: PhaseAsync}
+			if i == 4 {
+				c = corrInput{e2e: 9000, size: 100, hasPhases: true, bottleneck: PhaseAlignment, alignDelay: 8800, slow: true}
+			}
+			return c
+		}), VerdictBackpressure, []string{"checkpoint 5, the one judged slow, spent its time waiting for barriers", "no backpressure gauge was recorded", "a correlation cannot confirm it"}},
+		{"one slow checkpoint, sampled alignment only", gen(7, func(i int) corrInput {
+			c := corrInput{e2e: 45, size: 100, sampledAlig: f(float64(i))}
+			if i == 3 {
+				c = corrInput{e2e: 19000, size: 100, sampledAlig: f(9900), slow: true}
+			}
+			return c
+		}), VerdictBackpressure, []string{"sampled alignment time 9900 ms of 4's 19000 ms"}},
+		{"sampled alignment below a quarter of the duration", gen(7, func(i int) corrInput {
+			c := corrInput{e2e: 45, size: 100, sampledAlig: f(1)}
+			if i == 3 {
+				c = corrInput{e2e: 19000, size: 100, sampledAlig: f(4000), slow: true}
+			}
+			return c
+		}), VerdictInconclusive, nil},
+		{"slow in alignment but measured backpressure is quiet", gen(7, func(i int) corrInput {
+			c := corrInput{e2e: 45, size: 100, upstream: f(0), samples: 1}
+			if i == 3 {
+				c = corrInput{e2e: 19000, size: 100, hasPhases: true, bottleneck: PhaseAlignment, upstream: f(0.02), samples: 2, slow: true}
+			}
+			return c
+		}), VerdictInconclusive, nil},
+		{"slow unaligned checkpoint", gen(7, func(i int) corrInput {
+			c := corrInput{e2e: 45, size: 100}
+			if i == 3 {
+				c = corrInput{e2e: 19000, size: 100, hasPhases: true, bottleneck: PhaseAlignment, unaligned: true, slow: true}
+			}
+			return c
+		}), VerdictInconclusive, nil},
+		{"two slow, one waited for barriers, the other in async", gen(7, func(i int) corrInput {
+			c := corrInput{e2e: 45, size: 100, hasPhases: true, bottleneck: PhaseSync}
+			switch i {
+			case 2:
+				c = corrInput{e2e: 19000, size: 100, hasPhases: true, bottleneck: PhaseAsync, slow: true}
+			case 3:
+				c = corrInput{e2e: 19000, size: 100, hasPhases: true, bottleneck: PhaseAlignment, upstream: f(0.7), samples: 1, slow: true}
+			}
+			return c
+		}), VerdictBackpressure, []string{"1 of the 2 checkpoints judged slow (4)", "upstream backpressure reached 0.7"}},
+		{"slow in async", gen(7, func(i int) corrInput {
+			c := corrInput{e2e: 45, size: 100, hasPhases: true, bottleneck: PhaseSync}
+			if i == 3 {
+				c = corrInput{e2e: 19000, size: 100, hasPhases: true, bottleneck: PhaseAsync, slow: true}
+			}
+			return c
+		}), VerdictInconclusive, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := correlate(tc.in)

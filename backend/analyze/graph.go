@@ -32,14 +32,25 @@ type VertexRef struct {
 }
 
 func newGraph(job model.Job, cps []model.Checkpoint, order []int) *graph {
+	g := newJobGraph(job)
+	for _, i := range order {
+		g.addTasks(&cps[i])
+	}
+	return g
+}
+
+// newJobGraph indexes the job's vertices, then any vertex its edges name
+// that the vertex list lacks, and derives ranks and ancestors from the edges.
+// Vertices met later in checkpoints (addTasks) have no edges: they are
+// sources of their own, rank 0 with no ancestors.
+func newJobGraph(job model.Job) *graph {
 	g := &graph{index: make(map[string]int, len(job.Vertices))}
 	for _, v := range job.Vertices {
 		g.add(v.ID, v.Name)
 	}
-	for _, i := range order {
-		for t := range cps[i].Tasks {
-			g.add(cps[i].Tasks[t].VertexID, "")
-		}
+	for _, e := range job.Edges {
+		g.add(e.Source, "")
+		g.add(e.Target, "")
 	}
 	n := len(g.vertices)
 	children := make([][]int, n)
@@ -76,6 +87,20 @@ func newGraph(job model.Job, cps []model.Checkpoint, order []int) *graph {
 	return g
 }
 
+// addTasks indexes the vertices a checkpoint mentions that the graph does
+// not know yet, in the checkpoint's task order.
+func (g *graph) addTasks(c *model.Checkpoint) {
+	for t := range c.Tasks {
+		id := c.Tasks[t].VertexID
+		if _, ok := g.index[id]; ok || id == "" {
+			continue
+		}
+		g.add(id, "")
+		g.rank = append(g.rank, 0)
+		g.ancestors = append(g.ancestors, nil)
+	}
+}
+
 func (g *graph) add(id, name string) {
 	if id == "" {
 		return
@@ -98,6 +123,10 @@ func (g *graph) before(a, b int) bool {
 	}
 	return a < b
 }
+
+// cycleRank puts vertices on a cycle after every other, however many
+// vertices are added later.
+const cycleRank = 1 << 30
 
 // topoRank is each vertex's longest distance from a source (Kahn's
 // algorithm); vertices left over (cycles) get a rank past every other.
@@ -129,7 +158,7 @@ func topoRank(children, parents [][]int) []int {
 	if done < n {
 		for v := range n {
 			if indeg[v] > 0 {
-				rank[v] = n
+				rank[v] = cycleRank
 			}
 		}
 	}

@@ -41,6 +41,17 @@ func newScratch(nV int) *scratch {
 	return &scratch{vAcked: make([]int, nV), vTotal: make([]int, nV), vSeen: make([]bool, nV), vSum: make([]phaseVec, nV)}
 }
 
+// fit makes room for nV vertices (a streamed analysis meets new ones as it goes).
+func (sc *scratch) fit(nV int) {
+	if len(sc.vTotal) >= nV {
+		return
+	}
+	sc.vAcked = append(sc.vAcked, make([]int, nV-len(sc.vAcked))...)
+	sc.vTotal = append(sc.vTotal, make([]int, nV-len(sc.vTotal))...)
+	sc.vSeen = append(sc.vSeen, make([]bool, nV-len(sc.vSeen))...)
+	sc.vSum = append(sc.vSum, make([]phaseVec, nV-len(sc.vSum))...)
+}
+
 func (sc *scratch) reset() {
 	sc.acks = sc.acks[:0]
 	sc.roots = sc.roots[:0]

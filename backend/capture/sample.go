@@ -30,6 +30,20 @@ const (
 	MetricLastCheckpointDuration = "lastCheckpointDuration"
 )
 
+// backpressureMetric names the artifact's "backpressured time" after the
+// Flink metric it says it was scraped from. Soft and hard backpressure are
+// each a part of backPressuredTimeMsPerSecond: carried under the total's name
+// a soft-only 0 would read as "no backpressure", which the file cannot say.
+func backpressureMetric(scrapedFrom string) string {
+	switch {
+	case strings.HasSuffix(scrapedFrom, model.MetricSoftBackPressuredMsPerSec):
+		return model.MetricSoftBackPressuredMsPerSec
+	case strings.HasSuffix(scrapedFrom, model.MetricHardBackPressuredMsPerSec):
+		return model.MetricHardBackPressuredMsPerSec
+	}
+	return model.MetricBackPressuredMsPerSec
+}
+
 // The artifact's numbers are JSON floats ("47.0"), so every number is read
 // as a float and converted with a check. Pointers tell null from zero.
 type sampleFile struct {
@@ -64,6 +78,10 @@ type samplePoint struct {
 	Backpressure struct {
 		BackpressuredTimeMsPerSecond *float64 `json:"backpressured_time_ms_per_second"`
 		BusyTimeMsPerSecond          *float64 `json:"busy_time_ms_per_second"`
+		// MetricNames says which reporter metric each value was scraped from.
+		MetricNames struct {
+			BackpressureTime string `json:"backpressure_time_ms_per_second"`
+		} `json:"metric_names"`
 	} `json:"backpressure"`
 	Checkpoint struct {
 		AlignmentTimeMs   *float64 `json:"alignment_time_ms"`
@@ -81,6 +99,8 @@ type converted struct {
 	checkpoints []*model.Checkpoint // by id
 	gaps        []model.Gap         // by id; gaps[i] precedes the checkpoint after it
 	metrics     []model.MetricSample
+	// partialBP is the soft or hard backpressure metric recorded instead of the total, if any.
+	partialBP string
 }
 
 var errNotCapture = errors.New("capture: not a capture file: line 1 is not a header record, and the file is not a known sample format")
@@ -271,7 +291,11 @@ func convertSample(f *sampleFile, name string) (*converted, error) {
 			})
 		}
 		// Task metrics were the maximum over the job's tasks; job metrics are one value.
-		add(model.MetricBackPressuredMsPerSec, model.AggMax, p.Backpressure.BackpressuredTimeMsPerSecond)
+		bp := backpressureMetric(p.Backpressure.MetricNames.BackpressureTime)
+		if bp != model.MetricBackPressuredMsPerSec && p.Backpressure.BackpressuredTimeMsPerSecond != nil {
+			c.partialBP = bp
+		}
+		add(bp, model.AggMax, p.Backpressure.BackpressuredTimeMsPerSecond)
 		add(model.MetricBusyMsPerSec, model.AggMax, p.Backpressure.BusyTimeMsPerSecond)
 		add(MetricCheckpointAlignmentTime, model.AggMax, p.Checkpoint.AlignmentTimeMs)
 		add(MetricLastCheckpointDuration, model.AggNone, p.Checkpoint.DurationMs)
@@ -442,6 +466,9 @@ func sampleNote(f *sampleFile, c *converted, firstMs int64, firstFailed, lastFai
 			firstFailed, time.UnixMilli(firstMs).UTC().Format(time.RFC3339), firstFailed)
 	default:
 		b.WriteString(" The job's failed-checkpoint counter stayed at 0.")
+	}
+	if c.partialBP != "" {
+		fmt.Fprintf(&b, " Backpressure was recorded only as %s, a part of %s: the total is not in the file.", c.partialBP, model.MetricBackPressuredMsPerSec)
 	}
 	return b.String()
 }

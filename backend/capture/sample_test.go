@@ -125,12 +125,17 @@ func TestReadSample(t *testing.T) {
 		t.Errorf("gap 4-12 detected at %d, want checkpoint 13's trigger", gaps[0].DetectedMs)
 	}
 
+	// The artifact scraped its "backpressured time" from the soft part only:
+	// carried under that name, never as the total (which the file lacks).
+	if n := len(metrics[model.MetricBackPressuredMsPerSec]); n != 0 {
+		t.Errorf("%d samples claim total backpressure; the artifact recorded only soft backpressure", n)
+	}
 	for name, agg := range map[string]string{
-		model.MetricBackPressuredMsPerSec: model.AggMax,
-		model.MetricBusyMsPerSec:          model.AggMax,
-		MetricCheckpointAlignmentTime:     model.AggMax,
-		MetricLastCheckpointDuration:      model.AggNone,
-		MetricFailedCheckpoints:           model.AggNone,
+		model.MetricSoftBackPressuredMsPerSec: model.AggMax,
+		model.MetricBusyMsPerSec:              model.AggMax,
+		MetricCheckpointAlignmentTime:         model.AggMax,
+		MetricLastCheckpointDuration:          model.AggNone,
+		MetricFailedCheckpoints:               model.AggNone,
 	} {
 		ms := metrics[name]
 		if len(ms) != 9 {

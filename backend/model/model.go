@@ -264,8 +264,12 @@ type AckSample struct {
 // Well-known metric names, shared by all sources so the same analysis works.
 const (
 	MetricBackPressuredMsPerSec = "backPressuredTimeMsPerSecond"
-	MetricBusyMsPerSec          = "busyTimeMsPerSecond"
-	MetricIdleMsPerSec          = "idleTimeMsPerSecond"
+	// Soft and hard backpressure are the two parts of backPressuredTimeMsPerSecond
+	// (Flink 1.17+); either alone says nothing about the total.
+	MetricSoftBackPressuredMsPerSec = "softBackPressuredTimeMsPerSecond"
+	MetricHardBackPressuredMsPerSec = "hardBackPressuredTimeMsPerSecond"
+	MetricBusyMsPerSec              = "busyTimeMsPerSecond"
+	MetricIdleMsPerSec              = "idleTimeMsPerSecond"
 	// SeaTunnel edge metrics (VertexID is the upstream vertex, Target the downstream one).
 	MetricBPRatio        = "bpRatio"
 	MetricQueueFillRatio = "queueFillRatio"
