@@ -79,6 +79,14 @@ describe('first screen', { skip: !CE_URL }, () => {
     assert.match(await job.textContent(), /✓\s*7/, 'the job counts 7 completed checkpoints');
   });
 
+  it('puts checkpoint 28 down to backpressure, from the slow checkpoint itself', async () => {
+    const verdict = page.getByTestId('verdict');
+    await verdict.waitFor({ timeout: 10_000 });
+    assert.equal((await verdict.textContent()).trim(), 'Backpressure');
+    assert.match(await verdict.getAttribute('title'), /checkpoint 28, the one judged slow, spent its time waiting for barriers/);
+    assert.equal((await page.getByTestId('verdict-basis').textContent()).trim(), 'from the slow checkpoints; too few to correlate');
+  });
+
   it('draws the timeline', async () => {
     await page.getByTestId('timeline-canvas').waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300); // let the committed-range request land and repaint

@@ -510,12 +510,16 @@ export interface Spearman {
 
 export type Verdict = 'backpressure' | 'state_size' | 'storage' | 'inconclusive';
 
+/** What a verdict rests on (docs/phases.md, "Verdict"); absent when inconclusive. */
+export type Basis = 'correlation' | 'sustained_backpressure' | 'bottleneck' | 'slow_checkpoints';
+
 export interface Correlation {
   backpressure: Spearman;
   alignment_backpressure: Spearman;
   checkpointed_size: Spearman;
   async_share?: number;
   verdict: Verdict;
+  basis?: Basis;
   reason: string;
 }
 
