@@ -20,6 +20,27 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
+// parseAnywhere parses flags given before, between or after the positional
+// arguments ("report FILE --job ID" as well as "report --job ID FILE"), and
+// returns the positionals; "--" ends the flags.
+func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
 func newFlagSet(g *globals, name, args, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(g.stderr)
@@ -71,10 +92,11 @@ func runImport(ctx context.Context, g *globals, args []string) error {
 	fs := newFlagSet(g, "import", "FILE...",
 		"Opens capture files (or the foreign sample format) into the cache as read-only sources.\n"+
 			"Each file is imported whole or not at all.")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseAnywhere(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		fs.Usage()
 		return errors.New("import: give at least one file")
 	}
@@ -84,7 +106,7 @@ func runImport(ctx context.Context, g *globals, args []string) error {
 	}
 	defer app.Close(a)
 	var failed int
-	for _, f := range fs.Args() {
+	for _, f := range files {
 		res, err := a.OpenCapture(f)
 		if err != nil {
 			fmt.Fprintf(g.stderr, "%s: %v\n", f, err)
@@ -99,7 +121,7 @@ func runImport(ctx context.Context, g *globals, args []string) error {
 		fmt.Fprintln(g.stdout)
 	}
 	if failed > 0 {
-		return fmt.Errorf("import: %d of %d files failed", failed, fs.NArg())
+		return fmt.Errorf("import: %d of %d files failed", failed, len(files))
 	}
 	return nil
 }

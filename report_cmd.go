@@ -22,7 +22,8 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 	job := fs.String("job", "", "job id (optional with a capture file holding one job)")
 	from := fs.String("from", "", "first trigger time (RFC 3339, epoch ms, or a duration ago)")
 	to := fs.String("to", "", "last trigger time")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseAnywhere(fs, args)
+	if err != nil {
 		return err
 	}
 	switch *format {
@@ -41,8 +42,8 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 	}
 	opts := app.Options{NoSample: true, NoCollect: true}
 	gg := *g
-	if fs.NArg() > 0 {
-		if fs.NArg() > 1 || *cluster != "" {
+	if len(files) > 0 {
+		if len(files) > 1 || *cluster != "" {
 			return errors.New("report: give one capture file, or --cluster and --job")
 		}
 		// A capture is read into a throwaway cache: the user's cache is not touched.
@@ -61,8 +62,8 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	defer app.Close(a)
-	if fs.NArg() > 0 {
-		res, err := a.OpenCapture(fs.Arg(0))
+	if len(files) > 0 {
+		res, err := a.OpenCapture(files[0])
 		if err != nil {
 			return err
 		}
@@ -170,7 +171,10 @@ func slowRunText(s analyze.SlowRun) string {
 
 func failureText(f analyze.FailureCluster) string {
 	phase := ""
-	if f.Phase != "" {
+	switch {
+	case f.JobLevel:
+		phase = " [aborted: the job was stopping, failing or restarting]"
+	case f.Phase != "":
 		phase = fmt.Sprintf(" [during %s]", f.Phase)
 	}
 	return fmt.Sprintf("%d×%s %s (checkpoints %s; first %s, last %s)",

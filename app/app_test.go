@@ -366,17 +366,73 @@ func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 	}
 	var completed, failed, bottlenecks, clusters int
 	// What the analysis must say of each knob, on real data.
-	wantVerdict := map[string]analyze.Verdict{
-		"knobs: backpressure from a slow operator": analyze.VerdictBackpressure,
-		"knobs: growing state":                     analyze.VerdictStateSize,
+	type expect struct {
+		verdict analyze.Verdict
+		basis   analyze.Basis
+		reason  string // a phrase the verdict's reason must hold
+		// failure cluster (by its example) → phase and the vertex it names first ("" = job-level abort)
+		failures map[string][2]string
+	}
+	suspend := "Checkpoint Coordinator is suspending." // each recording ends by cancelling its job
+	want := map[string]expect{
+		"knobs: healthy baseline":                  {verdict: analyze.VerdictInconclusive},
+		"knobs: backpressure from a slow operator": {verdict: analyze.VerdictBackpressure, basis: analyze.BasisSustained, failures: map[string][2]string{suspend: {"", ""}}},
+		"knobs: growing state":                     {verdict: analyze.VerdictStateSize, basis: analyze.BasisCorrelation},
+		"knobs: slow synchronous snapshot": {verdict: analyze.VerdictInconclusive, reason: "the bottleneck is sync in Slow Snapshot",
+			failures: map[string][2]string{suspend: {"", ""}}},
+		"knobs: snapshots that throw": {verdict: analyze.VerdictInconclusive,
+			failures: map[string][2]string{"Asynchronous task checkpoint failed.": {"async", "Snapshot Thrower"}}},
+		// The snapshot (2.6 s) outlasts the timeout (2 s): every checkpoint expires in sync at Slow Snapshot.
+		"knobs: checkpoints that expire": {verdict: analyze.VerdictInconclusive, reason: "no checkpoint completed",
+			failures: map[string][2]string{"Checkpoint expired before completing.": {"sync", ""}, suspend: {"", ""}}},
 	}
 	for _, j := range kj {
 		r, err := a.Report(knobs, j.ID, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want, ok := wantVerdict[j.Name]; ok && r.Correlation.Verdict != want {
-			t.Errorf("%s: verdict %s (%s), want %s", j.Name, r.Correlation.Verdict, r.Correlation.Reason, want)
+		w, ok := want[j.Name]
+		if !ok {
+			t.Errorf("unexpected job %q in the knob sample", j.Name)
+			continue
+		}
+		if c := r.Correlation; c.Verdict != w.verdict || c.Basis != w.basis || !strings.Contains(c.Reason, w.reason) {
+			t.Errorf("%s: verdict %s (basis %q): %s\nwant %s (basis %q) saying %q", j.Name, c.Verdict, c.Basis, c.Reason, w.verdict, w.basis, w.reason)
+		}
+		for _, f := range r.Failures {
+			wf, ok := w.failures[f.Example]
+			if !ok {
+				continue
+			}
+			delete(w.failures, f.Example)
+			switch {
+			case wf[0] == "" && (!f.JobLevel || f.Phase != ""):
+				t.Errorf("%s: %q should be a job-level abort with no phase: %+v", j.Name, f.Example, f)
+			case wf[0] != "" && string(f.Phase) != wf[0]:
+				t.Errorf("%s: %q failed during %q, want %s", j.Name, f.Example, f.Phase, wf[0])
+			case wf[1] != "" && (len(f.Vertices) == 0 || f.Vertices[0].VertexName != wf[1]):
+				t.Errorf("%s: %q names vertices %+v, want %s first", j.Name, f.Example, f.Vertices, wf[1])
+			}
+		}
+		for ex := range w.failures {
+			t.Errorf("%s: no failure cluster %q", j.Name, ex)
+		}
+		if j.Name == "knobs: checkpoints that expire" {
+			// Most are caught in Slow Snapshot's sync; the others are held up
+			// upstream of it while it still snapshots the checkpoint before.
+			expired, inSync := 0, 0
+			for _, c := range r.Checkpoints {
+				if c.Failure == nil || !c.Failure.Expired {
+					continue
+				}
+				expired++
+				if b := c.Bottleneck; b != nil && b.Phase == analyze.PhaseSync && b.VertexName == "Slow Snapshot" {
+					inSync++
+				}
+			}
+			if expired < 10 || inSync*3 < expired*2 {
+				t.Errorf("%s: %d of %d expired checkpoints caught in sync at Slow Snapshot, want at least two thirds", j.Name, inSync, expired)
+			}
 		}
 		if j.Name == "knobs: slow synchronous snapshot" {
 			for _, c := range r.Checkpoints {

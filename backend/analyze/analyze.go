@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -292,10 +293,12 @@ func (a *Analyzer) Finish(metrics []model.MetricSample, gaps []model.Gap) JobAna
 		}
 		ja.ToMs = max(ja.ToMs, end, c.TriggerMs)
 	}
+	mi := newMetricIndex(job.ID, metrics)
+	a.refineFailures(mi)
 	ja.Failures = clusterFailures(a.g, a.heads, identity, fails)
 
 	medians := a.slow(&ja)
-	a.correlate(&ja, metrics, medians)
+	a.correlate(&ja, mi, medians)
 	a.notes(&ja, job)
 	return ja
 }
@@ -348,12 +351,28 @@ func bottleneckOf(g *graph, c *model.Checkpoint, r *cpResult, f *CheckpointFailu
 	if c.Status == model.StatusCompleted {
 		return nil // no subtask stats: nothing to name
 	}
+	if f != nil && f.JobLevel {
+		return nil // aborted by the job stopping or failing: no phase held it up
+	}
 	phase := r.pendingPhase
 	if f != nil && f.Phase != "" {
 		phase = f.Phase
 	}
+	if r.lateAck(c) {
+		// The late subtask was what the checkpoint waited for; its phases are known.
+		best := largestPhase(&r.critVec)
+		ms, sub := r.critVec[best], r.crit.sub
+		info := g.vertices[r.crit.v]
+		return &Bottleneck{Phase: subtaskPhases[best], VertexID: info.id, VertexName: info.name, Subtask: &sub, PhaseMs: &ms,
+			EndToEndMs: c.EndToEndMs, Pending: true}
+	}
 	if r.complete && c.Status == model.StatusFailed {
 		return &Bottleneck{Phase: PhaseFinalize, EndToEndMs: c.EndToEndMs, Pending: true}
+	}
+	if r.pendingSnapshot && r.pendingRoot >= 0 {
+		if sub, ok := firstPending(c, g.vertices[r.pendingRoot].id); ok {
+			r.pendingSub = sub
+		}
 	}
 	if phase == "" || !r.hasTasks {
 		return nil
@@ -436,9 +455,75 @@ func (a *Analyzer) slow(ja *JobAnalysis) []float64 {
 	return medians
 }
 
+// refineFailures completes what one checkpoint alone cannot tell about a
+// failure: a vertex caught in its snapshot was in sync or async as its
+// other checkpoints were (its snapshot phase that takes longer there), and a
+// vertex caught before its barriers were aligned was behind backpressured
+// data or not, as the backpressure measured in the window says.
+func (a *Analyzer) refineFailures(mi *metricIndex) {
+	for k := range a.out {
+		out, r := &a.out[k], &a.res[k]
+		f := out.Failure
+		if f == nil || f.JobLevel || r.pendingRoot < 0 {
+			continue
+		}
+		v := r.pendingRoot
+		name := cmp.Or(a.g.vertices[v].name, a.g.vertices[v].id)
+		switch {
+		case r.pendingSnapshot && f.Phase == "":
+			ph, basis := a.snapshotHistory(v, name)
+			f.Basis += basis
+			if ph == "" {
+				continue
+			}
+			f.Phase = ph
+			sub := r.pendingSub
+			out.Bottleneck = &Bottleneck{Phase: ph, VertexID: a.g.vertices[v].id, VertexName: a.g.vertices[v].name, Subtask: &sub,
+				EndToEndMs: a.heads[k].EndToEndMs, Pending: true, PendingSubtasks: max(0, r.total-r.acked)}
+		case r.pendingInputsDone && f.Phase == PhaseAlignment:
+			var p Pressure
+			var vals [4]float64
+			mi.pressure(a.g, &a.heads[k], v, &p, &vals)
+			switch {
+			case p.Upstream == nil || p.Samples == 0 || p.UpstreamOf == "":
+				f.Basis += " (no backpressure upstream of it was measured to say whether they were queued behind data)"
+			case *p.Upstream < QuietBackpressure:
+				f.Basis += fmt.Sprintf(" — but upstream backpressure stayed at %s in the window, so they were not queued behind data: %s itself was slow to take them (a long record, a blocked thread)", trimFloat(*p.Upstream), name)
+			default:
+				f.Basis += fmt.Sprintf(" — upstream backpressure reached %s in the window: barriers queued behind data", trimFloat(*p.Upstream))
+			}
+		}
+	}
+}
+
+// snapshotHistory tells, for vertex v caught in its snapshot, whether sync
+// or async takes longer in the checkpoints where v acknowledged (the median
+// of its per-checkpoint maxima); "" when it never acknowledged.
+func (a *Analyzer) snapshotHistory(v int, name string) (Phase, string) {
+	var syncs, asyncs []int64
+	for k := range a.out {
+		row := a.row(k)
+		i := v * numSubtaskPhases
+		if i+numSubtaskPhases > len(row) || row[i+PhaseSync.index()] < 0 {
+			continue
+		}
+		syncs = append(syncs, row[i+PhaseSync.index()])
+		asyncs = append(asyncs, row[i+PhaseAsync.index()])
+	}
+	if len(syncs) == 0 {
+		return "", "; whether sync or async cannot be told: " + name + " never acknowledged in these checkpoints"
+	}
+	ms, ma := Quantile(syncs, 0.5), Quantile(asyncs, 0.5)
+	ph, med := PhaseSync, ms
+	if ma > ms {
+		ph, med = PhaseAsync, ma
+	}
+	return ph, fmt.Sprintf("; where %s did acknowledge (%d checkpoints, late acknowledgements included) its snapshot took longest in %s (median %d ms; sync %d ms, async %d ms)",
+		name, len(syncs), ph, med, ms, ma)
+}
+
 // correlate reads each checkpoint's metric window and computes the verdict.
-func (a *Analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medians []float64) {
-	mi := newMetricIndex(ja.Job.ID, metrics)
+func (a *Analyzer) correlate(ja *JobAnalysis, mi *metricIndex, medians []float64) {
 	n := len(a.heads)
 	press := make([]Pressure, n)
 	vals := make([][4]float64, n)
@@ -471,6 +556,7 @@ func (a *Analyzer) correlate(ja *JobAnalysis, metrics []model.MetricSample, medi
 		}
 		if out.Bottleneck != nil && !out.Bottleneck.Pending {
 			ci.bottleneck = out.Bottleneck.Phase
+			ci.bnVertex = cmp.Or(out.Bottleneck.VertexName, out.Bottleneck.VertexID)
 		}
 		in[k] = ci
 	}

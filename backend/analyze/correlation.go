@@ -324,7 +324,8 @@ type corrInput struct {
 	upstream    *float64
 	alignDelay  int64 // start_delay + alignment on the critical path
 	hasPhases   bool
-	bottleneck  Phase // "" if none
+	bottleneck  Phase  // "" if none
+	bnVertex    string // the bottleneck's vertex name (or id); "" for finalize
 	sampledAlig *float64
 	maxBP       *float64
 	busy        *float64
@@ -428,8 +429,14 @@ func correlate(in []corrInput) Correlation {
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSlowCheckpoints
 		reason = append(reason, barrierWait(in))
 		reason = append(reason, "a correlation cannot confirm it: "+weakness(varBackpressure, cor.Backpressure, bx))
+	case len(sy) == 0:
+		cor.Verdict = VerdictInconclusive
+		reason = append(reason, fmt.Sprintf("no checkpoint completed (%d failed or still running): there are no durations to explain — the failures say where they got stuck", len(in)))
 	default:
 		cor.Verdict = VerdictInconclusive
+		if d := dominantBottleneck(in); d != "" {
+			reason = append(reason, d)
+		}
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx))
 		reason = append(reason, weakness(varSize, cor.CheckpointedSize, sx))
 		switch {
@@ -514,6 +521,49 @@ func barrierWait(in []corrInput) string {
 		out += fmt.Sprintf(" (upstream backpressure reached %s in their windows)", trimFloat(measured))
 	}
 	return out
+}
+
+// dominantBottleneck names the bottleneck (phase and vertex) shared by at
+// least half of the slowest quarter of completed checkpoints, when no verdict
+// explains it: the answer to "where", when "why" is none of the verdicts
+// (a slow synchronous snapshot, a slow acknowledgement, finalisation).
+func dominantBottleneck(in []corrInput) string {
+	var e2e []int64
+	for _, c := range in {
+		if c.completed && c.bottleneck != "" {
+			e2e = append(e2e, c.e2e)
+		}
+	}
+	if len(e2e) < MinCorrelationN {
+		return ""
+	}
+	cut := Quantile(e2e, 0.75)
+	type where struct {
+		phase  Phase
+		vertex string
+	}
+	count := map[where]int{}
+	slow := 0
+	var best where
+	for _, c := range in {
+		if !c.completed || c.bottleneck == "" || c.e2e < cut {
+			continue
+		}
+		slow++
+		w := where{c.bottleneck, c.bnVertex}
+		count[w]++
+		if n := count[w]; n > count[best] || n == count[best] && (w.phase < best.phase || w.phase == best.phase && w.vertex < best.vertex) {
+			best = w
+		}
+	}
+	if slow == 0 || 2*count[best] < slow {
+		return ""
+	}
+	at := string(best.phase)
+	if best.vertex != "" {
+		at += " in " + best.vertex
+	}
+	return fmt.Sprintf("in %.0f%% of the slowest quarter of checkpoints the bottleneck is %s, which neither backpressure, state size nor storage explains: that is where the time goes", 100*float64(count[best])/float64(slow), at)
 }
 
 func describe(s Spearman) string {

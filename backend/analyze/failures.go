@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -129,6 +130,10 @@ type CheckpointFailure struct {
 	Basis string `json:"basis"`
 	// Expired is set when the checkpoint timed out ("Checkpoint expired before completing").
 	Expired bool `json:"expired,omitempty"`
+	// JobLevel is set when the checkpoint was aborted because the job (or a
+	// task) was stopping, failing or restarting: no phase is to blame, and
+	// Phase stays absent.
+	JobLevel bool `json:"job_level,omitempty"`
 	// Vertices are the vertices named in the message, or else the most
 	// upstream vertices still pending (the ones the others waited for).
 	Vertices []VertexRef `json:"vertices,omitempty"`
@@ -145,23 +150,37 @@ type messageRule struct {
 	phase    Phase
 	expired  bool
 	basis    string
+	jobLevel bool
 }
 
 var messageRules = []messageRule{
-	{"expired before completing", "", true, "the checkpoint timeout elapsed"},
-	{"asynchronous task checkpoint failed", PhaseAsync, false, `the message says the asynchronous part failed`},
-	{"task local checkpoint failure", PhaseSync, false, `the message says a task's local (synchronous) snapshot failed`},
-	{"failure to finalize checkpoint", PhaseFinalize, false, "the message says finalisation failed"},
-	{"aggregate commit error", PhaseFinalize, false, "the message says the commit after the last ack failed"},
-	{"checkpoint notify complete failed", PhaseFinalize, false, "the message says notifying completion (the sink commit) failed"},
-	{"trigger checkpoint failure", PhaseStartDelay, false, "the message says triggering failed: no task started"},
-	{"an exception occurred while triggering the checkpoint", PhaseStartDelay, false, "the message says triggering failed: no task started"},
-	{"not all required tasks are currently running", PhaseStartDelay, false, "the message says tasks were not running: no task started"},
-	{"checkpoint was declined (tasks not ready)", PhaseStartDelay, false, "the message says a task was not ready to start its checkpoint"},
-	{"task not all ready", PhaseStartDelay, false, "the message says tasks were not ready"},
-	{"barrier from newer checkpoint was received", PhaseAlignment, false, "the message says a newer barrier arrived during alignment"},
-	{"received cancellation from one of its inputs", PhaseAlignment, false, "the message says an input cancelled the checkpoint during alignment"},
-	{"one input stream is finished", PhaseAlignment, false, "the message says an input finished during alignment"},
+	{"expired before completing", "", true, "the checkpoint timeout elapsed", false},
+	{"asynchronous task checkpoint failed", PhaseAsync, false, `the message says the asynchronous part failed`, false},
+	{"task local checkpoint failure", PhaseSync, false, `the message says a task's local (synchronous) snapshot failed`, false},
+	{"failure to finalize checkpoint", PhaseFinalize, false, "the message says finalisation failed", false},
+	{"aggregate commit error", PhaseFinalize, false, "the message says the commit after the last ack failed", false},
+	{"checkpoint notify complete failed", PhaseFinalize, false, "the message says notifying completion (the sink commit) failed", false},
+	{"trigger checkpoint failure", PhaseStartDelay, false, "the message says triggering failed: no task started", false},
+	{"an exception occurred while triggering the checkpoint", PhaseStartDelay, false, "the message says triggering failed: no task started", false},
+	{"not all required tasks are currently running", PhaseStartDelay, false, "the message says tasks were not running: no task started", false},
+	{"checkpoint was declined (tasks not ready)", PhaseStartDelay, false, "the message says a task was not ready to start its checkpoint", false},
+	{"task not all ready", PhaseStartDelay, false, "the message says tasks were not ready", false},
+	{"barrier from newer checkpoint was received", PhaseAlignment, false, "the message says a newer barrier arrived during alignment", false},
+	{"received cancellation from one of its inputs", PhaseAlignment, false, "the message says an input cancelled the checkpoint during alignment", false},
+	{"one input stream is finished", PhaseAlignment, false, "the message says an input finished during alignment", false},
+	// Aborted by what happened to the job, whatever phase it had reached.
+	{"checkpoint coordinator is suspending", "", false, "the job was stopping, failing or restarting (the coordinator suspended): the checkpoint was aborted, no phase is to blame", true},
+	{"checkpointcoordinator shutdown", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
+	{"checkpoint coordinator is shutting down", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
+	{"failoverregion is restarting", "", false, "a failover region was restarting: the checkpoint was aborted, no phase is to blame", true},
+	{"task has failed", "", false, "a task failed: the checkpoint was aborted with it, no phase is to blame", true},
+	{"the job has failed", "", false, "the job failed: the checkpoint was aborted with it, no phase is to blame", true},
+	{"task is closing", "", false, "a task was closing (finishing or cancelled): the checkpoint was declined, no phase is to blame", true},
+	{"checkpoint coordinator is shut down", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
+	{"periodic checkpoint scheduler is shut down", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
+	{"checkpointcoordinator reset", "", false, "the pipeline was restarting (the coordinator was reset): the checkpoint was aborted, no phase is to blame", true},
+	{"checkpointcoordinator completed", "", false, "the pipeline finished (the coordinator completed): the checkpoint was cancelled, no phase is to blame", true},
+	{"pipeline turn to end state", "", false, "the pipeline ended: the checkpoint was aborted, no phase is to blame", true},
 }
 
 // classifyFailure builds a checkpoint's failure from its message, the scan
@@ -185,14 +204,20 @@ func classifyFailure(g *graph, c *model.Checkpoint, r *cpResult, lastSample *mod
 		if rule.phase != "" {
 			f.Phase, f.Basis = rule.phase, rule.basis
 		}
+		if rule.jobLevel {
+			f.JobLevel, f.Basis = true, rule.basis
+		}
 	}
-	if f.Phase == "" {
+	if f.Phase == "" && !f.JobLevel {
 		f.Phase, f.Basis = pendingPhase(c, r, lastSample)
 		if rule != nil && rule.expired {
 			f.Basis = rule.basis + "; " + f.Basis
 		}
 	}
 	f.Vertices = namedVertices(g, c.FailureMessage)
+	if len(f.Vertices) == 0 && r.lateAck(c) {
+		f.Vertices = append(f.Vertices, g.ref(r.crit.v))
+	}
 	if len(f.Vertices) == 0 && r.pendingRoot >= 0 {
 		for _, v := range sc.roots {
 			f.Vertices = append(f.Vertices, g.ref(v))
@@ -205,6 +230,10 @@ func classifyFailure(g *graph, c *model.Checkpoint, r *cpResult, lastSample *mod
 // failed, from its stats (docs/phases.md, "Failures").
 func pendingPhase(c *model.Checkpoint, r *cpResult, lastSample *model.AckSample) (Phase, string) {
 	switch {
+	case r.lateAck(c):
+		ph := subtaskPhases[largestPhase(&r.critVec)]
+		return ph, fmt.Sprintf("the last subtask acknowledged only %d ms after the trigger, after the checkpoint had failed (at %d ms): it was still in %s (%d ms) when it failed",
+			r.crit.e2e, c.FailureMs-c.TriggerMs, ph, r.critVec[largestPhase(&r.critVec)])
 	case r.complete:
 		return PhaseFinalize, "every subtask had acknowledged, so it failed after the last ack"
 	case r.hasTasks && r.acked == 0 && r.total > 0:
@@ -260,8 +289,11 @@ type FailureCluster struct {
 	Example string `json:"example"`
 	Count   int    `json:"count"`
 	// Phase is the most common phase among the cluster's failures; absent if none was known.
-	Phase         Phase       `json:"phase,omitempty"`
-	Expired       bool        `json:"expired,omitempty"`
+	Phase   Phase `json:"phase,omitempty"`
+	Expired bool  `json:"expired,omitempty"`
+	// JobLevel is set when the failures were aborts by the job stopping,
+	// failing or restarting (CheckpointFailure.JobLevel).
+	JobLevel      bool        `json:"job_level,omitempty"`
 	CheckpointIDs []int64     `json:"checkpoint_ids"`
 	Vertices      []VertexRef `json:"vertices"`
 	// FirstMs and LastMs are the failure times (trigger time where the failure time is unknown).
@@ -301,6 +333,7 @@ func clusterFailures(g *graph, cps []model.Checkpoint, order []int, fails []*Che
 		a.CheckpointIDs = append(a.CheckpointIDs, c.ID)
 		a.FirstMs, a.LastMs = min(a.FirstMs, at), max(a.LastMs, at)
 		a.Expired = a.Expired || f.Expired
+		a.JobLevel = a.JobLevel || f.JobLevel
 		if ix := f.Phase.index(); ix >= 0 {
 			a.phaseCount[ix]++
 		}

@@ -156,12 +156,61 @@ func TestFailurePhaseFromSummaryOnly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := model.Checkpoint{ID: 1, Status: model.StatusFailed, TriggerMs: 1000, FailureMs: 5000, EndToEndMs: 4000,
-				NumSubtasks: tc.tot, NumAcknowledged: tc.acked, FailureMessage: "The job has failed."}
+				NumSubtasks: tc.tot, NumAcknowledged: tc.acked, FailureMessage: "Checkpoint was declined."}
 			ja := Analyze(flinkJob(), []model.Checkpoint{c}, nil, nil, nil)
 			f := ja.Checkpoints[0].Failure
 			if f == nil || f.Phase != tc.want || f.Basis == "" {
 				t.Errorf("failure = %s, want phase %q with a basis", js(f), tc.want)
 			}
 		})
+	}
+}
+
+// A checkpoint aborted because the job was stopping, failing or restarting
+// is no phase's fault: the phase and the bottleneck stay absent, whatever the
+// subtasks had acknowledged, and the cluster says so.
+func TestJobLevelFailuresBlameNoPhase(t *testing.T) {
+	for _, msg := range []string{
+		"Checkpoint Coordinator is suspending.",                       // Flink: cancel, failover
+		"CheckpointCoordinator shutdown.",                             // Flink and SeaTunnel
+		"Checkpoint coordinator is shut down.",                        // older Flink
+		"FailoverRegion is restarting.",                               // Flink region failover
+		"Task has failed.",                                            // Flink task failure
+		"The job has failed.",                                         // Flink job failure
+		"Checkpoint was declined (task is closing)",                   // Flink finishing tasks
+		"CheckpointCoordinator reset. - java.lang.Exception: restore", // SeaTunnel pipeline restart
+		"Pipeline turn to end state.",                                 // SeaTunnel
+	} {
+		t.Run(msg, func(t *testing.T) {
+			// Half the Map's subtasks acknowledged: alignment would be inferred if the message did not say.
+			c := buildCP(1, 1_000, []vtx{
+				{vSrc, all4(ph{sd: 1, al: 0, sy: 1, as: 5, ack: 1})},
+				{vMap, []*ph{{sd: 1, al: 2, sy: 1, as: 5, ack: 1}, {sd: 1, al: 2, sy: 1, as: 5, ack: 1}, nil, nil}},
+				{vWin, []*ph{nil, nil, nil, nil}},
+				{vSink, []*ph{nil, nil, nil, nil}},
+			}, 3_000, msg)
+			ja := Analyze(flinkJob(), []model.Checkpoint{c, c}, nil, nil, nil)
+			f := ja.Checkpoints[0].Failure
+			if f == nil || !f.JobLevel || f.Phase != "" || !strings.Contains(f.Basis, "no phase is to blame") {
+				t.Fatalf("failure = %s, want a job-level abort with no phase", js(f))
+			}
+			if b := ja.Checkpoints[0].Bottleneck; b != nil {
+				t.Errorf("bottleneck = %s, want none", js(b))
+			}
+			if len(ja.Failures) != 1 || !ja.Failures[0].JobLevel || ja.Failures[0].Phase != "" {
+				t.Errorf("clusters = %s", js(ja.Failures))
+			}
+		})
+	}
+	// A message without such a cause still gets its phase from the stats.
+	c := buildCP(1, 1_000, []vtx{
+		{vSrc, all4(ph{sd: 1, al: 0, sy: 1, as: 5, ack: 1})},
+		{vMap, []*ph{{sd: 1, al: 2, sy: 1, as: 5, ack: 1}, nil, nil, nil}},
+		{vWin, []*ph{nil, nil, nil, nil}},
+		{vSink, []*ph{nil, nil, nil, nil}},
+	}, 3_000, "Checkpoint was declined.")
+	f := Analyze(flinkJob(), []model.Checkpoint{c}, nil, nil, nil).Checkpoints[0].Failure
+	if f == nil || f.JobLevel || f.Phase == "" {
+		t.Errorf("failure = %s, want a phase inferred from the stats", js(f))
 	}
 }

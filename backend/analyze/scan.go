@@ -84,6 +84,34 @@ type cpResult struct {
 	pendingRoot  int // the most upstream vertex still pending whose inputs all acknowledged; -1 if none
 	pendingPhase Phase
 	pendingBasis string
+	// pendingInputsDone is set when pendingPhase is alignment only because
+	// every upstream subtask acknowledged; Finish adds what the backpressure
+	// in the window says to the basis.
+	pendingInputsDone bool
+	// pendingSnapshot is set when the pending vertex had forwarded its
+	// barrier (everything downstream acknowledged): it was in its snapshot,
+	// sync or async, which Finish tells from the vertex's other checkpoints.
+	pendingSnapshot bool
+	pendingSub      int // the first pending subtask of pendingRoot
+}
+
+// lateAck reports whether a failed checkpoint's last acknowledgement came
+// after it had failed (Flink records late acks): then the late subtasks were
+// what it waited for, and their phases are known.
+func (r *cpResult) lateAck(c *model.Checkpoint) bool {
+	return r.complete && r.lastSeen && c.Status == model.StatusFailed && c.FailureMs > 0 && c.TriggerMs+r.crit.e2e > c.FailureMs
+}
+
+// largestPhase is the index of the largest of the pre-ack phases of v
+// (ack is the message's travel, not where a subtask is stuck).
+func largestPhase(v *phaseVec) int {
+	best := 0
+	for k := 1; k < numSubtaskPhases-1; k++ {
+		if v[k] > v[best] {
+			best = k
+		}
+	}
+	return best
 }
 
 func (r *cpResult) pushTop(a ackRef) {
@@ -290,13 +318,36 @@ func (r *cpResult) inferPending(g *graph, sc *scratch) {
 		r.pendingBasis = "the subtasks of " + name + " that did acknowledge spent most of their time, over a second on average, in " + string(r.pendingPhase)
 	case !g.hasEdges:
 		r.pendingBasis = "subtasks of " + name + " did not acknowledge; the job's edges are unknown, so the phase cannot be told"
+	case downstreamAcked(g, sc, root):
+		// Flink forwards a barrier downstream before taking the snapshot: if
+		// everything after the vertex acknowledged, it had its barriers and was
+		// snapshotting. Finish tells sync from async by its other checkpoints.
+		r.pendingSnapshot = true
+		r.pendingBasis = "every downstream subtask acknowledged, so " + name + " had taken its barriers and forwarded its own (Flink does so before snapshotting): it was in its snapshot"
 	case len(g.ancestors[root]) > 0:
 		r.pendingPhase = PhaseAlignment
+		r.pendingInputsDone = true
 		r.pendingBasis = "every upstream subtask acknowledged (so all barriers were sent), but " + name + " did not: its barriers were still queued or being aligned"
 	default:
 		r.pendingPhase = PhaseStartDelay
 		r.pendingBasis = "no subtask of the source " + name + " acknowledged: the trigger was not processed, or its snapshot did not finish"
 	}
+}
+
+// downstreamAcked reports whether v has vertices downstream in this
+// checkpoint and every one of them acknowledged in full.
+func downstreamAcked(g *graph, sc *scratch, v int) bool {
+	found := false
+	for w := range sc.vTotal {
+		if w == v || !sc.vSeen[w] || !slices.Contains(g.ancestors[w], v) {
+			continue
+		}
+		if sc.vTotal[w] == 0 || sc.vAcked[w] < sc.vTotal[w] {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // slowSiblings is the phase (index) in which a vertex's acknowledged

@@ -309,6 +309,8 @@ export interface CheckpointFailure {
   phase?: Phase;
   basis: string;
   expired?: boolean;
+  /** Aborted because the job was stopping, failing or restarting: no phase is to blame. */
+  job_level?: boolean;
   vertices?: VertexRef[];
   after_ms?: number;
 }
@@ -528,6 +530,7 @@ export interface FailureCluster {
   example: string;
   count: number;
   phase?: Phase;
+  job_level?: boolean;
   expired?: boolean;
   checkpoint_ids: number[];
   vertices: VertexRef[];

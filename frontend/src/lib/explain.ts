@@ -84,6 +84,7 @@ export function checkpointSummaryText(
   if (a.failure) {
     lines.push(`${t('checkpoint.failure')}: ${a.failure.message}`);
     if (a.failure.phase) lines.push(`${t('checkpoint.failurePhase')}: ${t(`phase.${a.failure.phase}`)} (${a.failure.basis})`);
+    else if (a.failure.job_level) lines.push(`${t('checkpoint.failurePhase')}: ${t('checkpoint.jobLevel')} (${a.failure.basis})`);
   }
   for (const n of v.notes) lines.push(`${t('checkpoint.note')}: ${n}`);
   return lines.join('\n');
