@@ -214,3 +214,39 @@ func TestJobLevelFailuresBlameNoPhase(t *testing.T) {
 		t.Errorf("failure = %s, want a phase inferred from the stats", js(f))
 	}
 }
+
+// SeaTunnel's close reasons (CheckpointCloseReason messages, optionally
+// " - " and the cause) with only polled in-flight counts to go on.
+func TestSeaTunnelFailurePhases(t *testing.T) {
+	job := model.Job{ID: "st", Engine: model.EngineSeaTunnel, Vertices: []model.Vertex{{ID: "1", Name: "Source[0]-FakeSource", Pipeline: 1}}}
+	for _, tc := range []struct {
+		msg        string
+		acked, tot int // the last poll; tot 0 = never polled
+		phase      Phase
+		jobLevel   bool
+		expired    bool
+		basis      string
+	}{
+		{"Aggregate commit error. - java.io.IOException: /tmp/x: no space", 4, 4, PhaseFinalize, false, false, "commit"},
+		{"Checkpoint notify complete failed", 4, 4, PhaseFinalize, false, false, "sink commit"},
+		{"Task not all ready, savepoint error", 0, 4, PhaseStartDelay, false, false, "not ready"},
+		{"CheckpointCoordinator inside have error. - java.lang.NullPointerException", 4, 4, PhaseFinalize, false, false, "every task acknowledged"},
+		{"CheckpointCoordinator inside have error. - java.lang.NullPointerException", 2, 4, "", false, false, "2 of 4"},
+		{"Checkpoint expired before completing. Please increase checkpoint timeout in the seatunnel.yaml or jobConfig env.", 3, 4, "", false, true, "3 of 4"},
+		{"CheckpointCoordinator reset.", 1, 4, "", true, false, "restarting"},
+		{"CheckpointCoordinator shutdown.", 0, 0, "", true, false, "shutting down"},
+	} {
+		t.Run(tc.msg, func(t *testing.T) {
+			c := model.Checkpoint{JobID: "st", ID: 9, Pipeline: 1, Kind: model.KindCheckpoint, Status: model.StatusFailed,
+				TriggerMs: 100_000, FailureMs: 160_000, EndToEndMs: 60_000, FailureMessage: tc.msg}
+			var acks []model.AckSample
+			if tc.tot > 0 {
+				acks = append(acks, model.AckSample{JobID: "st", Pipeline: 1, CheckpointID: 9, TimeMs: 150_000, Acknowledged: tc.acked, Total: tc.tot})
+			}
+			f := Analyze(job, []model.Checkpoint{c}, acks, nil, nil).Checkpoints[0].Failure
+			if f == nil || f.Phase != tc.phase || f.JobLevel != tc.jobLevel || f.Expired != tc.expired || !strings.Contains(f.Basis, tc.basis) {
+				t.Errorf("failure = %s, want phase %q, job level %v, expired %v, basis with %q", js(f), tc.phase, tc.jobLevel, tc.expired, tc.basis)
+			}
+		})
+	}
+}
