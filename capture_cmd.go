@@ -14,13 +14,14 @@ import (
 )
 
 func runCapture(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "capture", "--engine flink|seatunnel --url URL --job ID --duration D --out FILE [flags]",
+	fs := newFlagSet(g, "capture", "--engine flink|seatunnel --url URL --job ID [--prometheus URL] --duration D --out FILE [flags]",
 		"Records a live job into a capture file, without the desktop app or the local cache (e.g. on a\n"+
 			"bastion host). Ctrl-C stops early and keeps what was recorded. Secrets come from stdin or\n"+
 			"$CE_PASSWORD / $CE_TOKEN, never from the command line.")
 	engine := fs.String("engine", "flink", "flink or seatunnel")
 	url := fs.String("url", "", "REST base URL")
-	prom := fs.String("prometheus", "", "optional Prometheus URL (recorded in the file, not yet read)")
+	prom := fs.String("prometheus", "", "Prometheus URL to read backpressure from while recording (Flink; checked before recording starts)")
+	promEvery := fs.String("prometheus-every", "30s", "with --prometheus: how often to read it (one range query per job each time)")
 	auth := fs.String("auth", "none", "none, basic or bearer")
 	user := fs.String("user", "", "user name for basic auth")
 	pwStdin := fs.Bool("password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
@@ -44,6 +45,10 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	if err != nil || d <= 0 {
 		return fmt.Errorf("capture: --duration %q: give a positive duration such as 90s, 10m or 2h", *dur)
 	}
+	pe, err := parseDuration(*promEvery)
+	if err != nil || pe < time.Second {
+		return fmt.Errorf("capture: --prometheus-every %q: give a duration of at least 1s such as 30s or 1m", *promEvery)
+	}
 	c := model.Cluster{Name: *name, Engine: model.Engine(*engine), BaseURL: *url, PrometheusURL: *prom,
 		Auth: model.Auth{Kind: model.AuthKind(*auth), Username: *user}, CAFile: *caFile, InsecureSkipVerify: *insecure}
 	switch c.Auth.Kind {
@@ -66,8 +71,14 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	show := func(p app.RecordProgress, end string) {
 		line := fmt.Sprintf("%s elapsed, %s left: %d checkpoints (%d failed), %d missed, %d metric samples, %d requests",
 			p.Elapsed, p.Remaining, p.Checkpoints, p.Failed, p.Gaps, p.MetricSamples, p.Requests)
+		if *prom != "" {
+			line += fmt.Sprintf(", %d Prometheus samples", p.PromSamples)
+		}
 		if p.LastError != "" {
 			line += " — last error: " + p.LastError
+		}
+		if p.PromError != "" {
+			line += " — Prometheus: " + p.PromError
 		}
 		if tty {
 			fmt.Fprintf(g.stderr, "\r\033[K%s%s", line, end)
@@ -79,10 +90,15 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	if *newJobs {
 		what = "the jobs that start"
 	}
-	fmt.Fprintf(g.stderr, "Recording %s on %s for %s into %s (Ctrl-C stops and keeps what was recorded)\n", what, *url, d, *out)
+	withProm := ""
+	if *prom != "" {
+		withProm = fmt.Sprintf(", with backpressure from Prometheus every %s", pe)
+	}
+	fmt.Fprintf(g.stderr, "Recording %s on %s for %s into %s%s (Ctrl-C stops and keeps what was recorded)\n", what, *url, d, *out, withProm)
 	res, err := app.Record(ctx, app.RecordOptions{
 		Cluster: c, JobID: *job, NewJobs: *newJobs, NamePrefix: *namePrefix, Duration: d, Out: *out, Logger: g.logger(), Every: every,
-		Progress: func(p app.RecordProgress) { show(p, "") },
+		PromEvery: pe,
+		Progress:  func(p app.RecordProgress) { show(p, "") },
 	})
 	if err != nil {
 		return err
@@ -90,8 +106,15 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	if tty {
 		fmt.Fprintln(g.stderr)
 	}
-	fmt.Fprintf(g.stdout, "%s: %d checkpoints (%d failed), %d missed, %d metric samples, %d requests in %s\n",
-		*out, res.Checkpoints, res.Failed, res.Gaps, res.MetricSamples, res.Requests, res.Elapsed)
+	promPart := ""
+	if *prom != "" {
+		promPart = fmt.Sprintf(" (%d from Prometheus in %d requests)", res.PromSamples, res.PromRequests)
+	}
+	fmt.Fprintf(g.stdout, "%s: %d checkpoints (%d failed), %d missed, %d metric samples%s, %d requests in %s\n",
+		*out, res.Checkpoints, res.Failed, res.Gaps, res.MetricSamples, promPart, res.Requests, res.Elapsed)
+	if res.PromError != "" {
+		fmt.Fprintf(g.stderr, "warning: the capture is complete but may lack backpressure from Prometheus: %s\n", res.PromError)
+	}
 	if res.Checkpoints == 0 {
 		fmt.Fprintf(g.stderr, "warning: no checkpoint recorded — is the job running, and does it checkpoint? (%s)\n", res.LastError)
 	}

@@ -26,12 +26,22 @@ type BackfillResult struct {
 const backfillSlackMs = 15_000
 
 func prometheusClient(c model.Cluster) (*prometheus.Client, error) {
-	names, err := metricNames(c.PrometheusNames)
+	cfg, err := prometheusConfig(c)
 	if err != nil {
 		return nil, err
 	}
-	return prometheus.New(prometheus.Config{URL: c.PrometheusURL, Auth: c.Auth, CAFile: c.CAFile,
-		InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 15 * time.Second, Cluster: c.Name, Names: names})
+	return prometheus.New(cfg)
+}
+
+// prometheusConfig is the client configuration for a cluster's Prometheus,
+// for callers that add hooks (OnRequest) before building the client.
+func prometheusConfig(c model.Cluster) (prometheus.Config, error) {
+	names, err := metricNames(c.PrometheusNames)
+	if err != nil {
+		return prometheus.Config{}, err
+	}
+	return prometheus.Config{URL: c.PrometheusURL, Auth: c.Auth, CAFile: c.CAFile,
+		InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 15 * time.Second, Cluster: c.Name, Names: names}, nil
 }
 
 // metricNames turns the configured overrides into prometheus.MetricNames,

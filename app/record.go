@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/prometheus"
 )
 
 // RecordOptions say what `capture` records: one job of one cluster, for a
@@ -35,7 +39,22 @@ type RecordOptions struct {
 	Progress func(RecordProgress)
 	// JobsEvery overrides how often the job list is read (default 30 s).
 	JobsEvery time.Duration
+	// PromEvery is how often, with Cluster.PrometheusURL set, the followed
+	// jobs' backpressure is read from Prometheus (default 30 s, at least 1 s).
+	PromEvery time.Duration
 }
+
+// Prometheus reads while recording.
+const (
+	DefaultPromEvery = 30 * time.Second
+	// promFinalTimeout bounds the read of the tail after the recording stopped
+	// (also after Ctrl-C): long enough for one range query, short enough not
+	// to keep an interrupted command waiting.
+	promFinalTimeout = 10 * time.Second
+	// promSettleMs holds back points this close to now until the next read: the
+	// scrape that lands on them may not be stored yet, and a point is written once.
+	promSettleMs = 5_000
+)
 
 // RecordProgress is what `capture` shows while it runs.
 type RecordProgress struct {
@@ -48,6 +67,12 @@ type RecordProgress struct {
 	Remaining     time.Duration `json:"remaining"`
 	Health        string        `json:"health"`
 	LastError     string        `json:"last_error,omitempty"`
+	// PromSamples are the metric samples read from Prometheus (also counted in
+	// MetricSamples); PromRequests the requests sent to it, the check included.
+	PromSamples  int `json:"prom_samples,omitempty"`
+	PromRequests int `json:"prom_requests,omitempty"`
+	// PromError is the last Prometheus read's error; empty once a read succeeds.
+	PromError string `json:"prom_error,omitempty"`
 }
 
 // captureSink is a collector sink that appends to a capture file. Only final
@@ -56,6 +81,7 @@ type captureSink struct {
 	mu     sync.Mutex
 	w      *capture.Writer
 	jobs   map[string]bool
+	order  []string         // job ids in the order first seen, for the Prometheus reads
 	latest map[string]int64 // job/pipeline → highest final id written
 	seen   map[string]bool  // job/pipeline/id written
 	p      RecordProgress
@@ -69,8 +95,44 @@ func (s *captureSink) PutJob(_ context.Context, j model.Job) error {
 	if s.jobs[j.ID+"/"+j.State] {
 		return nil
 	}
+	if !slices.Contains(s.order, j.ID) {
+		s.order = append(s.order, j.ID)
+	}
 	s.jobs[j.ID+"/"+j.State] = true
 	return s.w.Job(j)
+}
+
+// followed returns the ids of the jobs written so far.
+func (s *captureSink) followed() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.order)
+}
+
+// putPromSamples writes samples read from Prometheus, calling done after each
+// one written (so a failed write leaves the rest to be retried, none twice).
+func (s *captureSink) putPromSamples(ms []model.MetricSample, done func(model.MetricSample)) error {
+	return s.writeMetrics(ms, true, done)
+}
+
+// writeMetrics writes metric samples and counts them (prom: read from
+// Prometheus by the recorder, not by the collector).
+func (s *captureSink) writeMetrics(ms []model.MetricSample, prom bool, done func(model.MetricSample)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range ms {
+		if err := s.w.MetricSample(m); err != nil {
+			return err
+		}
+		s.p.MetricSamples++
+		if prom {
+			s.p.PromSamples++
+		}
+		if done != nil {
+			done(m)
+		}
+	}
+	return nil
 }
 
 func (s *captureSink) PutCheckpoints(_ context.Context, cps []model.Checkpoint) error {
@@ -111,15 +173,7 @@ func (s *captureSink) PutAckSamples(_ context.Context, as []model.AckSample) err
 }
 
 func (s *captureSink) PutMetricSamples(_ context.Context, ms []model.MetricSample) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range ms {
-		if err := s.w.MetricSample(m); err != nil {
-			return err
-		}
-		s.p.MetricSamples++
-	}
-	return nil
+	return s.writeMetrics(ms, false, nil)
 }
 
 func (s *captureSink) PutGaps(_ context.Context, gs []model.Gap) error {
@@ -145,6 +199,12 @@ func (s *captureSink) LatestCheckpointID(_ context.Context, _, jobID string, pip
 // sees to a capture file, within the same request budget as the collector.
 // Cancelling ctx (Ctrl-C) stops early and keeps what was recorded: the file
 // is always complete and readable.
+//
+// With Cluster.PrometheusURL set, the jobs' backpressure is read from
+// Prometheus too: checked up front (an error before any file is written),
+// then one range query per job every PromEvery, and one for the tail after
+// the stop. Prometheus failing costs backpressure, never checkpoints: it is
+// retried, and reported in RecordProgress.PromError.
 func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	if (o.JobID == "") == !o.NewJobs || o.Out == "" {
 		return RecordProgress{}, errors.New("capture: give a job id or ask for new jobs, and an output file")
@@ -167,9 +227,20 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	if o.NewJobs && o.JobsEvery <= 0 {
 		o.JobsEvery = 5 * time.Second // a new job's first checkpoints go fast
 	}
+	if o.PromEvery <= 0 {
+		o.PromEvery = DefaultPromEvery
+	}
+	o.PromEvery = max(o.PromEvery, time.Second)
 	target, err := newTarget(o.Cluster, nil)
 	if err != nil {
 		return RecordProgress{}, fmt.Errorf("capture: %w", err)
+	}
+	var pr *promReader
+	if o.Cluster.PrometheusURL != "" {
+		// Checked before the file exists: a wrong URL costs nothing to fix.
+		if pr, err = newPromReader(ctx, o); err != nil {
+			return RecordProgress{}, err
+		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")
 	if err != nil {
@@ -194,6 +265,15 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	start := time.Now()
 	runCtx, stop := context.WithTimeout(ctx, o.Duration)
 	defer stop()
+	var promDone chan struct{}
+	if pr != nil {
+		pr.sink, pr.fromMs = sink, start.UnixMilli()
+		promDone = make(chan struct{})
+		go func() {
+			defer close(promDone)
+			pr.run(runCtx, o.PromEvery)
+		}()
+	}
 	m := collect.NewManager(runCtx, collect.Options{
 		Sink: sink, Logger: o.Logger, JobsEvery: o.JobsEvery,
 		FollowJob: func(j model.Job) bool {
@@ -213,6 +293,9 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 		if h, ok := m.Health(o.Cluster.Name); ok {
 			p.Requests, p.Health, p.LastError = h.Requests, h.State, h.LastError
 		}
+		if pr != nil {
+			p.PromRequests, p.PromError = pr.status()
+		}
 		return p
 	}
 	tick := time.NewTicker(o.Every)
@@ -228,8 +311,19 @@ loop:
 			}
 		}
 	}
+	stopMs := time.Now().UnixMilli()
+	if pr != nil {
+		<-promDone
+	}
 	last := progress()
 	m.Stop()
+	if pr != nil {
+		// The tail since the last read, even after Ctrl-C; a failure here is
+		// reported in the result and costs only the tail.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), promFinalTimeout)
+		pr.read(fctx, stopMs, true)
+		cancel()
+	}
 	// Pollers may have finished a write between the last look and Stop.
 	final := progress()
 	final.Requests, final.Health, final.LastError = last.Requests, last.Health, last.LastError
@@ -251,4 +345,166 @@ func recordNote(o RecordOptions) string {
 		return fmt.Sprintf("jobs started during a recording of up to %s", o.Duration)
 	}
 	return fmt.Sprintf("job %s recorded for up to %s", o.JobID, o.Duration)
+}
+
+// promReader reads the recorded jobs' backpressure from Prometheus while a
+// recording runs: one range query per job per period over the window since
+// the last successful read, each point written once.
+type promReader struct {
+	client   *prometheus.Client
+	sink     *captureSink
+	log      *slog.Logger
+	jobID    string // the job asked for, read even before the collector has seen it
+	requests atomic.Int64
+
+	mu      sync.Mutex       // guards the fields below: read by progress while a read runs
+	fromMs  int64            // the recording start: no point before it is written
+	next    map[string]int64 // job → start of its next window; absent = fromMs
+	written map[promSeries]int64
+	lastErr string
+}
+
+// promSeries identifies one series of points; written maps it to the time of
+// the newest point written, so windows may overlap without duplicates.
+type promSeries struct {
+	job, vertex, target, metric, agg string
+	subtask                          int
+}
+
+func newPromReader(ctx context.Context, o RecordOptions) (*promReader, error) {
+	if o.Cluster.Engine != model.EngineFlink {
+		return nil, fmt.Errorf("capture: Prometheus %s: only Flink's per-job backpressure can be read from Prometheus; "+
+			"SeaTunnel's telemetry is cluster-level (record without --prometheus)", redactURL(o.Cluster.PrometheusURL))
+	}
+	pr := &promReader{log: o.Logger, jobID: o.JobID, next: map[string]int64{}, written: map[promSeries]int64{}}
+	cfg, err := prometheusConfig(o.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	cfg.OnRequest = func(prometheus.RequestInfo) { pr.requests.Add(1) }
+	if pr.client, err = prometheus.New(cfg); err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	if err := pr.client.Check(ctx); err != nil {
+		// The client's error names the URL and what is wrong (refused, 401, not Prometheus...).
+		return nil, fmt.Errorf("capture: cannot read backpressure from Prometheus: %w", err)
+	}
+	return pr, nil
+}
+
+// run reads every period until ctx ends; the final read is the caller's.
+func (r *promReader) run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			r.read(ctx, now.UnixMilli(), false)
+		}
+	}
+}
+
+// jobs are the jobs to read: the one asked for and every one the collector followed.
+func (r *promReader) jobs() []string {
+	jobs := r.sink.followed()
+	if r.jobID != "" && !slices.Contains(jobs, r.jobID) {
+		jobs = append([]string{r.jobID}, jobs...)
+	}
+	return jobs
+}
+
+// read fetches, for each job, the window from where its last successful read
+// ended to nowMs, and writes the points not written before. A failed job keeps
+// its window, so the next period asks for it again. A periodic read writes
+// points up to promSettleMs before now and reads at most MaxPoints steps
+// (catching up after an outage at full resolution, one request a period); the
+// final read writes everything the answer holds, the tail included.
+func (r *promReader) read(ctx context.Context, nowMs int64, final bool) {
+	maxWindow := prometheus.MaxPoints * r.client.MinStep().Milliseconds()
+	var errs []string // this round's, one per failed job; none clears the last error
+	defer func() {
+		if ctx.Err() != nil && !final {
+			return
+		}
+		r.mu.Lock()
+		r.lastErr = strings.Join(errs, "; ")
+		r.mu.Unlock()
+	}()
+	for _, job := range r.jobs() {
+		r.mu.Lock()
+		from, ok := r.next[job]
+		if !ok {
+			from = r.fromMs
+		}
+		r.mu.Unlock()
+		// The final read keeps every point of the answer: the one past the stop
+		// (at most a step later) summarises the data up to the stop, the tail.
+		to, cutoff := nowMs, int64(math.MaxInt64)
+		if !final {
+			to = min(to, from+maxWindow)
+			cutoff = min(to, nowMs-promSettleMs)
+		}
+		if to <= from {
+			continue
+		}
+		samples, err := r.client.Backpressure(ctx, job, from, to)
+		if err != nil && ctx.Err() != nil && !final {
+			return // stopping: the final read takes this window
+		}
+		if err != nil && !errors.Is(err, prometheus.ErrPartial) {
+			errs = append(errs, r.fail(job, final, err))
+			continue
+		}
+		keep := samples[:0]
+		r.mu.Lock()
+		for _, s := range samples {
+			last, seen := r.written[seriesOf(s)]
+			if s.TimeMs >= r.fromMs && (!seen || s.TimeMs > last) && s.TimeMs <= cutoff {
+				keep = append(keep, s)
+			}
+		}
+		r.mu.Unlock()
+		werr := r.sink.putPromSamples(keep, func(s model.MetricSample) {
+			r.mu.Lock()
+			r.written[seriesOf(s)] = s.TimeMs
+			r.mu.Unlock()
+		})
+		if werr != nil {
+			errs = append(errs, r.fail(job, final, fmt.Errorf("write: %w", werr)))
+			continue
+		}
+		if !final && cutoff > from {
+			r.mu.Lock()
+			r.next[job] = cutoff
+			r.mu.Unlock()
+		}
+		if err != nil { // partial data: kept, and said
+			r.log.Warn("Prometheus answered with partial data", "job", job, "err", err)
+			errs = append(errs, err.Error())
+		}
+	}
+}
+
+// fail logs a job's failed read and returns what progress shows of it.
+func (r *promReader) fail(job string, final bool, err error) string {
+	what := "reading backpressure from Prometheus failed; retrying next period"
+	if final {
+		what = "reading the last backpressure from Prometheus failed; the recording is kept without it"
+		err = fmt.Errorf("final read: %w", err)
+	}
+	r.log.Warn(what, "job", job, "err", err)
+	return err.Error()
+}
+
+// status returns the requests sent so far and the last error.
+func (r *promReader) status() (int, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return int(r.requests.Load()), r.lastErr
+}
+
+func seriesOf(s model.MetricSample) promSeries {
+	return promSeries{job: s.JobID, vertex: s.VertexID, target: s.Target, metric: s.Metric, agg: s.Agg, subtask: s.Subtask}
 }
