@@ -168,8 +168,10 @@ func checkCrashDB(t *testing.T, ctx context.Context, path string) int {
 	}
 	var mismatched int
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM checkpoints c
-		WHERE c.subtask_rows != (SELECT count(*) FROM subtask_stats s WHERE s.ckpt = c.pk)
-		   OR c.task_rows != (SELECT count(*) FROM task_stats t WHERE t.ckpt = c.pk)`).Scan(&mismatched); err != nil {
+		WHERE c.subtask_rows != (SELECT coalesce(sum(max(t.subtask_rows, 0)), 0) FROM task_stats t WHERE t.ckpt = c.pk)
+		   OR c.task_rows != (SELECT count(*) FROM task_stats t WHERE t.ckpt = c.pk)
+		   OR EXISTS (SELECT 1 FROM task_stats t LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord
+		              WHERE t.ckpt = c.pk AND (p.packed IS NULL) != (t.subtask_rows < 0))`).Scan(&mismatched); err != nil {
 		t.Fatal(err)
 	}
 	if mismatched != 0 {
@@ -177,7 +179,7 @@ func checkCrashDB(t *testing.T, ctx context.Context, path string) int {
 	}
 	var orphans int
 	if err := s.r.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM subtask_stats WHERE ckpt NOT IN (SELECT pk FROM checkpoints)) +
+		(SELECT count(*) FROM subtask_packs WHERE id >> 16 NOT IN (SELECT pk FROM checkpoints)) +
 		(SELECT count(*) FROM task_stats WHERE ckpt NOT IN (SELECT pk FROM checkpoints))`).Scan(&orphans); err != nil {
 		t.Fatal(err)
 	}

@@ -296,85 +296,49 @@ func (s *Store) Checkpoint(ctx context.Context, k model.Key) (model.Checkpoint, 
 // detailReader loads Tasks and Subtasks of one checkpoint at a time with
 // statements prepared once per read transaction.
 type detailReader struct {
-	q            *sql.Tx
-	tasks, subs  *sql.Stmt
-	taskBySubOrd map[int]int
+	q     *sql.Tx
+	tasks *sql.Stmt
 }
 
 func (d *detailReader) close() {
 	if d.tasks != nil {
 		d.tasks.Close()
 	}
-	if d.subs != nil {
-		d.subs.Close()
-	}
 }
 
 func (d *detailReader) load(ctx context.Context, pk int64) ([]model.TaskStats, error) {
 	var err error
 	if d.tasks == nil {
-		if d.tasks, err = d.q.PrepareContext(ctx, `SELECT ord, vertex_id, latest_ack_ms, end_to_end_ms,
-			state_size, checkpointed_size, processed_data, persisted_data, num_subtasks, num_acknowledged,
-			subtask_rows FROM task_stats WHERE ckpt = ? ORDER BY ord`); err != nil {
+		if d.tasks, err = d.q.PrepareContext(ctx, `SELECT t.vertex_id, t.latest_ack_ms, t.end_to_end_ms,
+			t.state_size, t.checkpointed_size, t.processed_data, t.persisted_data, t.num_subtasks, t.num_acknowledged,
+			t.subtask_rows, p.packed FROM task_stats t LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord
+			WHERE t.ckpt = ? ORDER BY t.ord`); err != nil {
 			return nil, fmt.Errorf("tasks: %w", err)
 		}
-		if d.subs, err = d.q.PrepareContext(ctx, `SELECT ord, idx, status, ack_ms, end_to_end_ms, start_delay_ms,
-			alignment_ms, sync_ms, async_ms, state_size, checkpointed_size, processed_data, persisted_data, flags
-			FROM subtask_stats WHERE ckpt = ? ORDER BY ord, idx`); err != nil {
-			return nil, fmt.Errorf("subtasks: %w", err)
-		}
-		d.taskBySubOrd = map[int]int{}
 	}
-	clear(d.taskBySubOrd)
-
 	rows, err := d.tasks.QueryContext(ctx, pk)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
+	defer rows.Close()
 	tasks := []model.TaskStats{}
 	for rows.Next() {
 		var t model.TaskStats
-		var ord, n int
-		if err := rows.Scan(&ord, &t.VertexID, &t.LatestAckMs, &t.EndToEndMs, &t.StateSize, &t.CheckpointedSize,
-			&t.ProcessedData, &t.PersistedData, &t.NumSubtasks, &t.NumAcknowledged, &n); err != nil {
-			rows.Close()
+		var n int
+		var packed sql.RawBytes
+		if err := rows.Scan(&t.VertexID, &t.LatestAckMs, &t.EndToEndMs, &t.StateSize, &t.CheckpointedSize,
+			&t.ProcessedData, &t.PersistedData, &t.NumSubtasks, &t.NumAcknowledged, &n, &packed); err != nil {
 			return nil, fmt.Errorf("tasks: %w", err)
 		}
 		if n >= 0 {
-			t.Subtasks = make([]model.SubtaskStats, 0, n)
+			if t.Subtasks, err = decodeSubtasks(make([]model.SubtaskStats, 0, n), packed, n); err != nil {
+				return nil, fmt.Errorf("vertex %q: %w", t.VertexID, err)
+			}
 		}
-		d.taskBySubOrd[ord] = len(tasks)
 		tasks = append(tasks, t)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
-	}
-
-	rows, err = d.subs.QueryContext(ctx, pk)
-	if err != nil {
-		return nil, fmt.Errorf("subtasks: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var st model.SubtaskStats
-		var ord int
-		var flags int64
-		if err := rows.Scan(&ord, &st.Index, &st.Status, &st.AckMs, &st.EndToEndMs, &st.StartDelayMs,
-			&st.AlignmentMs, &st.SyncMs, &st.AsyncMs, &st.StateSize, &st.CheckpointedSize, &st.ProcessedData,
-			&st.PersistedData, &flags); err != nil {
-			return nil, fmt.Errorf("subtasks: %w", err)
-		}
-		st.Unaligned = flags&1 != 0
-		st.Aborted = flags&2 != 0
-		i, ok := d.taskBySubOrd[ord]
-		if !ok {
-			return nil, fmt.Errorf("subtasks: row for vertex position %d has no task row", ord)
-		}
-		tasks[i].Subtasks = append(tasks[i].Subtasks, st)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("subtasks: %w", err)
 	}
 	return tasks, nil
 }

@@ -326,7 +326,7 @@ func (s *Store) pruneCheckpointChunk(ctx context.Context, sel string, args []any
 	}
 
 	var got PruneResult
-	stmts := []string{`DELETE FROM subtask_stats WHERE ckpt = ?`}
+	stmts := []string{sqlDeletePacks}
 	if mode == removeDetail {
 		stmts = append(stmts, `UPDATE task_stats SET subtask_rows = -1 WHERE ckpt = ?`,
 			`UPDATE checkpoints SET subtask_rows = 0, detail_trimmed = 1 WHERE pk = ?`)
@@ -342,17 +342,12 @@ func (s *Store) pruneCheckpointChunk(ctx context.Context, sel string, args []any
 	}
 	exec := context.WithoutCancel(ctx)
 	for _, v := range victims {
-		r, err := prepared[0].ExecContext(exec, v.pk)
-		if err != nil {
-			return 0, nil, fmt.Errorf("delete subtasks of %s/%s/%d/%d: %w", v.cluster, v.job, v.pipeline, v.id, err)
-		}
-		n, _ := r.RowsAffected()
-		got.SubtaskRows += n
-		for _, st := range prepared[1:] {
+		for _, st := range prepared {
 			if _, err := st.ExecContext(exec, v.pk); err != nil {
 				return 0, nil, fmt.Errorf("remove %s/%s/%d/%d: %w", v.cluster, v.job, v.pipeline, v.id, err)
 			}
 		}
+		got.SubtaskRows += v.subtaskRows
 	}
 	if mode != removeDetail {
 		got.Checkpoints = int64(len(victims))

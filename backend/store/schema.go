@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"checkpoint-explorer/backend/model"
 )
 
 // migration is one step of the schema; steps run in order, each in its own
@@ -13,11 +15,14 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// fn, when set, runs after sql in the same transaction (data conversion).
+	fn func(ctx context.Context, tx *sql.Tx) error
 }
 
 // migrations must only ever be appended to: a released step never changes.
 var migrations = []migration{
-	{1, "initial schema", schemaV1},
+	{1, "initial schema", schemaV1, nil},
+	{2, "subtask stats packed per vertex", schemaV2, packSubtaskRows},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -189,6 +194,93 @@ CREATE TABLE prune_totals (
 INSERT INTO prune_totals VALUES (1, 0, 0, 0, 0, 0, 0);
 `
 
+// schemaV2 moves the subtask stats from one row each into one packed value
+// per vertex (subtaskcodec.go); packSubtaskRows converts what v1 stored.
+// The packs have their own table, so trimming detail deletes whole rows and
+// frees whole pages (in the task rows they would leave pages half empty). A
+// pack is a large fraction of a page, so the table has a rowid, and the rowid
+// is the key, packKey(ckpt, ord): no second b-tree to update on every write.
+const schemaV2 = `
+CREATE TABLE subtask_packs (
+	id     INTEGER PRIMARY KEY, -- checkpoints.pk << 16 | task_stats.ord
+	packed BLOB NOT NULL        -- the vertex's SubtaskStats (subtaskcodec.go)
+);
+`
+
+// packKey is a pack's rowid; a checkpoint's packs are the range
+// [packKey(ckpt, 0), packKey(ckpt, maxTasks-1)].
+func packKey(ckpt int64, ord int) int64 { return ckpt<<16 | int64(ord) }
+
+// maxTasks bounds the vertices of one checkpoint (packKey's low 16 bits).
+const maxTasks = 1 << 16
+
+// packSubtaskRows packs every vertex's subtask rows into its task row, one
+// vertex at a time, then drops the old table. The subtask rows were written
+// in index order within (ckpt, ord), which the primary key keeps.
+func packSubtaskRows(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT ckpt, ord, idx, status, ack_ms, end_to_end_ms, start_delay_ms,
+		alignment_ms, sync_ms, async_ms, state_size, checkpointed_size, processed_data, persisted_data, flags
+		FROM subtask_stats ORDER BY ckpt, ord, idx`)
+	if err != nil {
+		return fmt.Errorf("read subtask rows: %w", err)
+	}
+	defer rows.Close()
+	upd, err := tx.PrepareContext(ctx, `INSERT INTO subtask_packs (packed, id) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	var (
+		subs          []model.SubtaskStats
+		buf           []byte
+		curCkpt, ckpt int64
+		curOrd, ord   int
+		started       bool
+	)
+	flush := func() error {
+		if !started {
+			return nil
+		}
+		buf = encodeSubtasks(buf[:0], subs)
+		_, err := upd.ExecContext(ctx, buf, packKey(curCkpt, curOrd))
+		subs = subs[:0]
+		return err
+	}
+	for rows.Next() {
+		var st model.SubtaskStats
+		var flags int64
+		if err := rows.Scan(&ckpt, &ord, &st.Index, &st.Status, &st.AckMs, &st.EndToEndMs, &st.StartDelayMs,
+			&st.AlignmentMs, &st.SyncMs, &st.AsyncMs, &st.StateSize, &st.CheckpointedSize, &st.ProcessedData,
+			&st.PersistedData, &flags); err != nil {
+			return fmt.Errorf("read subtask rows: %w", err)
+		}
+		st.Unaligned, st.Aborted = flags&1 != 0, flags&2 != 0
+		if !started || ckpt != curCkpt || ord != curOrd {
+			if err := flush(); err != nil {
+				return fmt.Errorf("pack subtasks of %d/%d: %w", curCkpt, curOrd, err)
+			}
+			curCkpt, curOrd, started = ckpt, ord, true
+		}
+		subs = append(subs, st)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read subtask rows: %w", err)
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("pack subtasks of %d/%d: %w", curCkpt, curOrd, err)
+	}
+	rows.Close()
+	// Vertices that had an empty (not absent) subtask list had no rows.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO subtask_packs (id, packed)
+		SELECT ckpt << 16 | ord, ? FROM task_stats WHERE subtask_rows = 0`, encodeSubtasks(nil, nil)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE subtask_stats`); err != nil {
+		return err
+	}
+	return nil
+}
+
 // migrate brings the database to the newest schema version.
 func migrate(ctx context.Context, db *sql.DB) error {
 	// A fresh file must get auto_vacuum before its first table; it cannot
@@ -253,6 +345,11 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("migrate: step %d (%s): %w", m.version, m.name, err)
+	}
+	if m.fn != nil {
+		if err := m.fn(ctx, tx); err != nil {
+			return fmt.Errorf("migrate: step %d (%s): %w", m.version, m.name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_version (version, name, applied_ms) VALUES (?, ?, ?)",
 		m.version, m.name, time.Now().UnixMilli()); err != nil {

@@ -82,6 +82,35 @@ type Store struct {
 	// hookInPruneTx, when set (tests only), runs inside every retention
 	// transaction just before it commits.
 	hookInPruneTx func()
+
+	// prepared holds the hot write statements, prepared once on the one
+	// write connection at Open (read-only after): the collector writes one
+	// checkpoint per transaction, and preparing them again for each one was
+	// a tenth of the write cost.
+	prepared map[string]*sql.Stmt
+}
+
+// writeStmt is q as prepared once on the write connection at Open, or nil
+// for statements not prepared there. (Preparing on the DB later would wait
+// for the one connection a transaction already holds.)
+func (s *Store) writeStmt(q string) *sql.Stmt {
+	return s.prepared[q]
+}
+
+// hotWrites are the statements every checkpoint write runs.
+var hotWrites = []string{sqlFindCheckpoint, sqlInsertCheckpoint, sqlUpdateSummary, sqlUpdateDetail,
+	sqlDeleteTasks, sqlDeletePacks, sqlInsertTask, sqlInsertPack, sqlPutAck, sqlFindSeries, sqlPutMetric, sqlPutGap}
+
+func (s *Store) prepareWrites(ctx context.Context) error {
+	s.prepared = make(map[string]*sql.Stmt, len(hotWrites))
+	for _, q := range hotWrites {
+		st, err := s.w.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		s.prepared[q] = st
+	}
+	return nil
 }
 
 const busyTimeoutMs = 5000
@@ -149,6 +178,14 @@ func Open(ctx context.Context, path string, r Retention) (*Store, error) {
 	}
 
 	s := &Store{path: abs, w: w, r: rdb, retention: r, now: time.Now}
+	if err := s.prepareWrites(ctx); err != nil {
+		for _, st := range s.prepared {
+			st.Close()
+		}
+		w.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -157,6 +194,9 @@ func Open(ctx context.Context, path string, r Retention) (*Store, error) {
 func (s *Store) Close() error {
 	s.bgCancel()
 	s.bg.Wait()
+	for _, st := range s.prepared {
+		st.Close()
+	}
 	errR := s.r.Close()
 	errW := s.w.Close()
 	if err := errors.Join(errW, errR); err != nil {

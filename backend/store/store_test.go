@@ -295,11 +295,11 @@ func TestCheckpointUpsert(t *testing.T) {
 					tt.wantStatus, tt.wantE2E, tt.wantSubRows)
 			}
 			var raw int
-			if err := s.r.QueryRow("SELECT count(*) FROM subtask_stats").Scan(&raw); err != nil {
+			if err := s.r.QueryRow("SELECT coalesce(sum(max(subtask_rows, 0)), 0) FROM task_stats").Scan(&raw); err != nil {
 				t.Fatal(err)
 			}
 			if raw != tt.wantSubRows || st.SubtaskRows != int64(raw) {
-				t.Errorf("subtask_stats holds %d rows, stats say %d; want %d", raw, st.SubtaskRows, tt.wantSubRows)
+				t.Errorf("task_stats hold %d packed subtasks, stats say %d; want %d", raw, st.SubtaskRows, tt.wantSubRows)
 			}
 		})
 	}

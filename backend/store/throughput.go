@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,34 +106,46 @@ func MeasureWriteThroughput(ctx context.Context, dir string, rows int) (Throughp
 	return res, nil
 }
 
-// minimalSubtaskLoop is the baseline: nothing but a prepared INSERT per
-// subtask row inside one transaction.
+// minimalSubtaskLoop is the baseline: the same rows (checkpoint, vertices,
+// their packed subtask stats) through bare prepared INSERTs, with no look-up,
+// no validation and one transaction for everything.
 func minimalSubtaskLoop(ctx context.Context, s *Store, cps []model.Checkpoint) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	st, err := tx.Prepare(sqlInsertSubtask)
-	if err != nil {
-		return err
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{sqlInsertCheckpoint, sqlInsertTask, sqlInsertPack} {
+		if stmts[i], err = tx.Prepare(q); err != nil {
+			return err
+		}
+		defer stmts[i].Close()
 	}
-	defer st.Close()
+	var buf []byte
 	for ci := range cps {
-		for ord, t := range cps[ci].Tasks {
-			for _, sub := range t.Subtasks {
-				var flags int64
-				if sub.Unaligned {
-					flags |= 1
-				}
-				if sub.Aborted {
-					flags |= 2
-				}
-				if _, err := st.Exec(int64(ci+1), ord, sub.Index, sub.Status, sub.AckMs, sub.EndToEndMs,
-					sub.StartDelayMs, sub.AlignmentMs, sub.SyncMs, sub.AsyncMs, sub.StateSize,
-					sub.CheckpointedSize, sub.ProcessedData, sub.PersistedData, flags); err != nil {
-					return err
-				}
+		c := &cps[ci]
+		taskRows, subRows, mx := detailCounts(c)
+		res, err := stmts[0].Exec(c.Cluster, c.JobID, c.Pipeline, c.ID, string(c.Kind),
+			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
+			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
+			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
+			1, taskRows, subRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3))
+		if err != nil {
+			return err
+		}
+		pk, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		for ord, t := range c.Tasks {
+			if _, err := stmts[1].Exec(pk, ord, t.VertexID, t.LatestAckMs, t.EndToEndMs, t.StateSize,
+				t.CheckpointedSize, t.ProcessedData, t.PersistedData, t.NumSubtasks, t.NumAcknowledged, len(t.Subtasks)); err != nil {
+				return err
+			}
+			buf = encodeSubtasks(buf[:0], t.Subtasks)
+			if _, err := stmts[2].Exec(packKey(pk, ord), buf); err != nil {
+				return err
 			}
 		}
 	}

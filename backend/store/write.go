@@ -121,6 +121,7 @@ func (s *Store) write(ctx context.Context, what string, fn func(w *txWriter) err
 		return fmt.Errorf("store: %s: begin: %w", what, err)
 	}
 	w := newTxWriter(ctx, tx)
+	w.shared = s.writeStmt
 	err = fn(w)
 	w.close()
 	if err != nil {
@@ -159,14 +160,12 @@ const (
 	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = 0,
 		max_start_delay_ms = ?, max_alignment_ms = ?, max_sync_ms = ?, max_async_ms = ?
 		WHERE pk = ?`
-	sqlDeleteTasks    = `DELETE FROM task_stats WHERE ckpt = ?`
-	sqlDeleteSubtasks = `DELETE FROM subtask_stats WHERE ckpt = ?`
-	sqlInsertTask     = `INSERT INTO task_stats (ckpt, ord, vertex_id, latest_ack_ms, end_to_end_ms, state_size,
+	sqlDeleteTasks = `DELETE FROM task_stats WHERE ckpt = ?`
+	sqlDeletePacks = `DELETE FROM subtask_packs WHERE id BETWEEN ?1 << 16 AND (?1 << 16) | 65535`
+	sqlInsertTask  = `INSERT INTO task_stats (ckpt, ord, vertex_id, latest_ack_ms, end_to_end_ms, state_size,
 		checkpointed_size, processed_data, persisted_data, num_subtasks, num_acknowledged, subtask_rows)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlInsertSubtask = `INSERT INTO subtask_stats (ckpt, ord, idx, status, ack_ms, end_to_end_ms, start_delay_ms,
-		alignment_ms, sync_ms, async_ms, state_size, checkpointed_size, processed_data, persisted_data, flags)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertPack = `INSERT INTO subtask_packs (id, packed) VALUES (?, ?)`
 
 	sqlPutCluster = `INSERT INTO clusters (name, engine, base_url, prometheus_url, auth_kind, ca_file,
 		insecure_skip_verify, read_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -192,10 +191,6 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 )
 
-// subtaskBatch rows go into one multi-row INSERT: fewer round trips through
-// database/sql per row (see BenchmarkSubtaskRowsProductPath).
-const subtaskBatch = 32
-
 type seriesKey struct {
 	cluster, job, vertex, target string
 	subtask                      int
@@ -212,7 +207,11 @@ type txWriter struct {
 	ops   int
 
 	series map[seriesKey]int64
-	args   []any // reused argument buffer for batched subtask rows
+	packed []byte // reused buffer for a vertex's packed subtask stats
+
+	// shared gives statements prepared once on the write connection (nil
+	// for others); the transaction uses them without preparing again.
+	shared func(q string) *sql.Stmt
 }
 
 func newTxWriter(ctx context.Context, tx *sql.Tx) *txWriter {
@@ -229,12 +228,24 @@ func (w *txWriter) stmt(q string) (*sql.Stmt, error) {
 	if st, ok := w.stmts[q]; ok {
 		return st, nil
 	}
-	st, err := w.tx.PrepareContext(w.exec, q)
-	if err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
+	var st *sql.Stmt
+	if parent := w.sharedStmt(q); parent != nil {
+		st = w.tx.StmtContext(w.exec, parent)
+	} else {
+		var err error
+		if st, err = w.tx.PrepareContext(w.exec, q); err != nil {
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
 	}
 	w.stmts[q] = st
 	return st, nil
+}
+
+func (w *txWriter) sharedStmt(q string) *sql.Stmt {
+	if w.shared == nil {
+		return nil
+	}
+	return w.shared(q)
 }
 
 func (w *txWriter) execStmt(q string, args ...any) (sql.Result, error) {
@@ -320,6 +331,9 @@ func validateCheckpoint(c *model.Checkpoint) error {
 	if len(c.Tasks) == 0 {
 		return nil
 	}
+	if len(c.Tasks) > maxTasks {
+		return fmt.Errorf("%s: %d vertices, more than the %d a checkpoint may have", name(), len(c.Tasks), maxTasks)
+	}
 	seen := make(map[string]struct{}, len(c.Tasks))
 	for _, t := range c.Tasks {
 		if _, dup := seen[t.VertexID]; dup {
@@ -392,7 +406,7 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 		if len(c.Tasks) == 0 {
 			return nil // summary-only update: keep the stored detail
 		}
-		if _, err := w.execStmt(sqlDeleteSubtasks, pk); err != nil {
+		if _, err := w.execStmt(sqlDeletePacks, pk); err != nil {
 			return fmt.Errorf("%s: replace subtasks: %w", name(), err)
 		}
 		if _, err := w.execStmt(sqlDeleteTasks, pk); err != nil {
@@ -467,58 +481,21 @@ func (w *txWriter) insertDetail(pk int64, tasks []model.TaskStats) error {
 			t.CheckpointedSize, t.ProcessedData, t.PersistedData, t.NumSubtasks, t.NumAcknowledged, rows); err != nil {
 			return fmt.Errorf("vertex %q: %w", t.VertexID, err)
 		}
-		if err := w.insertSubtasks(pk, ord, t.Subtasks); err != nil {
+		if t.Subtasks == nil {
+			continue
+		}
+		// Packed in index order (the order they read back in); an unsorted
+		// list is sorted on a copy, the caller's slice is left alone.
+		subs := t.Subtasks
+		if !slices.IsSortedFunc(subs, bySubtaskIndex) {
+			subs = slices.SortedFunc(slices.Values(subs), bySubtaskIndex)
+		}
+		w.packed = encodeSubtasks(w.packed[:0], subs)
+		if _, err := w.execStmt(sqlInsertPack, packKey(pk, ord), w.packed); err != nil {
 			return fmt.Errorf("vertex %q: subtasks: %w", t.VertexID, err)
 		}
 	}
 	return nil
-}
-
-var sqlInsertSubtaskBatch = func() string {
-	q := sqlInsertSubtask
-	row := " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	for range subtaskBatch - 1 {
-		q += "," + row
-	}
-	return q
-}()
-
-// insertSubtasks writes subtasks in index order (the order they read back in);
-// an unsorted list is sorted on a copy, the caller's slice is left alone.
-func (w *txWriter) insertSubtasks(pk int64, ord int, subs []model.SubtaskStats) error {
-	if !slices.IsSortedFunc(subs, bySubtaskIndex) {
-		subs = slices.SortedFunc(slices.Values(subs), bySubtaskIndex)
-	}
-	for len(subs) >= subtaskBatch {
-		w.args = w.args[:0]
-		for i := range subtaskBatch {
-			w.args = appendSubtaskArgs(w.args, pk, ord, &subs[i])
-		}
-		if _, err := w.execStmt(sqlInsertSubtaskBatch, w.args...); err != nil {
-			return err
-		}
-		subs = subs[subtaskBatch:]
-	}
-	for i := range subs {
-		w.args = appendSubtaskArgs(w.args[:0], pk, ord, &subs[i])
-		if _, err := w.execStmt(sqlInsertSubtask, w.args...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func appendSubtaskArgs(args []any, pk int64, ord int, st *model.SubtaskStats) []any {
-	var flags int64
-	if st.Unaligned {
-		flags |= 1
-	}
-	if st.Aborted {
-		flags |= 2
-	}
-	return append(args, pk, int64(ord), int64(st.Index), st.Status, st.AckMs, st.EndToEndMs, st.StartDelayMs,
-		st.AlignmentMs, st.SyncMs, st.AsyncMs, st.StateSize, st.CheckpointedSize, st.ProcessedData,
-		st.PersistedData, flags)
 }
 
 func (w *txWriter) PutAckSample(a model.AckSample) error {
