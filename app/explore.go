@@ -36,7 +36,7 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	if err != nil {
 		return CheckpointView{}, err
 	}
-	in, err := a.analysisInput(ctx, cluster, job, d.TriggerMs-baselineWindowMs, d.TriggerMs, false)
+	in, err := a.analysisInput(ctx, cluster, job, d.TriggerMs-baselineWindowMs, d.TriggerMs)
 	if err != nil {
 		return CheckpointView{}, err
 	}
@@ -83,7 +83,9 @@ type Heatmap struct {
 	Vertex  *analyze.VertexHeatmap  `json:"vertex,omitempty"`
 }
 
-// Heatmap aggregates a job's checkpoints for a heatmap view.
+// Heatmap aggregates a job's checkpoints for a heatmap view. They are read
+// from the cache one at a time, so memory grows by a header and a few
+// numbers per vertex per checkpoint, not by every subtask stat.
 func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	if req.Cluster == "" || req.Job == "" {
 		return Heatmap{}, badRequest("cluster and job are required")
@@ -91,31 +93,52 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	if req.Buckets <= 0 || req.Buckets > 2000 {
 		req.Buckets = analyze.DefaultHeatmapBuckets
 	}
-	ctx, cancel := callCtx()
-	defer cancel()
-	in, err := a.analysisInput(ctx, req.Cluster, req.Job, req.FromMs, req.ToMs, true)
-	if err != nil {
-		return Heatmap{}, err
-	}
-	h := Heatmap{Kind: req.Kind}
 	switch req.Kind {
-	case "phase":
-		hm := analyze.BuildPhaseHeatmap(in.job, in.cps, req.FromMs, req.ToMs, req.Buckets)
-		h.Phase = &hm
-	case "failure":
-		hm := analyze.BuildFailureHeatmap(in.cps, req.FromMs, req.ToMs, req.Buckets)
-		h.Failure = &hm
+	case "phase", "failure":
 	case "vertex":
 		if req.Phase == "" {
 			req.Phase = analyze.EndToEnd
 		}
-		hm, err := analyze.BuildVertexHeatmap(in.job, in.cps, req.Phase, req.FromMs, req.ToMs, req.Buckets)
+		// Checked before the scan, which may read a long range.
+		if err := analyze.CheckVertexPhase(req.Phase); err != nil {
+			return Heatmap{}, badRequest("%v", err)
+		}
+	default:
+		return Heatmap{}, badRequest("heatmap kind %q: choose phase, failure or vertex", req.Kind)
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	j, err := a.store.Job(ctx, req.Cluster, req.Job)
+	if errors.Is(err, store.ErrNotFound) {
+		return Heatmap{}, badRequest("job %s on %s is not in the cache", req.Job, req.Cluster)
+	}
+	if err != nil {
+		return Heatmap{}, err
+	}
+	j.Cluster = req.Cluster
+	b := analyze.NewHeatmapBuilder(j)
+	q := store.Query{Cluster: req.Cluster, JobID: req.Job, FromMs: req.FromMs, ToMs: req.ToMs}
+	// The failure heatmap reads only headers: skip the subtask rows.
+	if err := a.store.ScanCheckpoints(ctx, q, req.Kind != "failure", func(c *model.Checkpoint) error {
+		b.Add(c)
+		return nil
+	}); err != nil {
+		return Heatmap{}, fmt.Errorf("heatmap of job %s on %s: %w", req.Job, req.Cluster, err)
+	}
+	h := Heatmap{Kind: req.Kind}
+	switch req.Kind {
+	case "phase":
+		hm := b.Phase(req.FromMs, req.ToMs, req.Buckets)
+		h.Phase = &hm
+	case "failure":
+		hm := b.Failure(req.FromMs, req.ToMs, req.Buckets)
+		h.Failure = &hm
+	case "vertex":
+		hm, err := b.Vertex(req.Phase, req.FromMs, req.ToMs, req.Buckets)
 		if err != nil {
 			return Heatmap{}, badRequest("%v", err)
 		}
 		h.Vertex = &hm
-	default:
-		return Heatmap{}, badRequest("heatmap kind %q: choose phase, failure or vertex", req.Kind)
 	}
 	return h, nil
 }

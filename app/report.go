@@ -23,7 +23,7 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 	}
 	ctx, cancel := callCtx()
 	defer cancel()
-	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs, false)
+	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs)
 	if err != nil {
 		return Report{}, err
 	}
@@ -42,28 +42,41 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 func (a *App) analyzeStreamed(ctx context.Context, in analysisInput, fromMs, toMs int64) (analyze.JobAnalysis, []model.Checkpoint, error) {
 	an := analyze.NewAnalyzer(in.job, in.acks)
 	q := store.Query{Cluster: in.job.Cluster, JobID: in.job.ID, FromMs: fromMs, ToMs: toMs}
-	if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+	// Reading (SQLite, unpacking) and analysing overlap: a small queue
+	// between them keeps memory at a few checkpoints.
+	queue := make(chan *model.Checkpoint, 32)
+	scanErr := make(chan error, 1)
+	go func() {
+		defer close(queue)
+		scanErr <- a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+			select {
+			case queue <- c:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	for c := range queue {
 		an.Add(c)
-		return nil
-	}); err != nil {
+	}
+	if err := <-scanErr; err != nil {
 		return analyze.JobAnalysis{}, nil, err
 	}
 	ja := an.Finish(in.metrics, in.gaps)
 	return ja, an.Checkpoints(), nil
 }
 
-// analysisInput is everything the analysis reads for a job and a range;
-// the checkpoints themselves only when asked (withCheckpoints), since a
-// streamed analysis reads them one at a time.
+// analysisInput is everything the analysis reads for a job and a range
+// except the checkpoints, which a streamed analysis reads one at a time.
 type analysisInput struct {
 	job     model.Job
-	cps     []model.Checkpoint
 	acks    []model.AckSample
 	metrics []model.MetricSample
 	gaps    []model.Gap
 }
 
-func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64, withCheckpoints bool) (analysisInput, error) {
+func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64) (analysisInput, error) {
 	var in analysisInput
 	j, err := a.store.Job(ctx, cluster, job)
 	if errors.Is(err, store.ErrNotFound) {
@@ -75,14 +88,6 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 	in.job = j
 	in.job.Cluster = cluster
 	q := store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs}
-	if withCheckpoints {
-		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
-			in.cps = append(in.cps, *c)
-			return nil
-		}); err != nil {
-			return in, err
-		}
-	}
 	// Samples a little beyond the range: a checkpoint's window (and its ack
 	// progress) reaches past its trigger.
 	mq := q

@@ -33,6 +33,9 @@ summary+=("$(echo "$out" | grep -E '^BenchmarkAnalyze10k' | head -1)")
 out=$(go test -count=1 -run '^$' -bench 'BenchmarkAnalyzeStream10k$' -benchmem -benchtime 3x ./backend/analyze/ 2>&1)
 echo "$out" | grep -E 'Benchmark|FAIL' || true
 summary+=("$(echo "$out" | grep -E '^BenchmarkAnalyzeStream10k' | head -1) (checkpoints generated one at a time: subtract BenchmarkBenchGen10k; aim < 1 s and < 512 MiB)")
+out=$(go test -count=1 -run '^$' -bench 'BenchmarkHeatmapStream10k$' -benchmem -benchtime 3x ./backend/analyze/ 2>&1)
+echo "$out" | grep -E 'Benchmark|FAIL' || true
+summary+=("$(echo "$out" | grep -E '^BenchmarkHeatmapStream10k' | head -1) (the three heatmaps, streamed)")
 
 echo "== report from the cache: the same job imported, then 'report --format json' (streamed from SQLite)"
 CE_GEN_CAPTURE="$work/a10k.ckpt.gz" CE_GEN_CHECKPOINTS=10000 CE_GEN_VERTICES=8 CE_GEN_SUBTASKS=64 \

@@ -132,13 +132,7 @@ func BenchmarkAnalyzeScaling(b *testing.B) {
 // each run); run it alone (-bench 'Stream10k$') so no earlier benchmark's
 // memory is counted.
 func BenchmarkAnalyzeStream10k(b *testing.B) {
-	var peak float64
-	for b.Loop() {
-		b.StopTimer()
-		runtime.GC()
-		debug.FreeOSMemory()
-		resetPeakRSS(b)
-		b.StartTimer()
+	streamPeak(b, func() {
 		g := newBenchGen()
 		a := NewAnalyzer(g.job, nil)
 		var ms []model.MetricSample
@@ -151,9 +145,47 @@ func BenchmarkAnalyzeStream10k(b *testing.B) {
 		if len(ja.Checkpoints) != 10_000 {
 			b.Fatal("lost checkpoints")
 		}
+	})
+}
+
+// streamPeak runs one streamed run per iteration, each from a clean heap and
+// a reset high-water mark, and reports the highest peak RSS.
+func streamPeak(b *testing.B, run func()) {
+	var peak float64
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		debug.FreeOSMemory()
+		resetPeakRSS(b)
+		b.StartTimer()
+		run()
 		peak = max(peak, peakRSSMiB(b))
 	}
 	b.ReportMetric(peak, "peak-RSS-MiB")
+}
+
+// BenchmarkHeatmapStream10k feeds the same 10,000 checkpoints one at a time
+// to a HeatmapBuilder, as the app's Heatmap streams them from its cache, and
+// builds the phase, failure and vertex (end_to_end) heatmaps over them all.
+// It reports peak-RSS-MiB like BenchmarkAnalyzeStream10k; run it alone
+// (-bench 'HeatmapStream10k$').
+func BenchmarkHeatmapStream10k(b *testing.B) {
+	streamPeak(b, func() {
+		g := newBenchGen()
+		hb := NewHeatmapBuilder(g.job)
+		var ms []model.MetricSample
+		var c model.Checkpoint
+		for range 10_000 {
+			ms = g.next(&c, ms[:0]) // the heatmaps read no metrics
+			hb.Add(&c)
+		}
+		ph := hb.Phase(0, 0, DefaultHeatmapBuckets)
+		fh := hb.Failure(0, 0, DefaultHeatmapBuckets)
+		vh, err := hb.Vertex(EndToEnd, 0, 0, DefaultVertexColumns)
+		if err != nil || len(ph.Rows) == 0 || len(fh.Rows) == 0 || len(vh.Columns) != DefaultVertexColumns || len(vh.Rows) != benchVertices {
+			b.Fatalf("heatmaps: %d phase rows, %d failure rows, %d×%d vertex cells (%v)", len(ph.Rows), len(fh.Rows), len(vh.Rows), len(vh.Columns), err)
+		}
+	})
 }
 
 // resetPeakRSS sets the kernel's high-water mark of resident memory to the

@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"checkpoint-explorer/backend/model"
@@ -75,25 +77,243 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// heatRange resolves a requested range; 0, 0 means the checkpoints' triggers.
-func heatRange(cps []model.Checkpoint, fromMs, toMs int64) (int64, int64) {
+// HeatmapBuilder gathers what the heatmaps need from checkpoints fed to it
+// one at a time (Add), in any order, so that a caller streaming them from
+// the cache never holds every subtask stat at once. Per checkpoint it keeps
+// a short header, the critical path's phases and, per vertex, the subtask
+// phase maxima and the slowest acknowledged subtask (heatPerVertex int64s).
+// Phase, Failure and Vertex then build a heatmap over any range of what was
+// added, the same as the Build*Heatmap functions over those checkpoints as a
+// slice; they may be called any number of times, with more Adds between.
+//
+// Checkpoints with equal trigger time, pipeline and id (which the cache never
+// holds) count in the order they were added.
+type HeatmapBuilder struct {
+	// g indexes vertices in the order they are met, which depends on the Add
+	// order for vertices the job does not name (index nJob and up); see canonical.
+	g    *graph
+	nJob int
+	sc   *scratch
+	// firstSeen is, per vertex met only in checkpoints (index nJob+i), where
+	// a pass in analysis order meets it first: that decides its place.
+	firstSeen []seenAt
+	recs      []heatRec
+	vals      []int64 // per checkpoint, heatPerVertex values per vertex it could mention; -1 = absent
+	msgs      []string
+	msgOf     map[string]int32
+	// ties holds, for the rare checkpoint whose last acknowledgement is a tie
+	// between vertices met only in checkpoints, each one's candidate for the
+	// critical path: which wins depends on those vertices' final order.
+	ties             map[int][]tieCand
+	minTrig, maxTrig int64
+}
+
+// heatPerVertex is what a checkpoint keeps per vertex: the subtask phase
+// maxima (numSubtaskPhases values for each vertex), then end_to_end (one
+// value each), laid out as scanCheckpoint fills the first part.
+const heatPerVertex = numSubtaskPhases + 1
+
+// heatRec is one checkpoint's header as the heatmaps read it.
+type heatRec struct {
+	triggerMs, id int64
+	pipeline      int
+	e2e           int64
+	finalize      int64 // max(0, FinalizeMs); -1 when absent
+	msg           int32 // failure message (index in msgs); -1 unless failed
+	completed     bool
+	failed        bool
+	critOK        bool
+	crit          phaseVec
+	off, nV       int // vals[off : off+nV*heatPerVertex]
+}
+
+// seenAt places a checkpoint's task in analysis order: trigger, pipeline, id,
+// then the order added, then the task's position in the checkpoint.
+type seenAt struct {
+	triggerMs, id int64
+	pipeline      int
+	seq, pos      int
+}
+
+func (a seenAt) compare(b seenAt) int {
+	return cmp.Or(cmp.Compare(a.triggerMs, b.triggerMs), cmp.Compare(a.pipeline, b.pipeline), cmp.Compare(a.id, b.id),
+		cmp.Compare(a.seq, b.seq), cmp.Compare(a.pos, b.pos))
+}
+
+// tieCand is one vertex's candidate for the critical path: its lowest
+// subtask among those tied for the last acknowledgement.
+type tieCand struct {
+	v, sub int
+	vec    phaseVec
+}
+
+// NewHeatmapBuilder starts collecting job's checkpoints for heatmaps.
+func NewHeatmapBuilder(job model.Job) *HeatmapBuilder {
+	g := newJobGraph(job)
+	return &HeatmapBuilder{g: g, nJob: len(g.vertices), sc: newScratch(len(g.vertices)), msgOf: map[string]int32{}, ties: map[int][]tieCand{}}
+}
+
+// Add takes what the heatmaps need from one checkpoint; c is not kept or modified.
+func (b *HeatmapBuilder) Add(c *model.Checkpoint) {
+	seq := len(b.recs)
+	b.g.addTasks(c)
+	nV := len(b.g.vertices)
+	b.sc.fit(nV)
+	for len(b.firstSeen) < nV-b.nJob {
+		b.firstSeen = append(b.firstSeen, seenAt{seq: -1})
+	}
+	at := seenAt{triggerMs: c.TriggerMs, id: c.ID, pipeline: c.Pipeline, seq: seq}
+	for t := range c.Tasks {
+		v, ok := b.g.index[c.Tasks[t].VertexID]
+		if !ok || v < b.nJob {
+			continue
+		}
+		at.pos = t
+		if s := &b.firstSeen[v-b.nJob]; s.seq < 0 || at.compare(*s) < 0 {
+			*s = at
+		}
+	}
+
+	off := len(b.vals)
+	b.vals = slices.Grow(b.vals, nV*heatPerVertex)
+	for range nV * heatPerVertex {
+		b.vals = append(b.vals, -1)
+	}
+	row := b.vals[off:]
+	r := scanCheckpoint(b.g, c, b.sc, row[:nV*numSubtaskPhases])
+	vertexEndToEnds(b.g, c, row[nV*numSubtaskPhases:])
+	if r.critOK && r.crit.v >= b.nJob {
+		if cands := b.tiedVertices(c, r.crit.e2e); len(cands) > 1 {
+			b.ties[seq] = cands
+		}
+	}
+
+	rec := heatRec{triggerMs: c.TriggerMs, id: c.ID, pipeline: c.Pipeline, e2e: c.EndToEndMs, finalize: -1, msg: -1,
+		completed: c.Status == model.StatusCompleted, failed: c.Status == model.StatusFailed,
+		critOK: r.critOK, crit: r.critVec, off: off, nV: nV}
+	if c.FinalizeMs != nil {
+		rec.finalize = max(0, *c.FinalizeMs)
+	}
+	if rec.failed {
+		m, ok := b.msgOf[c.FailureMessage]
+		if !ok {
+			m = int32(len(b.msgs))
+			b.msgOf[c.FailureMessage] = m
+			b.msgs = append(b.msgs, c.FailureMessage)
+		}
+		rec.msg = m
+	}
+	if seq == 0 || c.TriggerMs < b.minTrig {
+		b.minTrig = c.TriggerMs
+	}
+	if seq == 0 || c.TriggerMs > b.maxTrig {
+		b.maxTrig = c.TriggerMs
+	}
+	b.recs = append(b.recs, rec)
+}
+
+// tiedVertices lists, per vertex met only in checkpoints, the subtask that
+// scanCheckpoint would pick among those acknowledged e2e ms after trigger
+// (the lowest index, the first of equals).
+func (b *HeatmapBuilder) tiedVertices(c *model.Checkpoint, e2e int64) []tieCand {
+	var cands []tieCand
+	for t := range c.Tasks {
+		ts := &c.Tasks[t]
+		v, ok := b.g.index[ts.VertexID]
+		if !ok || v < b.nJob {
+			continue
+		}
+		for s := range ts.Subtasks {
+			st := &ts.Subtasks[s]
+			if !st.Acknowledged() || subtaskEndToEnd(st, c.TriggerMs) != e2e {
+				continue
+			}
+			switch i := slices.IndexFunc(cands, func(x tieCand) bool { return x.v == v }); {
+			case i < 0:
+				cands = append(cands, tieCand{v: v, sub: st.Index, vec: splitSubtask(st, e2e)})
+			case st.Index < cands[i].sub:
+				cands[i] = tieCand{v: v, sub: st.Index, vec: splitSubtask(st, e2e)}
+			}
+		}
+	}
+	return cands
+}
+
+// canonical maps each vertex's index to the one it has when the checkpoints
+// are met in analysis order (as the slice builders and Analyze meet them):
+// the job's vertices keep theirs, the others follow where first met.
+func (b *HeatmapBuilder) canonical() []int {
+	nV := len(b.g.vertices)
+	canon := make([]int, nV)
+	for v := range b.nJob {
+		canon[v] = v
+	}
+	extra := make([]int, nV-b.nJob)
+	for i := range extra {
+		extra[i] = b.nJob + i
+	}
+	slices.SortFunc(extra, func(x, y int) int { return b.firstSeen[x-b.nJob].compare(b.firstSeen[y-b.nJob]) })
+	for i, v := range extra {
+		canon[v] = b.nJob + i
+	}
+	return canon
+}
+
+// crit is checkpoint k's critical path phases; canon is needed only when
+// ties holds k.
+func (b *HeatmapBuilder) crit(k int, canon []int) phaseVec {
+	cands, ok := b.ties[k]
+	if !ok {
+		return b.recs[k].crit
+	}
+	best := cands[0]
+	for _, c := range cands[1:] {
+		if canon[c.v] < canon[best.v] {
+			best = c
+		}
+	}
+	return best.vec
+}
+
+// sorted is the checkpoints' analysis order (as sortedOrder).
+func (b *HeatmapBuilder) sorted() []int {
+	order := make([]int, len(b.recs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		rx, ry := &b.recs[x], &b.recs[y]
+		return cmp.Or(cmp.Compare(rx.triggerMs, ry.triggerMs), cmp.Compare(rx.pipeline, ry.pipeline), cmp.Compare(rx.id, ry.id))
+	})
+	return order
+}
+
+// span resolves a requested range; 0, 0 means the checkpoints' triggers
+// (and a 0 end, the last trigger).
+func (b *HeatmapBuilder) span(fromMs, toMs int64) (int64, int64) {
+	n := len(b.recs)
 	if fromMs != 0 || toMs != 0 {
 		if toMs == 0 {
 			toMs = fromMs
-			for i := range cps {
-				toMs = max(toMs, cps[i].TriggerMs)
+			if n > 0 {
+				toMs = max(toMs, b.maxTrig)
 			}
 		}
 		return fromMs, toMs
 	}
-	for i := range cps {
-		t := cps[i].TriggerMs
-		if i == 0 || t < fromMs {
-			fromMs = t
-		}
-		toMs = max(toMs, t)
+	if n == 0 {
+		return 0, 0
 	}
-	return fromMs, toMs
+	return b.minTrig, max(0, b.maxTrig)
+}
+
+// heatmapOf feeds a slice to a builder.
+func heatmapOf(job model.Job, cps []model.Checkpoint) *HeatmapBuilder {
+	b := NewHeatmapBuilder(job)
+	for i := range cps {
+		b.Add(&cps[i])
+	}
+	return b
 }
 
 // PhaseHeatmap is phase × time bucket: how slow each phase was when.
@@ -126,65 +346,36 @@ type PhaseCell struct {
 // (0, 0 = all) by trigger time. Rows are end_to_end and each phase present,
 // with the per-checkpoint (critical path) value of docs/phases.md.
 func BuildPhaseHeatmap(job model.Job, cps []model.Checkpoint, fromMs, toMs int64, targetBuckets int) PhaseHeatmap {
-	fromMs, toMs = heatRange(cps, fromMs, toMs)
+	return heatmapOf(job, cps).Phase(fromMs, toMs, targetBuckets)
+}
+
+// Phase is BuildPhaseHeatmap over the checkpoints added.
+func (b *HeatmapBuilder) Phase(fromMs, toMs int64, targetBuckets int) PhaseHeatmap {
+	fromMs, toMs = b.span(fromMs, toMs)
 	hm := PhaseHeatmap{Buckets: NewBuckets(fromMs, toMs, targetBuckets), Rows: []PhaseRow{}}
-	order := sortedOrder(cps)
-	g := newGraph(job, cps, order)
-	sc := newScratch(len(g.vertices))
-	type entry struct {
-		row, bucket int
-		v, id       int64
-		pipeline    int
+	var canon []int
+	if len(b.ties) > 0 {
+		canon = b.canonical()
 	}
-	var es []entry
+	var es []phaseEntry
 	const rows = 1 + numSubtaskPhases + 1 // end_to_end, the subtask phases, finalize
-	for _, i := range order {
-		c := &cps[i]
-		b := hm.Buckets.Of(c.TriggerMs)
-		if c.Status != model.StatusCompleted || b < 0 || c.TriggerMs < fromMs || c.TriggerMs > toMs {
+	for _, k := range b.sorted() {
+		c := &b.recs[k]
+		bk := hm.Buckets.Of(c.triggerMs)
+		if !c.completed || bk < 0 || c.triggerMs < fromMs || c.triggerMs > toMs {
 			continue
 		}
-		es = append(es, entry{0, b, c.EndToEndMs, c.ID, c.Pipeline})
-		r := scanCheckpoint(g, c, sc, nil)
-		if r.critOK {
-			for p, v := range r.critVec {
-				es = append(es, entry{1 + p, b, v, c.ID, c.Pipeline})
+		es = append(es, phaseEntry{0, bk, c.e2e, c.id, c.pipeline})
+		if c.critOK {
+			for p, v := range b.crit(k, canon) {
+				es = append(es, phaseEntry{1 + p, bk, v, c.id, c.pipeline})
 			}
 		}
-		if c.FinalizeMs != nil {
-			es = append(es, entry{rows - 1, b, max(0, *c.FinalizeMs), c.ID, c.Pipeline})
+		if c.finalize >= 0 {
+			es = append(es, phaseEntry{rows - 1, bk, c.finalize, c.id, c.pipeline})
 		}
 	}
-	sort.SliceStable(es, func(x, y int) bool {
-		if es[x].row != es[y].row {
-			return es[x].row < es[y].row
-		}
-		return es[x].bucket < es[y].bucket
-	})
-	names := append([]Phase{EndToEnd}, allPhases[:]...)
-	var vals []int64
-	for lo := 0; lo < len(es); {
-		row := es[lo].row
-		pr := PhaseRow{Phase: names[row], Cells: []PhaseCell{}}
-		for lo < len(es) && es[lo].row == row {
-			hi := lo
-			cell := PhaseCell{Bucket: es[lo].bucket, MaxMs: -1}
-			vals = vals[:0]
-			for ; hi < len(es) && es[hi].row == row && es[hi].bucket == cell.Bucket; hi++ {
-				e := es[hi]
-				vals = append(vals, e.v)
-				if e.v > cell.MaxMs {
-					cell.MaxMs, cell.MaxID, cell.MaxPipeline = e.v, e.id, e.pipeline
-				}
-			}
-			cell.Count = len(vals)
-			cell.P90Ms = Quantile(vals, 0.9)
-			pr.MaxMs = max(pr.MaxMs, cell.MaxMs)
-			pr.Cells = append(pr.Cells, cell)
-			lo = hi
-		}
-		hm.Rows = append(hm.Rows, pr)
-	}
+	hm.Rows = phaseRows(es)
 	return hm
 }
 
@@ -213,56 +404,79 @@ type FailureCell struct {
 // BuildFailureHeatmap buckets failed checkpoints triggered in [fromMs, toMs]
 // (0, 0 = all) by trigger time and signature; rows most frequent first.
 func BuildFailureHeatmap(cps []model.Checkpoint, fromMs, toMs int64, targetBuckets int) FailureHeatmap {
-	fromMs, toMs = heatRange(cps, fromMs, toMs)
+	return heatmapOf(model.Job{}, cps).Failure(fromMs, toMs, targetBuckets)
+}
+
+// Failure is BuildFailureHeatmap over the checkpoints added; it reads no
+// task stats, so checkpoints added without them give the same result.
+func (b *HeatmapBuilder) Failure(fromMs, toMs int64, targetBuckets int) FailureHeatmap {
+	fromMs, toMs = b.span(fromMs, toMs)
 	hm := FailureHeatmap{Buckets: NewBuckets(fromMs, toMs, targetBuckets), Rows: []FailureRow{}}
-	order := sortedOrder(cps)
-	sigOf := map[string]string{}
-	rowOf := map[string]int{}
-	firstAt := []int64{}
-	for _, i := range order {
-		c := &cps[i]
-		b := hm.Buckets.Of(c.TriggerMs)
-		if c.Status != model.StatusFailed || b < 0 || c.TriggerMs < fromMs || c.TriggerMs > toMs {
+	var fr failureRows
+	sigs := make([]string, len(b.msgs)) // per message, its signature once computed
+	for _, k := range b.sorted() {
+		c := &b.recs[k]
+		bk := hm.Buckets.Of(c.triggerMs)
+		if !c.failed || bk < 0 || c.triggerMs < fromMs || c.triggerMs > toMs {
 			continue
 		}
-		sig, ok := sigOf[c.FailureMessage]
-		if !ok {
-			sig = Signature(c.FailureMessage)
-			sigOf[c.FailureMessage] = sig
+		msg := b.msgs[c.msg]
+		if sigs[c.msg] == "" {
+			sigs[c.msg] = Signature(msg)
 		}
-		r, ok := rowOf[sig]
-		if !ok {
-			r = len(hm.Rows)
-			rowOf[sig] = r
-			hm.Rows = append(hm.Rows, FailureRow{Signature: sig, Example: c.FailureMessage, Cells: []FailureCell{}})
-			firstAt = append(firstAt, c.TriggerMs)
-		}
-		row := &hm.Rows[r]
-		row.Total++
-		if n := len(row.Cells); n > 0 && row.Cells[n-1].Bucket == b {
-			row.Cells[n-1].Count++
-			row.Cells[n-1].CheckpointIDs = append(row.Cells[n-1].CheckpointIDs, c.ID)
-		} else {
-			row.Cells = append(row.Cells, FailureCell{Bucket: b, Count: 1, CheckpointIDs: []int64{c.ID}})
-		}
+		fr.add(sigs[c.msg], msg, c.triggerMs, bk, c.id)
 	}
-	idx := make([]int, len(hm.Rows))
+	hm.Rows = fr.ordered()
+	return hm
+}
+
+// failureRows accumulates failed checkpoints, in analysis order, into one
+// row per signature with a cell per bucket.
+type failureRows struct {
+	rows    []FailureRow
+	rowOf   map[string]int
+	firstAt []int64
+}
+
+func (f *failureRows) add(sig, example string, triggerMs int64, bucket int, id int64) {
+	r, ok := f.rowOf[sig]
+	if !ok {
+		if f.rowOf == nil {
+			f.rowOf = map[string]int{}
+		}
+		r = len(f.rows)
+		f.rowOf[sig] = r
+		f.rows = append(f.rows, FailureRow{Signature: sig, Example: example, Cells: []FailureCell{}})
+		f.firstAt = append(f.firstAt, triggerMs)
+	}
+	row := &f.rows[r]
+	row.Total++
+	if n := len(row.Cells); n > 0 && row.Cells[n-1].Bucket == bucket {
+		row.Cells[n-1].Count++
+		row.Cells[n-1].CheckpointIDs = append(row.Cells[n-1].CheckpointIDs, id)
+	} else {
+		row.Cells = append(row.Cells, FailureCell{Bucket: bucket, Count: 1, CheckpointIDs: []int64{id}})
+	}
+}
+
+// ordered is the rows most frequent first, then first seen first.
+func (f *failureRows) ordered() []FailureRow {
+	idx := make([]int, len(f.rows))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(x, y int) bool {
-		a, b := &hm.Rows[idx[x]], &hm.Rows[idx[y]]
+		a, b := &f.rows[idx[x]], &f.rows[idx[y]]
 		if a.Total != b.Total {
 			return a.Total > b.Total
 		}
-		return firstAt[idx[x]] < firstAt[idx[y]]
+		return f.firstAt[idx[x]] < f.firstAt[idx[y]]
 	})
 	rows := make([]FailureRow, len(idx))
 	for i, j := range idx {
-		rows[i] = hm.Rows[j]
+		rows[i] = f.rows[j]
 	}
-	hm.Rows = rows
-	return hm
+	return rows
 }
 
 // DefaultVertexColumns bounds the vertex heatmap's columns when the caller gives no limit.
@@ -299,64 +513,86 @@ type VertexRow struct {
 // (the vertex's slowest subtask ack after trigger); finalize has no
 // per-vertex value. Vertices come upstream first.
 func BuildVertexHeatmap(job model.Job, cps []model.Checkpoint, phase Phase, fromMs, toMs int64, maxColumns int) (VertexHeatmap, error) {
-	p := phase.index()
-	if phase != EndToEnd && (p < 0 || p >= numSubtaskPhases) {
-		return VertexHeatmap{}, fmt.Errorf("analyze: vertex heatmap: %q has no per-vertex value; choose one of start_delay, alignment, sync, async, ack, end_to_end", phase)
+	if err := CheckVertexPhase(phase); err != nil {
+		return VertexHeatmap{}, err
+	}
+	return heatmapOf(job, cps).Vertex(phase, fromMs, toMs, maxColumns)
+}
+
+// CheckVertexPhase returns the error the vertex heatmap gives for phase, if
+// any, so a caller can refuse a request before reading its checkpoints.
+func CheckVertexPhase(phase Phase) error {
+	_, err := vertexPhase(phase)
+	return err
+}
+
+// vertexPhase is where phase's per-vertex value sits in a vertex's
+// heatPerVertex values (numSubtaskPhases for end_to_end).
+func vertexPhase(phase Phase) (int, error) {
+	if phase == EndToEnd {
+		return numSubtaskPhases, nil
+	}
+	if p := phase.index(); p >= 0 && p < numSubtaskPhases {
+		return p, nil
+	}
+	return 0, fmt.Errorf("analyze: vertex heatmap: %q has no per-vertex value; choose one of start_delay, alignment, sync, async, ack, end_to_end", phase)
+}
+
+// Vertex is BuildVertexHeatmap over the checkpoints added.
+func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int) (VertexHeatmap, error) {
+	p, err := vertexPhase(phase)
+	if err != nil {
+		return VertexHeatmap{}, err
 	}
 	if maxColumns < 1 {
 		maxColumns = DefaultVertexColumns
 	}
-	fromMs, toMs = heatRange(cps, fromMs, toMs)
-	order := sortedOrder(cps)
-	g := newGraph(job, cps, order)
-	nV := len(g.vertices)
+	fromMs, toMs = b.span(fromMs, toMs)
 	var in []int
-	for _, i := range order {
-		if t := cps[i].TriggerMs; t >= fromMs && t <= toMs {
-			in = append(in, i)
+	for _, k := range b.sorted() {
+		if t := b.recs[k].triggerMs; t >= fromMs && t <= toMs {
+			in = append(in, k)
 		}
 	}
+	nV := len(b.g.vertices)
 	per := max(1, (len(in)+maxColumns-1)/maxColumns)
 	nCols := (len(in) + per - 1) / per
 	hm := VertexHeatmap{Phase: phase, Columns: make([]VertexColumn, 0, nCols), Rows: make([]VertexRow, nV)}
 	vals := make([]int64, nV*nCols)
 	has := make([]bool, nV*nCols)
-	row := make([]int64, nV*numSubtaskPhases)
-	sc := newScratch(nV)
 	for col := range nCols {
 		group := in[col*per : min((col+1)*per, len(in))]
-		first := &cps[group[0]]
-		vc := VertexColumn{FirstID: first.ID, LastID: first.ID, Pipeline: first.Pipeline, TriggerMs: first.TriggerMs, Count: len(group)}
-		for _, i := range group {
-			c := &cps[i]
-			vc.FirstID, vc.LastID = min(vc.FirstID, c.ID), max(vc.LastID, c.ID)
-			for j := range row {
-				row[j] = -1
-			}
-			scanCheckpoint(g, c, sc, row)
-			for v := range nV {
-				var x int64 = -1
-				if phase == EndToEnd {
-					x = vertexEndToEnd(c, g.vertices[v].id)
-				} else {
+		first := &b.recs[group[0]]
+		vc := VertexColumn{FirstID: first.id, LastID: first.id, Pipeline: first.pipeline, TriggerMs: first.triggerMs, Count: len(group)}
+		for _, k := range group {
+			c := &b.recs[k]
+			vc.FirstID, vc.LastID = min(vc.FirstID, c.id), max(vc.LastID, c.id)
+			row := b.vals[c.off : c.off+c.nV*heatPerVertex]
+			for v := range c.nV { // vertices met after c were not in it
+				x := row[c.nV*numSubtaskPhases+v]
+				if p < numSubtaskPhases {
 					x = row[v*numSubtaskPhases+p]
 				}
 				if x < 0 {
 					continue
 				}
-				k := v*nCols + col
-				if !has[k] || x > vals[k] {
-					vals[k], has[k] = x, true
+				i := v*nCols + col
+				if !has[i] || x > vals[i] {
+					vals[i], has[i] = x, true
 				}
 			}
 		}
 		hm.Columns = append(hm.Columns, vc)
 	}
+	// Upstream first, then in the order the analysis meets them.
+	canon := b.canonical()
 	vs := make([]int, nV)
 	for i := range vs {
 		vs[i] = i
 	}
-	sort.SliceStable(vs, func(a, b int) bool { return g.before(vs[a], vs[b]) })
+	slices.SortFunc(vs, func(x, y int) int {
+		return cmp.Or(cmp.Compare(b.g.rank[x], b.g.rank[y]), cmp.Compare(canon[x], canon[y]))
+	})
 	for r, v := range vs {
 		cells := make([]*int64, nCols)
 		for col := range nCols {
@@ -364,9 +600,32 @@ func BuildVertexHeatmap(job model.Job, cps []model.Checkpoint, phase Phase, from
 				cells[col] = &vals[k]
 			}
 		}
-		hm.Rows[r] = VertexRow{VertexID: g.vertices[v].id, VertexName: g.vertices[v].name, Cells: cells}
+		hm.Rows[r] = VertexRow{VertexID: b.g.vertices[v].id, VertexName: b.g.vertices[v].name, Cells: cells}
 	}
 	return hm, nil
+}
+
+// vertexEndToEnds fills out[v] with vertexEndToEnd of each vertex the
+// checkpoint mentions, in one pass over its tasks; others keep their value.
+func vertexEndToEnds(g *graph, c *model.Checkpoint, out []int64) {
+	for t := range c.Tasks {
+		ts := &c.Tasks[t]
+		v, ok := g.index[ts.VertexID]
+		if !ok {
+			continue
+		}
+		if len(ts.Subtasks) == 0 {
+			if ts.NumAcknowledged > 0 {
+				out[v] = max(out[v], ts.EndToEndMs)
+			}
+			continue
+		}
+		for s := range ts.Subtasks {
+			if st := &ts.Subtasks[s]; st.Acknowledged() {
+				out[v] = max(out[v], subtaskEndToEnd(st, c.TriggerMs))
+			}
+		}
+	}
 }
 
 // vertexEndToEnd is the vertex's slowest acknowledged subtask (trigger →
@@ -391,4 +650,48 @@ func vertexEndToEnd(c *model.Checkpoint, id string) int64 {
 		}
 	}
 	return best
+}
+
+// phaseEntry is one checkpoint's value for one phase heatmap row.
+type phaseEntry struct {
+	row, bucket int
+	v, id       int64
+	pipeline    int
+}
+
+// phaseRows groups entries into rows (end_to_end, the phases, finalize) of
+// cells per bucket, each with count, max (and its checkpoint) and p90.
+func phaseRows(es []phaseEntry) []PhaseRow {
+	sort.SliceStable(es, func(x, y int) bool {
+		if es[x].row != es[y].row {
+			return es[x].row < es[y].row
+		}
+		return es[x].bucket < es[y].bucket
+	})
+	names := append([]Phase{EndToEnd}, allPhases[:]...)
+	out := []PhaseRow{}
+	var vals []int64
+	for lo := 0; lo < len(es); {
+		row := es[lo].row
+		pr := PhaseRow{Phase: names[row], Cells: []PhaseCell{}}
+		for lo < len(es) && es[lo].row == row {
+			hi := lo
+			cell := PhaseCell{Bucket: es[lo].bucket, MaxMs: -1}
+			vals = vals[:0]
+			for ; hi < len(es) && es[hi].row == row && es[hi].bucket == cell.Bucket; hi++ {
+				e := es[hi]
+				vals = append(vals, e.v)
+				if e.v > cell.MaxMs {
+					cell.MaxMs, cell.MaxID, cell.MaxPipeline = e.v, e.id, e.pipeline
+				}
+			}
+			cell.Count = len(vals)
+			cell.P90Ms = Quantile(vals, 0.9)
+			pr.MaxMs = max(pr.MaxMs, cell.MaxMs)
+			pr.Cells = append(pr.Cells, cell)
+			lo = hi
+		}
+		out = append(out, pr)
+	}
+	return out
 }
