@@ -165,7 +165,8 @@ func (a *App) SaveCluster(in ClusterInput) error {
 				c.Auth.Token = old.Auth.Token
 			}
 		}
-		// The window's form does not edit these (the CLI and the config file do): keep them.
+		// Absent (nil) keeps them — a caller that does not know them, like
+		// `clusters add` without the flags; empty clears them (the form sends both).
 		if in.PrometheusNames == nil {
 			c.PrometheusNames = old.PrometheusNames
 		}

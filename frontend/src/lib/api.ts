@@ -33,6 +33,10 @@ export interface SourceView {
   username?: string;
   ca_file: string;
   insecure_skip_verify: boolean;
+  /** relabelled Prometheus metric and label names (docs/prometheus.md) */
+  prometheus_names?: Record<string, string>;
+  /** Flink Prometheus reporter endpoints scraped directly for backpressure */
+  reporter_urls?: string[];
   kind: SourceKind;
   read_only: boolean;
   health: Health;
@@ -53,6 +57,9 @@ export interface ClusterInput {
   auth: AuthInput;
   ca_file: string;
   insecure_skip_verify: boolean;
+  /** absent keeps what is stored; empty clears it */
+  prometheus_names?: Record<string, string>;
+  reporter_urls?: string[];
 }
 
 export interface TestResult {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceView } from './api';
-import { emptyCluster, fromSource, normalise, validateCluster } from './clusterForm';
+import { emptyCluster, fromSource, normalise, parseNames, validateCluster } from './clusterForm';
 
 function valid() {
   return { ...emptyCluster(), name: 'prod', base_url: 'http://127.0.0.1:8081' };
@@ -75,6 +75,69 @@ describe('fromSource', () => {
       auth: { kind: 'basic', username: 'ops', password: '', token: '' },
       ca_file: '/ca.pem',
       insecure_skip_verify: true,
+      names_text: '',
+      reporters_text: '',
     });
+  });
+});
+
+describe('Prometheus names and reporter URLs', () => {
+  it('round-trip between the stored values and the text the user edits', () => {
+    const s: SourceView = {
+      name: 'prod',
+      engine: 'flink',
+      base_url: 'http://127.0.0.1:8081',
+      prometheus_url: 'http://127.0.0.1:9090',
+      auth_kind: 'none',
+      ca_file: '',
+      insecure_skip_verify: false,
+      prometheus_names: { task_label: 'vertex_id', busy: '-' },
+      reporter_urls: ['http://127.0.0.1:9249/metrics', 'http://127.0.0.1:9250/metrics'],
+      kind: 'cluster',
+      read_only: false,
+      health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
+    };
+    const form = fromSource(s);
+    expect(form.names_text).toBe('busy=-\ntask_label=vertex_id');
+    expect(form.reporters_text).toBe('http://127.0.0.1:9249/metrics\nhttp://127.0.0.1:9250/metrics');
+    expect(validateCluster(form, [], true)).toEqual([]);
+    const sent = normalise(form);
+    expect(sent.prometheus_names).toEqual(s.prometheus_names);
+    expect(sent.reporter_urls).toEqual(s.reporter_urls);
+    expect(sent).not.toHaveProperty('names_text');
+  });
+
+  it('sends empty values when cleared, so the stored ones are removed', () => {
+    const sent = normalise(valid());
+    expect(sent.prometheus_names).toEqual({});
+    expect(sent.reporter_urls).toEqual([]);
+  });
+
+  it.each([
+    ['task_label'],
+    ['=x'],
+    ['Task_Label=x'],
+    ['busy=a\nbusy=b'],
+    ['busy='],
+  ])('rejects names %j', (text) => {
+    expect(validateCluster({ ...valid(), names_text: text }, [], false)).toEqual([
+      { field: 'names_text', key: 'clusters.err.namesInvalid' },
+    ]);
+  });
+
+  it('skips blank lines and comments in names', () => {
+    expect(parseNames('# relabelled by ops\n\n task_label = vertex \n')).toEqual({ task_label: 'vertex' });
+  });
+
+  it('rejects a reporter line that is not an http(s) URL', () => {
+    expect(validateCluster({ ...valid(), reporters_text: 'http://a:9249/metrics\nb:9249' }, [], false)).toEqual([
+      { field: 'reporters_text', key: 'clusters.err.reportersInvalid' },
+    ]);
+  });
+
+  it('sends none for SeaTunnel, whatever was typed', () => {
+    const form = { ...valid(), engine: 'seatunnel' as const, names_text: 'garbage', reporters_text: 'x' };
+    expect(validateCluster(form, [], false)).toEqual([]);
+    expect(normalise(form)).toMatchObject({ prometheus_names: {}, reporter_urls: [] });
   });
 });

@@ -2,7 +2,18 @@
 // checks done before anything is sent (the backend validates again).
 import type { ClusterInput, SourceView } from './api';
 
-export function emptyCluster(): ClusterInput {
+/**
+ * ClusterForm is what the form edits: the input, with the Prometheus names and
+ * reporter URLs as the text the user types (one per line).
+ */
+export interface ClusterForm extends ClusterInput {
+  /** "key=value" per line, keys as in docs/prometheus.md */
+  names_text: string;
+  /** one URL per line */
+  reporters_text: string;
+}
+
+export function emptyCluster(): ClusterForm {
   return {
     name: '',
     engine: 'flink',
@@ -11,7 +22,41 @@ export function emptyCluster(): ClusterInput {
     auth: { kind: 'none', username: '', password: '', token: '' },
     ca_file: '',
     insecure_skip_verify: false,
+    names_text: '',
+    reporters_text: '',
   };
+}
+
+/** formatNames writes names one "key=value" per line, keys sorted. */
+export function formatNames(names: Record<string, string> | undefined): string {
+  return Object.keys(names ?? {})
+    .sort()
+    .map((k) => `${k}=${names![k]}`)
+    .join('\n');
+}
+
+/** parseNames reads "key=value" lines (blank lines and "# comments" skipped); null if a line is malformed or a key repeats. */
+export function parseNames(text: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) return null;
+    const key = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (!/^[a-z_]+$/.test(key) || !value || key in out) return null;
+    out[key] = value;
+  }
+  return out;
+}
+
+/** parseReporters reads one URL per line, blank lines skipped. */
+export function parseReporters(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }
 
 /**
@@ -19,7 +64,7 @@ export function emptyCluster(): ClusterInput {
  * password/token start empty (the user name is not a secret and comes along) — the backend keeps the stored ones when they
  * come back empty.
  */
-export function fromSource(s: SourceView): ClusterInput {
+export function fromSource(s: SourceView): ClusterForm {
   return {
     name: s.name,
     engine: s.engine,
@@ -28,12 +73,14 @@ export function fromSource(s: SourceView): ClusterInput {
     auth: { kind: s.auth_kind || 'none', username: s.username ?? '', password: '', token: '' },
     ca_file: s.ca_file ?? '',
     insecure_skip_verify: !!s.insecure_skip_verify,
+    names_text: formatNames(s.prometheus_names),
+    reporters_text: (s.reporter_urls ?? []).join('\n'),
   };
 }
 
 /** A problem with one field: the i18n key of the message and the field it names. */
 export interface FieldProblem {
-  field: keyof ClusterInput | 'username';
+  field: keyof ClusterForm | 'username';
   key: string;
 }
 
@@ -50,7 +97,7 @@ function httpURL(v: string): boolean {
  * validateCluster lists what is wrong with the input; empty means it may be
  * sent. existing names are the other clusters, to catch a duplicate on add.
  */
-export function validateCluster(input: ClusterInput, existing: string[], editing: boolean): FieldProblem[] {
+export function validateCluster(input: ClusterForm, existing: string[], editing: boolean): FieldProblem[] {
   const out: FieldProblem[] = [];
   const name = input.name.trim();
   if (!name) out.push({ field: 'name', key: 'clusters.err.nameRequired' });
@@ -64,14 +111,28 @@ export function validateCluster(input: ClusterInput, existing: string[], editing
   if (input.auth.kind === 'basic' && !input.auth.username.trim()) {
     out.push({ field: 'username', key: 'clusters.err.usernameRequired' });
   }
+  if (input.engine === 'flink') {
+    if (parseNames(input.names_text) === null) out.push({ field: 'names_text', key: 'clusters.err.namesInvalid' });
+    if (!parseReporters(input.reporters_text).every(httpURL)) {
+      out.push({ field: 'reporters_text', key: 'clusters.err.reportersInvalid' });
+    }
+  }
   return out;
 }
 
-/** normalise trims text fields and drops credentials that the chosen auth kind does not use. */
-export function normalise(input: ClusterInput): ClusterInput {
+/**
+ * normalise turns the form into what is sent: text fields trimmed, the names
+ * and reporters parsed (always sent, so clearing them clears them; SeaTunnel
+ * has none), and credentials the chosen auth kind does not use dropped.
+ */
+export function normalise(form: ClusterForm): ClusterInput {
+  const { names_text, reporters_text, ...input } = form;
   const kind = input.auth.kind;
+  const flink = input.engine === 'flink';
   return {
     ...input,
+    prometheus_names: flink ? (parseNames(names_text) ?? {}) : {},
+    reporter_urls: flink ? parseReporters(reporters_text) : [],
     name: input.name.trim(),
     base_url: input.base_url.trim(),
     prometheus_url: input.prometheus_url.trim(),
