@@ -105,8 +105,11 @@ type Correlation struct {
 	AsyncShare *float64 `json:"async_share,omitempty"`
 	Verdict    Verdict  `json:"verdict"`
 	// Basis is what the verdict rests on; absent when inconclusive.
-	Basis  Basis  `json:"basis,omitempty"`
-	Reason string `json:"reason"`
+	Basis Basis `json:"basis,omitempty"`
+	// Reason is why, in English words; ReasonParts are its clauses, for the
+	// UI to say in the user's language.
+	Reason      string       `json:"reason"`
+	ReasonParts []ReasonPart `json:"reason_parts"`
 }
 
 // series is one metric for one vertex, in time order.
@@ -394,66 +397,68 @@ func correlate(in []corrInput) Correlation {
 		barrierOK = len(withBN) >= MinCorrelationN && barrierShare >= StorageAsyncShare
 	}
 
-	bp, bpName := cor.Backpressure, "end-to-end duration"
+	bp, bpCode := cor.Backpressure, "bp_rises_e2e"
 	if strong(cor.AlignmentBackpressure) && (!strong(bp) || *cor.AlignmentBackpressure.Rho > *bp.Rho) {
-		bp, bpName = cor.AlignmentBackpressure, "start_delay + alignment"
+		bp, bpCode = cor.AlignmentBackpressure, "bp_rises_align"
 	}
 	bpStrong, sizeStrong := strong(bp), strong(cor.CheckpointedSize)
-	var reason []string
+	var reason []ReasonPart
+	waits := barrierWait(in)
 	switch {
 	case bpStrong && (!sizeStrong || *bp.Rho >= *cor.CheckpointedSize.Rho):
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisCorrelation
-		reason = append(reason, fmt.Sprintf("%s rises with upstream backpressure (%s)", bpName, describe(bp)))
+		reason = append(reason, part(bpCode, "stat", describe(bp)))
 		if sizeStrong {
-			reason = append(reason, fmt.Sprintf("it also rises with checkpointed size (%s), less strongly", describe(cor.CheckpointedSize)))
+			reason = append(reason, part("size_also", "stat", describe(cor.CheckpointedSize)))
 		}
 	case sizeStrong:
 		cor.Verdict, cor.Basis = VerdictStateSize, BasisCorrelation
-		reason = append(reason, fmt.Sprintf("end-to-end duration rises with checkpointed size (%s)", describe(cor.CheckpointedSize)))
+		reason = append(reason, part("size_rises", "stat", describe(cor.CheckpointedSize)))
 		if bpStrong {
-			reason = append(reason, fmt.Sprintf("it also rises with upstream backpressure (%s), less strongly", describe(bp)))
+			reason = append(reason, part("bp_also", "stat", describe(bp)))
 		}
 	case barrierOK:
 		// Backpressure that never lets up leaves nothing to correlate with, yet
 		// every slow checkpoint waits for its barriers behind it.
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSustained
-		reason = append(reason, fmt.Sprintf("in %.0f%% of the slowest quarter of checkpoints the bottleneck is start_delay or alignment while upstream backpressure is at least %.0f%% in their window: barriers wait behind backpressured data (the backpressure is sustained, so a correlation cannot show it: %s)",
-			100*barrierShare, 100*SustainedBackpressure, describe(cor.Backpressure)))
+		reason = append(reason, part("sustained", "share", pct(barrierShare), "level", pct(SustainedBackpressure), "stat", describe(cor.Backpressure)))
 	case asyncOK:
 		cor.Verdict, cor.Basis = VerdictStorage, BasisBottleneck
-		reason = append(reason, fmt.Sprintf("async is the bottleneck in %.0f%% of the slowest quarter of checkpoints while duration does not rise with checkpointed size (%s): the time goes into writing to checkpoint storage",
-			100**cor.AsyncShare, describe(cor.CheckpointedSize)))
-	case barrierWait(in) != "":
+		reason = append(reason, part("storage", "share", pct(*cor.AsyncShare), "stat", describe(cor.CheckpointedSize)))
+	case waits != nil:
 		// Too few checkpoints to correlate, yet the slow ones say where their
 		// time went: barriers queued behind buffered data.
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSlowCheckpoints
-		reason = append(reason, barrierWait(in))
-		reason = append(reason, "a correlation cannot confirm it: "+weakness(varBackpressure, cor.Backpressure, bx))
+		reason = append(reason, waits...)
+		reason = append(reason, part("cannot_confirm"))
+		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
 	case len(sy) == 0:
 		cor.Verdict = VerdictInconclusive
-		reason = append(reason, fmt.Sprintf("no checkpoint completed (%d failed or still running): there are no durations to explain — the failures say where they got stuck", len(in)))
+		reason = append(reason, part("none_completed", "n", fmt.Sprint(len(in))))
 	default:
 		cor.Verdict = VerdictInconclusive
-		if d := dominantBottleneck(in); d != "" {
+		if d, ok := dominantBottleneck(in); ok {
 			reason = append(reason, d)
 		}
-		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx))
-		reason = append(reason, weakness(varSize, cor.CheckpointedSize, sx))
+		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
+		reason = append(reason, weakness(varSize, cor.CheckpointedSize, sx)...)
 		switch {
 		case cor.AsyncShare == nil:
-			reason = append(reason, "no per-subtask phases, so whether async (storage) dominates cannot be told")
+			reason = append(reason, part("async_unknown"))
 		case len(withBN) < MinCorrelationN:
-			reason = append(reason, fmt.Sprintf("only %d checkpoints have phases (need %d) to tell whether async (storage) dominates", len(withBN), MinCorrelationN))
+			reason = append(reason, part("async_few", "n", fmt.Sprint(len(withBN)), "need", fmt.Sprint(MinCorrelationN)))
 		default:
-			reason = append(reason, fmt.Sprintf("async is the bottleneck in only %.0f%% of the slowest quarter (needs %.0f%% for storage)", 100**cor.AsyncShare, 100*StorageAsyncShare))
+			reason = append(reason, part("async_low", "share", pct(*cor.AsyncShare), "need", pct(StorageAsyncShare)))
 		}
 	}
-	if s := slowestEvidence(in); s != "" {
-		reason = append(reason, s)
-	}
-	cor.Reason = strings.Join(reason, "; ") + "."
+	reason = append(reason, slowestEvidence(in)...)
+	cor.ReasonParts = reason
+	cor.Reason = renderReason(reason)
 	return cor
 }
+
+// pct is a share (0..1) as a whole percentage.
+func pct(share float64) string { return fmt.Sprintf("%.0f", 100*share) }
 
 // barrierWait explains, when at least half of the checkpoints judged slow
 // spent their time waiting for barriers — start_delay or alignment as the
@@ -462,10 +467,10 @@ func correlate(in []corrInput) Correlation {
 // and no measured backpressure in their windows says otherwise, why that is
 // backpressure. It is "" when the rule does not apply. In an aligned
 // checkpoint barriers travel with the data: they wait where buffers are full.
-func barrierWait(in []corrInput) string {
+func barrierWait(in []corrInput) []ReasonPart {
 	slow, waited := 0, 0
 	var ids []string
-	var gauge []string
+	var gauge []ReasonPart
 	measured, unmeasured := 0.0, 0
 	for i, c := range in {
 		if !c.completed || !c.slow {
@@ -484,7 +489,7 @@ func barrierWait(in []corrInput) string {
 				}
 			}
 			if barrier {
-				gauge = append(gauge, fmt.Sprintf("%.0f ms of %d's %d ms", *c.sampledAlig, c.id, c.e2e))
+				gauge = append(gauge, part("barrier_gauge", "ms", fmt.Sprintf("%.0f", *c.sampledAlig), "id", fmt.Sprint(c.id), "e2e", fmt.Sprint(c.e2e)))
 			}
 		}
 		if !barrier {
@@ -492,7 +497,7 @@ func barrierWait(in []corrInput) string {
 		}
 		if c.upstream != nil && c.samples > 0 {
 			if *c.upstream < QuietBackpressure {
-				return "" // measured, and quiet: the barriers waited for something else
+				return nil // measured, and quiet: the barriers waited for something else
 			}
 			measured = math.Max(measured, *c.upstream)
 		} else {
@@ -502,23 +507,21 @@ func barrierWait(in []corrInput) string {
 		ids = append(ids, fmt.Sprint(c.id))
 	}
 	if slow == 0 || waited == 0 || 2*waited < slow {
-		return ""
+		return nil
 	}
-	var out string
+	var out []ReasonPart
 	if slow == 1 {
-		out = fmt.Sprintf("checkpoint %s, the one judged slow, spent its time waiting for barriers", ids[0])
+		out = append(out, part("barrier_one", "id", ids[0]))
 	} else {
-		out = fmt.Sprintf("%d of the %d checkpoints judged slow (%s) spent their time waiting for barriers", waited, slow, strings.Join(ids, ", "))
+		out = append(out, part("barrier_many", "waited", fmt.Sprint(waited), "slow", fmt.Sprint(slow), "ids", strings.Join(ids, ", ")))
 	}
-	if len(gauge) > 0 {
-		out += fmt.Sprintf(" (sampled alignment time %s, far above the other checkpoints)", strings.Join(gauge, ", "))
-	}
-	out += ": in an aligned checkpoint barriers queue behind buffered in-flight data, so a long start delay or alignment is the mark of backpressure"
+	out = append(out, gauge...)
+	out = append(out, part("barrier_mark"))
 	switch {
 	case unmeasured == waited:
-		out += " (no backpressure gauge was recorded in their windows)"
+		out = append(out, part("barrier_no_gauge"))
 	case measured > 0:
-		out += fmt.Sprintf(" (upstream backpressure reached %s in their windows)", trimFloat(measured))
+		out = append(out, part("barrier_measured", "level", trimFloat(measured)))
 	}
 	return out
 }
@@ -527,7 +530,7 @@ func barrierWait(in []corrInput) string {
 // least half of the slowest quarter of completed checkpoints, when no verdict
 // explains it: the answer to "where", when "why" is none of the verdicts
 // (a slow synchronous snapshot, a slow acknowledgement, finalisation).
-func dominantBottleneck(in []corrInput) string {
+func dominantBottleneck(in []corrInput) (ReasonPart, bool) {
 	var e2e []int64
 	for _, c := range in {
 		if c.completed && c.bottleneck != "" {
@@ -535,7 +538,7 @@ func dominantBottleneck(in []corrInput) string {
 		}
 	}
 	if len(e2e) < MinCorrelationN {
-		return ""
+		return ReasonPart{}, false
 	}
 	cut := Quantile(e2e, 0.75)
 	type where struct {
@@ -557,13 +560,13 @@ func dominantBottleneck(in []corrInput) string {
 		}
 	}
 	if slow == 0 || 2*count[best] < slow {
-		return ""
+		return ReasonPart{}, false
 	}
-	at := string(best.phase)
+	share := pct(float64(count[best]) / float64(slow))
 	if best.vertex != "" {
-		at += " in " + best.vertex
+		return part("dominant_vertex", "share", share, "phase", string(best.phase), "vertex", best.vertex), true
 	}
-	return fmt.Sprintf("in %.0f%% of the slowest quarter of checkpoints the bottleneck is %s, which neither backpressure, state size nor storage explains: that is where the time goes", 100*float64(count[best])/float64(slow), at)
+	return part("dominant", "share", share, "phase", string(best.phase)), true
 }
 
 func describe(s Spearman) string {
@@ -585,44 +588,43 @@ func fmtFloat(v *float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, *v)
 }
 
-// variable names a correlation's explanatory variable in reasons.
-type variable struct {
-	name string // "upstream backpressure"
-	have string // "only N completed checkpoints <have>"
-}
+// variable is a correlation's explanatory variable: the prefix of its reason codes.
+type variable string
 
-var (
-	varBackpressure = variable{"upstream backpressure", "have backpressure samples in their window"}
-	varSize         = variable{"checkpointed size", "have a checkpointed size"}
+const (
+	varBackpressure variable = "bp"
+	varSize         variable = "size"
 )
 
 // weakness says why one correlation does not support a verdict.
-func weakness(v variable, s Spearman, xs []float64) string {
+func weakness(v variable, s Spearman, xs []float64) []ReasonPart {
+	code := func(c string) string { return string(v) + "_" + c }
+	need := fmt.Sprint(MinCorrelationN)
 	switch {
 	case s.N == 0:
-		return fmt.Sprintf("no completed checkpoint %s (need %d for a verdict on %s)", strings.NewReplacer("have", "has", "their", "its").Replace(v.have), MinCorrelationN, v.name)
+		return []ReasonPart{part(code("none"), "need", need)}
 	case s.N < MinCorrelationN:
-		return fmt.Sprintf("only %d completed checkpoints %s (need %d for a verdict on %s)", s.N, v.have, MinCorrelationN, v.name) + constantNote(v, xs)
+		return append([]ReasonPart{part(code("few"), "n", fmt.Sprint(s.N), "need", need)}, constantNote(v, xs)...)
 	case s.Rho == nil:
-		return fmt.Sprintf("%s (or duration) did not vary across %d checkpoints, so it cannot explain them", v.name, s.N) + constantNote(v, xs)
+		return append([]ReasonPart{part(code("constant"), "n", fmt.Sprint(s.N))}, constantNote(v, xs)...)
 	case *s.Rho < 0 && s.P != nil && *s.P <= MaxCorrelationP:
-		return fmt.Sprintf("duration falls as %s rises (%s): not a cause", v.name, describe(s))
+		return []ReasonPart{part(code("negative"), "stat", describe(s))}
 	default:
-		return fmt.Sprintf("%s: %s is too weak (need ρ ≥ %.1f and p ≤ %.2f)", v.name, describe(s), MinCorrelationRho, MaxCorrelationP)
+		return []ReasonPart{part(code("weak"), "stat", describe(s), "rho", fmt.Sprintf("%.1f", MinCorrelationRho), "p", fmt.Sprintf("%.2f", MaxCorrelationP))}
 	}
 }
 
 // constantNote adds what a constant variable read, which is often the real story.
-func constantNote(v variable, xs []float64) string {
+func constantNote(v variable, xs []float64) []ReasonPart {
 	if len(xs) < 2 {
-		return ""
+		return nil
 	}
 	for _, x := range xs[1:] {
 		if x != xs[0] {
-			return ""
+			return nil
 		}
 	}
-	return fmt.Sprintf(" — %s read %s for every one of them", v.name, trimFloat(xs[0]))
+	return []ReasonPart{part(string(v)+"_constant_value", "value", trimFloat(xs[0]))}
 }
 
 func trimFloat(v float64) string {
@@ -634,7 +636,7 @@ func trimFloat(v float64) string {
 // slowestEvidence describes the slowest completed checkpoint that was judged
 // slow, with what the samples in its window say, so a reader can link it to
 // a cause even when the statistics cannot.
-func slowestEvidence(in []corrInput) string {
+func slowestEvidence(in []corrInput) []ReasonPart {
 	best := -1
 	for i, c := range in {
 		if c.completed && c.medianE2E > 0 && float64(c.e2e) > c.medianE2E && (best < 0 || c.e2e > in[best].e2e) {
@@ -642,23 +644,23 @@ func slowestEvidence(in []corrInput) string {
 		}
 	}
 	if best < 0 {
-		return ""
+		return nil
 	}
 	c := in[best]
-	parts := []string{fmt.Sprintf("the slowest checkpoint, %d, took %d ms (%.0f× the median of %s ms before it)",
-		c.id, c.e2e, float64(c.e2e)/c.medianE2E, trimFloat(c.medianE2E))}
+	parts := []ReasonPart{part("slowest", "id", fmt.Sprint(c.id), "ms", fmt.Sprint(c.e2e),
+		"x", fmt.Sprintf("%.0f", float64(c.e2e)/c.medianE2E), "median", trimFloat(c.medianE2E))}
 	if c.bottleneck != "" {
-		parts = append(parts, "its bottleneck is "+string(c.bottleneck))
+		parts = append(parts, part("slowest_bottleneck", "phase", string(c.bottleneck)))
 	} else {
-		parts = append(parts, "it has no per-subtask stats, so its phases are unknown")
+		parts = append(parts, part("slowest_no_phases"))
 	}
 	if c.maxBP != nil {
-		parts = append(parts, fmt.Sprintf("backpressure in its window peaked at %s over %d sample(s)", trimFloat(*c.maxBP), c.samples))
+		parts = append(parts, part("slowest_bp", "level", trimFloat(*c.maxBP), "n", fmt.Sprint(c.samples)))
 	} else {
-		parts = append(parts, "no backpressure samples cover it")
+		parts = append(parts, part("slowest_no_bp"))
 	}
 	if c.busy != nil {
-		parts = append(parts, "busy ratio peaked at "+trimFloat(*c.busy))
+		parts = append(parts, part("slowest_busy", "level", trimFloat(*c.busy)))
 	}
 	if c.sampledAlig != nil {
 		others := 0.0
@@ -667,11 +669,10 @@ func slowestEvidence(in []corrInput) string {
 				others = math.Max(others, *o.sampledAlig)
 			}
 		}
-		s := fmt.Sprintf("the sampled alignment time reached %.0f ms in its window (at most %.0f ms around the other checkpoints)", *c.sampledAlig, others)
+		parts = append(parts, part("slowest_gauge", "ms", fmt.Sprintf("%.0f", *c.sampledAlig), "others", fmt.Sprintf("%.0f", others)))
 		if *c.sampledAlig >= 0.25*float64(c.e2e) && *c.sampledAlig > others {
-			s += ": much of its time went into barrier alignment, which is where backpressure (barriers queued behind buffered data) delays an aligned checkpoint"
+			parts = append(parts, part("slowest_gauge_mark"))
 		}
-		parts = append(parts, s)
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }

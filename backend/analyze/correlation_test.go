@@ -101,7 +101,7 @@ func TestVerdict(t *testing.T) {
 				c = corrInput{e2e: 19000, size: 100, sampledAlig: f(9900), slow: true}
 			}
 			return c
-		}), VerdictBackpressure, []string{"sampled alignment time 9900 ms of 4's 19000 ms"}},
+		}), VerdictBackpressure, []string{"the sampled alignment time reached 9900 ms of checkpoint 4's 19000 ms"}},
 		{"sampled alignment below a quarter of the duration", gen(7, func(i int) corrInput {
 			c := corrInput{e2e: 45, size: 100, sampledAlig: f(1)}
 			if i == 3 {

@@ -114,7 +114,7 @@ func TestSampleSinglesOutCheckpoint28(t *testing.T) {
 	if c.Verdict != VerdictBackpressure || c.Basis != BasisSlowCheckpoints || c.Backpressure.N != 0 || c.Backpressure.Rho != nil {
 		t.Errorf("correlation = %s", js(c))
 	}
-	for _, s := range []string{"checkpoint 28, the one judged slow, spent its time waiting for barriers", "9925 ms of 28's 19022 ms",
+	for _, s := range []string{"checkpoint 28, the one judged slow, spent its time waiting for barriers", "9925 ms of checkpoint 28's 19022 ms",
 		"mark of backpressure", "no backpressure gauge was recorded", "a correlation cannot confirm it", "the slowest checkpoint, 28, took 19022 ms (427× the median"} {
 		if !strings.Contains(c.Reason, s) {
 			t.Errorf("reason does not say %q: %s", s, c.Reason)

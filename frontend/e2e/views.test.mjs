@@ -363,6 +363,12 @@ describe('views', { skip: !CE_URL }, () => {
       await page.getByText(label, { exact: false }).first().waitFor({ timeout: 10_000 });
       await page.waitForTimeout(400);
       assert.deepEqual(await rawKeys(), [], `no raw keys in the ${name} view`);
+      if (name === 'job') {
+        // The verdict's reason is said in Chinese too, not only its label.
+        const why = await page.getByTestId('verdict').getAttribute('title');
+        assert.match(why, /[\u4e00-\u9fff]/, `the reason is in Chinese: ${why}`);
+        assert.doesNotMatch(why, /\{\{|reason\./, 'every clause found and filled');
+      }
       await shot(`zh-${name}`);
     }
     await page.getByTestId('open-shortcuts').click();

@@ -529,7 +529,16 @@ export interface Correlation {
   async_share?: number;
   verdict: Verdict;
   basis?: Basis;
+  /** the reason in English (what reports print) */
   reason: string;
+  /** its clauses, for the UI to say in the user's language (i18n "reason.<code>") */
+  reason_parts?: ReasonPart[];
+}
+
+/** One clause of a reason: a template code (i18n key "reason.<code>") and its arguments. */
+export interface ReasonPart {
+  code: string;
+  args?: Record<string, string>;
 }
 
 export interface FailureCluster {

@@ -61,3 +61,8 @@ export const i18n = {
 export function t(key: string, opts?: Record<string, unknown>): string {
   return instance.t(key, { ...opts, lng: current }) as string;
 }
+
+/** hasKey reports whether key has a message (in the current language or the fallback). */
+export function hasKey(key: string): boolean {
+  return instance.exists(key, { lng: current });
+}

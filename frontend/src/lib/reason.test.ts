@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import i18next from 'i18next';
+import en from '../i18n/en.json';
+import zh from '../i18n/zh.json';
+import type { ReasonPart } from './api';
+import { reasonText } from './reason';
+
+function translator(lng: 'en' | 'zh') {
+  const inst = i18next.createInstance();
+  void inst.init({ resources: { en: { translation: en }, zh: { translation: zh } }, lng, fallbackLng: 'en', initAsync: false, interpolation: { escapeValue: false } });
+  return { t: (k: string, o?: Record<string, unknown>) => inst.t(k, o) as string, has: (k: string) => inst.exists(k) };
+}
+
+// The phase-2.3 sample's reason as the analysis sends it (see backend/analyze sample_test.go).
+const sample = {
+  reason:
+    "checkpoint 28, the one judged slow, spent its time waiting for barriers; the sampled alignment time reached 9925 ms of checkpoint 28's 19022 ms, far above the other checkpoints; in an aligned checkpoint barriers queue behind buffered in-flight data, so a long start delay or alignment is the mark of backpressure; no backpressure gauge was recorded in their windows; a correlation cannot confirm it; no completed checkpoint has backpressure samples in its window (need 8 for a verdict on upstream backpressure).",
+  reason_parts: <ReasonPart[]>[
+    { code: 'barrier_one', args: { id: '28' } },
+    { code: 'barrier_gauge', args: { ms: '9925', id: '28', e2e: '19022' } },
+    { code: 'barrier_mark' },
+    { code: 'barrier_no_gauge' },
+    { code: 'cannot_confirm' },
+    { code: 'bp_none', args: { need: '8' } },
+  ],
+};
+
+describe('reasonText', () => {
+  it('says in English exactly what the report prints', () => {
+    const { t, has } = translator('en');
+    expect(reasonText(sample, t, has)).toBe(sample.reason);
+  });
+
+  it('says it in Chinese with every argument filled', () => {
+    const { t, has } = translator('zh');
+    const s = reasonText(sample, t, has);
+    expect(s).toContain('checkpoint 28 是唯一被判为慢的');
+    expect(s).toContain('9925 毫秒');
+    expect(s).toContain('19022 毫秒');
+    expect(s.endsWith('。')).toBe(true);
+    expect(s).not.toMatch(/\{\{|waiting for barriers/);
+  });
+
+  it('falls back to the English text without parts or with a clause it does not know', () => {
+    const { t, has } = translator('zh');
+    expect(reasonText({ reason: 'plain.' }, t, has)).toBe('plain.');
+    expect(reasonText({ reason: 'plain.', reason_parts: [{ code: 'from_a_newer_backend' }] }, t, has)).toBe('plain.');
+  });
+});
