@@ -20,6 +20,7 @@ type CheckpointView struct {
 	AckProgress *analyze.AckProgress       `json:"ack_progress,omitempty"`
 	Phases      []analyze.Phase            `json:"phases_available"`
 	Notes       []string                   `json:"notes"`
+	NoteParts   []analyze.ReasonPart       `json:"note_parts"`
 	Vertices    []model.Vertex             `json:"vertices"`
 	Edges       []model.Edge               `json:"edges"`
 }
@@ -44,7 +45,7 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	if err != nil {
 		return CheckpointView{}, err
 	}
-	v := CheckpointView{Checkpoint: d, Phases: ja.PhasesAvailable, Notes: ja.Notes, Vertices: in.job.Vertices, Edges: in.job.Edges}
+	v := CheckpointView{Checkpoint: d, Phases: ja.PhasesAvailable, Notes: ja.Notes, NoteParts: ja.NoteParts, Vertices: in.job.Vertices, Edges: in.job.Edges}
 	for _, c := range ja.Checkpoints {
 		if c.ID == id && c.Pipeline == pipeline {
 			v.Analysis = c

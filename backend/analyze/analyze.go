@@ -30,8 +30,10 @@ type JobAnalysis struct {
 	Missed int64 `json:"missed"`
 	// PhasesAvailable lists the phases present in at least one checkpoint.
 	PhasesAvailable []Phase `json:"phases_available"`
-	// Notes say what the data cannot show, so absent values are not mistaken for zero.
+	// Notes say what the data cannot show, so absent values are not mistaken
+	// for zero; NoteParts are the same, for the UI to say in the user's language.
 	Notes           []string             `json:"notes"`
+	NoteParts       []ReasonPart         `json:"note_parts"`
 	Checkpoints     []CheckpointAnalysis `json:"checkpoints"`
 	Failures        []FailureCluster     `json:"failures"`
 	SlowPhases      []SlowRun            `json:"slow_phases"`
@@ -272,6 +274,7 @@ func (a *Analyzer) Finish(metrics []model.MetricSample, gaps []model.Gap) JobAna
 		Job:         JobRef{Cluster: job.Cluster, ID: job.ID, Name: job.Name, Engine: job.Engine},
 		Checkpoints: a.out,
 		Notes:       []string{},
+		NoteParts:   []ReasonPart{},
 	}
 	if ja.Checkpoints == nil {
 		ja.Checkpoints = []CheckpointAnalysis{}
@@ -472,7 +475,8 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 		switch {
 		case r.pendingSnapshot && f.Phase == "":
 			ph, basis := a.snapshotHistory(v, name)
-			f.Basis += basis
+			f.BasisParts = append(f.BasisParts, basis)
+			f.Basis = renderClauses(f.BasisParts)
 			if ph == "" {
 				continue
 			}
@@ -486,12 +490,13 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 			mi.pressure(a.g, &a.heads[k], v, &p, &vals)
 			switch {
 			case p.Upstream == nil || p.Samples == 0 || p.UpstreamOf == "":
-				f.Basis += " (no backpressure upstream of it was measured to say whether they were queued behind data)"
+				f.BasisParts = append(f.BasisParts, part("f_bp_unmeasured"))
 			case *p.Upstream < QuietBackpressure:
-				f.Basis += fmt.Sprintf(" — but upstream backpressure stayed at %s in the window, so they were not queued behind data: %s itself was slow to take them (a long record, a blocked thread)", trimFloat(*p.Upstream), name)
+				f.BasisParts = append(f.BasisParts, part("f_bp_quiet", "level", trimFloat(*p.Upstream), "vertex", name))
 			default:
-				f.Basis += fmt.Sprintf(" — upstream backpressure reached %s in the window: barriers queued behind data", trimFloat(*p.Upstream))
+				f.BasisParts = append(f.BasisParts, part("f_bp_high", "level", trimFloat(*p.Upstream)))
 			}
+			f.Basis = renderClauses(f.BasisParts)
 		}
 	}
 }
@@ -499,7 +504,7 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 // snapshotHistory tells, for vertex v caught in its snapshot, whether sync
 // or async takes longer in the checkpoints where v acknowledged (the median
 // of its per-checkpoint maxima); "" when it never acknowledged.
-func (a *Analyzer) snapshotHistory(v int, name string) (Phase, string) {
+func (a *Analyzer) snapshotHistory(v int, name string) (Phase, ReasonPart) {
 	var syncs, asyncs []int64
 	for k := range a.out {
 		row := a.row(k)
@@ -511,15 +516,15 @@ func (a *Analyzer) snapshotHistory(v int, name string) (Phase, string) {
 		asyncs = append(asyncs, row[i+PhaseAsync.index()])
 	}
 	if len(syncs) == 0 {
-		return "", "; whether sync or async cannot be told: " + name + " never acknowledged in these checkpoints"
+		return "", part("f_history_unknown", "vertex", name)
 	}
 	ms, ma := Quantile(syncs, 0.5), Quantile(asyncs, 0.5)
 	ph, med := PhaseSync, ms
 	if ma > ms {
 		ph, med = PhaseAsync, ma
 	}
-	return ph, fmt.Sprintf("; where %s did acknowledge (%d checkpoints, late acknowledgements included) its snapshot took longest in %s (median %d ms; sync %d ms, async %d ms)",
-		name, len(syncs), ph, med, ms, ma)
+	return ph, part("f_history", "vertex", name, "n", fmt.Sprint(len(syncs)), "phase", string(ph),
+		"median", fmt.Sprint(med), "sync", fmt.Sprint(ms), "async", fmt.Sprint(ma))
 }
 
 // correlate reads each checkpoint's metric window and computes the verdict.
@@ -563,6 +568,11 @@ func (a *Analyzer) correlate(ja *JobAnalysis, mi *metricIndex, medians []float64
 	ja.Correlation = correlate(in)
 }
 
+func (ja *JobAnalysis) note(p ReasonPart) {
+	ja.Notes = append(ja.Notes, renderClauses([]ReasonPart{p}))
+	ja.NoteParts = append(ja.NoteParts, p)
+}
+
 // notes records what the data cannot show.
 func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	seen := [len(subtaskPhases) + 1]bool{}
@@ -583,14 +593,14 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	}
 	switch {
 	case job.Engine == model.EngineSeaTunnel:
-		ja.Notes = append(ja.Notes, "SeaTunnel exposes no start_delay, alignment, sync, async or ack timings: per-subtask phases, bottlenecks and stragglers are absent, and ack progress comes from polled in-flight counts")
+		ja.note(part("note_seatunnel"))
 	case len(a.out) > 0 && !anyTasks:
-		ja.Notes = append(ja.Notes, "no per-subtask checkpoint stats in this data: phases, bottlenecks and stragglers are absent; durations, sizes and sampled metrics are used instead")
+		ja.note(part("note_no_subtasks"))
 	}
 	if len(a.out) > 0 && !seen[PhaseFinalize.index()] {
-		ja.Notes = append(ja.Notes, "finalize (last ack → completion) is absent: the engine does not report it for these checkpoints")
+		ja.note(part("note_no_finalize"))
 	}
 	if ja.Missed > 0 {
-		ja.Notes = append(ja.Notes, fmt.Sprintf("%d checkpoint(s) are known only as gaps (never seen: evicted from the engine's history before a poll, or not recorded) and are not analysed", ja.Missed))
+		ja.note(part("note_gaps", "n", fmt.Sprint(ja.Missed)))
 	}
 }

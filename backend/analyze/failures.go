@@ -126,8 +126,11 @@ type CheckpointFailure struct {
 	// Phase is the phase the checkpoint was in when it failed (what was still
 	// pending); absent when neither the message nor the stats tell.
 	Phase Phase `json:"phase,omitempty"`
-	// Basis says how Phase was found: from the message, or inferred from which subtasks acknowledged.
-	Basis string `json:"basis"`
+	// Basis says how Phase was found: from the message, or inferred from
+	// which subtasks acknowledged. BasisParts are its clauses, for the UI to
+	// say in the user's language (as Correlation.ReasonParts).
+	Basis      string       `json:"basis"`
+	BasisParts []ReasonPart `json:"basis_parts"`
 	// Expired is set when the checkpoint timed out ("Checkpoint expired before completing").
 	Expired bool `json:"expired,omitempty"`
 	// JobLevel is set when the checkpoint was aborted because the job (or a
@@ -149,38 +152,38 @@ type messageRule struct {
 	contains string // lower case
 	phase    Phase
 	expired  bool
-	basis    string
+	basis    string // a reason template code
 	jobLevel bool
 }
 
 var messageRules = []messageRule{
-	{"expired before completing", "", true, "the checkpoint timeout elapsed", false},
-	{"asynchronous task checkpoint failed", PhaseAsync, false, `the message says the asynchronous part failed`, false},
-	{"task local checkpoint failure", PhaseSync, false, `the message says a task's local (synchronous) snapshot failed`, false},
-	{"failure to finalize checkpoint", PhaseFinalize, false, "the message says finalisation failed", false},
-	{"aggregate commit error", PhaseFinalize, false, "the message says the commit after the last ack failed", false},
-	{"checkpoint notify complete failed", PhaseFinalize, false, "the message says notifying completion (the sink commit) failed", false},
-	{"trigger checkpoint failure", PhaseStartDelay, false, "the message says triggering failed: no task started", false},
-	{"an exception occurred while triggering the checkpoint", PhaseStartDelay, false, "the message says triggering failed: no task started", false},
-	{"not all required tasks are currently running", PhaseStartDelay, false, "the message says tasks were not running: no task started", false},
-	{"checkpoint was declined (tasks not ready)", PhaseStartDelay, false, "the message says a task was not ready to start its checkpoint", false},
-	{"task not all ready", PhaseStartDelay, false, "the message says tasks were not ready", false},
-	{"barrier from newer checkpoint was received", PhaseAlignment, false, "the message says a newer barrier arrived during alignment", false},
-	{"received cancellation from one of its inputs", PhaseAlignment, false, "the message says an input cancelled the checkpoint during alignment", false},
-	{"one input stream is finished", PhaseAlignment, false, "the message says an input finished during alignment", false},
+	{"expired before completing", "", true, "f_expired", false},
+	{"asynchronous task checkpoint failed", PhaseAsync, false, "f_msg_async", false},
+	{"task local checkpoint failure", PhaseSync, false, "f_msg_sync", false},
+	{"failure to finalize checkpoint", PhaseFinalize, false, "f_msg_finalize", false},
+	{"aggregate commit error", PhaseFinalize, false, "f_msg_commit", false},
+	{"checkpoint notify complete failed", PhaseFinalize, false, "f_msg_notify", false},
+	{"trigger checkpoint failure", PhaseStartDelay, false, "f_msg_trigger", false},
+	{"an exception occurred while triggering the checkpoint", PhaseStartDelay, false, "f_msg_trigger", false},
+	{"not all required tasks are currently running", PhaseStartDelay, false, "f_msg_not_running", false},
+	{"checkpoint was declined (tasks not ready)", PhaseStartDelay, false, "f_msg_not_ready", false},
+	{"task not all ready", PhaseStartDelay, false, "f_msg_not_all_ready", false},
+	{"barrier from newer checkpoint was received", PhaseAlignment, false, "f_msg_newer_barrier", false},
+	{"received cancellation from one of its inputs", PhaseAlignment, false, "f_msg_input_cancelled", false},
+	{"one input stream is finished", PhaseAlignment, false, "f_msg_input_finished", false},
 	// Aborted by what happened to the job, whatever phase it had reached.
-	{"checkpoint coordinator is suspending", "", false, "the job was stopping, failing or restarting (the coordinator suspended): the checkpoint was aborted, no phase is to blame", true},
-	{"checkpointcoordinator shutdown", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
-	{"checkpoint coordinator is shutting down", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
-	{"failoverregion is restarting", "", false, "a failover region was restarting: the checkpoint was aborted, no phase is to blame", true},
-	{"task has failed", "", false, "a task failed: the checkpoint was aborted with it, no phase is to blame", true},
-	{"the job has failed", "", false, "the job failed: the checkpoint was aborted with it, no phase is to blame", true},
-	{"task is closing", "", false, "a task was closing (finishing or cancelled): the checkpoint was declined, no phase is to blame", true},
-	{"checkpoint coordinator is shut down", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
-	{"periodic checkpoint scheduler is shut down", "", false, "the job was shutting down: the checkpoint was aborted, no phase is to blame", true},
-	{"checkpointcoordinator reset", "", false, "the pipeline was restarting (the coordinator was reset): the checkpoint was aborted, no phase is to blame", true},
-	{"checkpointcoordinator completed", "", false, "the pipeline finished (the coordinator completed): the checkpoint was cancelled, no phase is to blame", true},
-	{"pipeline turn to end state", "", false, "the pipeline ended: the checkpoint was aborted, no phase is to blame", true},
+	{"checkpoint coordinator is suspending", "", false, "f_job_suspend", true},
+	{"checkpointcoordinator shutdown", "", false, "f_job_shutdown", true},
+	{"checkpoint coordinator is shutting down", "", false, "f_job_shutdown", true},
+	{"failoverregion is restarting", "", false, "f_job_region", true},
+	{"task has failed", "", false, "f_job_task_failed", true},
+	{"the job has failed", "", false, "f_job_failed", true},
+	{"task is closing", "", false, "f_job_task_closing", true},
+	{"checkpoint coordinator is shut down", "", false, "f_job_shutdown", true},
+	{"periodic checkpoint scheduler is shut down", "", false, "f_job_shutdown", true},
+	{"checkpointcoordinator reset", "", false, "f_job_reset", true},
+	{"checkpointcoordinator completed", "", false, "f_job_completed", true},
+	{"pipeline turn to end state", "", false, "f_job_pipeline_end", true},
 }
 
 // classifyFailure builds a checkpoint's failure from its message, the scan
@@ -202,18 +205,19 @@ func classifyFailure(g *graph, c *model.Checkpoint, r *cpResult, lastSample *mod
 	if rule != nil {
 		f.Expired = rule.expired
 		if rule.phase != "" {
-			f.Phase, f.Basis = rule.phase, rule.basis
+			f.Phase, f.BasisParts = rule.phase, []ReasonPart{part(rule.basis)}
 		}
 		if rule.jobLevel {
-			f.JobLevel, f.Basis = true, rule.basis
+			f.JobLevel, f.BasisParts = true, []ReasonPart{part(rule.basis)}
 		}
 	}
 	if f.Phase == "" && !f.JobLevel {
-		f.Phase, f.Basis = pendingPhase(c, r, lastSample)
+		f.Phase, f.BasisParts = pendingPhase(c, r, lastSample)
 		if rule != nil && rule.expired {
-			f.Basis = rule.basis + "; " + f.Basis
+			f.BasisParts = append([]ReasonPart{part(rule.basis)}, f.BasisParts...)
 		}
 	}
+	f.Basis = renderClauses(f.BasisParts)
 	f.Vertices = namedVertices(g, c.FailureMessage)
 	if len(f.Vertices) == 0 && r.lateAck(c) {
 		f.Vertices = append(f.Vertices, g.ref(r.crit.v))
@@ -228,26 +232,28 @@ func classifyFailure(g *graph, c *model.Checkpoint, r *cpResult, lastSample *mod
 
 // pendingPhase is the phase of what was still pending when a checkpoint
 // failed, from its stats (docs/phases.md, "Failures").
-func pendingPhase(c *model.Checkpoint, r *cpResult, lastSample *model.AckSample) (Phase, string) {
+func pendingPhase(c *model.Checkpoint, r *cpResult, lastSample *model.AckSample) (Phase, []ReasonPart) {
+	one := func(p ReasonPart) []ReasonPart { return []ReasonPart{p} }
 	switch {
 	case r.lateAck(c):
-		ph := subtaskPhases[largestPhase(&r.critVec)]
-		return ph, fmt.Sprintf("the last subtask acknowledged only %d ms after the trigger, after the checkpoint had failed (at %d ms): it was still in %s (%d ms) when it failed",
-			r.crit.e2e, c.FailureMs-c.TriggerMs, ph, r.critVec[largestPhase(&r.critVec)])
+		best := largestPhase(&r.critVec)
+		ph := subtaskPhases[best]
+		return ph, one(part("f_late_ack", "ms", fmt.Sprint(r.crit.e2e), "failed", fmt.Sprint(c.FailureMs-c.TriggerMs),
+			"phase", string(ph), "phase_ms", fmt.Sprint(r.critVec[best])))
 	case r.complete:
-		return PhaseFinalize, "every subtask had acknowledged, so it failed after the last ack"
+		return PhaseFinalize, one(part("f_all_acked"))
 	case r.hasTasks && r.acked == 0 && r.total > 0:
-		return PhaseStartDelay, "no subtask acknowledged: the barrier did not get through the first tasks"
-	case r.pendingRoot >= 0 || r.pendingBasis != "":
+		return PhaseStartDelay, one(part("f_none_acked"))
+	case r.pendingRoot >= 0 || r.pendingBasis != nil:
 		return r.pendingPhase, r.pendingBasis
 	case lastSample != nil && lastSample.Total > 0 && lastSample.Acknowledged >= lastSample.Total:
-		return PhaseFinalize, "the last poll saw every task acknowledged, so it failed after the last ack"
+		return PhaseFinalize, one(part("f_poll_all_acked"))
 	case !r.hasTasks && c.NumSubtasks > 0 && c.NumAcknowledged == 0 && c.Status == model.StatusFailed:
-		return PhaseStartDelay, "no subtask acknowledged: the barrier did not get through the first tasks"
+		return PhaseStartDelay, one(part("f_none_acked"))
 	case lastSample != nil:
-		return "", "the engine shows no phases; the last poll saw " + strconv.Itoa(lastSample.Acknowledged) + " of " + strconv.Itoa(lastSample.Total) + " tasks acknowledged"
+		return "", one(part("f_poll_some", "acked", strconv.Itoa(lastSample.Acknowledged), "total", strconv.Itoa(lastSample.Total)))
 	}
-	return "", "the engine shows no per-subtask stats for this checkpoint"
+	return "", one(part("f_no_stats"))
 }
 
 // namedVertices are the job's vertices whose name or id occurs in a message

@@ -56,6 +56,53 @@ var reasonTemplates = map[string]string{
 	"slowest_busy":        "busy ratio peaked at {{level}}",
 	"slowest_gauge":       "the sampled alignment time reached {{ms}} ms in its window (at most {{others}} ms around the other checkpoints)",
 	"slowest_gauge_mark":  "much of its time went into barrier alignment, which is where backpressure (barriers queued behind buffered data) delays an aligned checkpoint",
+	// How a failure's phase was found (CheckpointFailure.BasisParts).
+	"f_expired":             "the checkpoint timeout elapsed",
+	"f_msg_async":           "the message says the asynchronous part failed",
+	"f_msg_sync":            "the message says a task's local (synchronous) snapshot failed",
+	"f_msg_finalize":        "the message says finalisation failed",
+	"f_msg_commit":          "the message says the commit after the last ack failed",
+	"f_msg_notify":          "the message says notifying completion (the sink commit) failed",
+	"f_msg_trigger":         "the message says triggering failed: no task started",
+	"f_msg_not_running":     "the message says tasks were not running: no task started",
+	"f_msg_not_ready":       "the message says a task was not ready to start its checkpoint",
+	"f_msg_not_all_ready":   "the message says tasks were not ready",
+	"f_msg_newer_barrier":   "the message says a newer barrier arrived during alignment",
+	"f_msg_input_cancelled": "the message says an input cancelled the checkpoint during alignment",
+	"f_msg_input_finished":  "the message says an input finished during alignment",
+	"f_job_suspend":         "the job was stopping, failing or restarting (the coordinator suspended): the checkpoint was aborted, no phase is to blame",
+	"f_job_shutdown":        "the job was shutting down: the checkpoint was aborted, no phase is to blame",
+	"f_job_region":          "a failover region was restarting: the checkpoint was aborted, no phase is to blame",
+	"f_job_task_failed":     "a task failed: the checkpoint was aborted with it, no phase is to blame",
+	"f_job_failed":          "the job failed: the checkpoint was aborted with it, no phase is to blame",
+	"f_job_task_closing":    "a task was closing (finishing or cancelled): the checkpoint was declined, no phase is to blame",
+	"f_job_reset":           "the pipeline was restarting (the coordinator was reset): the checkpoint was aborted, no phase is to blame",
+	"f_job_completed":       "the pipeline finished (the coordinator completed): the checkpoint was cancelled, no phase is to blame",
+	"f_job_pipeline_end":    "the pipeline ended: the checkpoint was aborted, no phase is to blame",
+	"f_late_ack":            "the last subtask acknowledged only {{ms}} ms after the trigger, after the checkpoint had failed (at {{failed}} ms): it was still in {{phase}} ({{phase_ms}} ms) when it failed",
+	"f_all_acked":           "every subtask had acknowledged, so it failed after the last ack",
+	"f_none_acked":          "no subtask acknowledged: the barrier did not get through the first tasks",
+	"f_poll_all_acked":      "the last poll saw every task acknowledged, so it failed after the last ack",
+	"f_poll_some":           "the engine shows no phases; the last poll saw {{acked}} of {{total}} tasks acknowledged",
+	"f_no_stats":            "the engine shows no per-subtask stats for this checkpoint",
+	"f_pending_unknown":     "some subtasks did not acknowledge, but the per-vertex stats do not show which",
+	"f_none_acked_at":       "no subtask acknowledged: the barrier did not get through the first tasks ({{vertex}})",
+	"f_siblings":            "the subtasks of {{vertex}} that did acknowledge spent most of their time, over a second on average, in {{phase}}",
+	"f_no_edges":            "subtasks of {{vertex}} did not acknowledge; the job's edges are unknown, so the phase cannot be told",
+	"f_in_snapshot":         "every downstream subtask acknowledged, so {{vertex}} had taken its barriers and forwarded its own (Flink does so before snapshotting): it was in its snapshot",
+	"f_inputs_done":         "every upstream subtask acknowledged (so all barriers were sent), but {{vertex}} did not: its barriers were still queued or being aligned",
+	"f_source_pending":      "no subtask of the source {{vertex}} acknowledged: the trigger was not processed, or its snapshot did not finish",
+	"f_history_unknown":     "whether sync or async cannot be told: {{vertex}} never acknowledged in these checkpoints",
+	"f_history":             "where {{vertex}} did acknowledge ({{n}} checkpoints, late acknowledgements included) its snapshot took longest in {{phase}} (median {{median}} ms; sync {{sync}} ms, async {{async}} ms)",
+	"f_bp_unmeasured":       "no backpressure upstream of it was measured to say whether they were queued behind data",
+	"f_bp_quiet":            "but upstream backpressure stayed at {{level}} in the window, so they were not queued behind data: {{vertex}} itself was slow to take them (a long record, a blocked thread)",
+	"f_bp_high":             "upstream backpressure reached {{level}} in the window: barriers queued behind data",
+
+	// What the data cannot show (JobAnalysis.NoteParts).
+	"note_seatunnel":   "SeaTunnel exposes no start_delay, alignment, sync, async or ack timings: per-subtask phases, bottlenecks and stragglers are absent, and ack progress comes from polled in-flight counts",
+	"note_no_subtasks": "no per-subtask checkpoint stats in this data: phases, bottlenecks and stragglers are absent; durations, sizes and sampled metrics are used instead",
+	"note_no_finalize": "finalize (last ack → completion) is absent: the engine does not report it for these checkpoints",
+	"note_gaps":        "{{n}} checkpoint(s) are known only as gaps (never seen: evicted from the engine's history before a poll, or not recorded) and are not analysed",
 }
 
 // part builds a clause from a code and name, value pairs.
@@ -74,7 +121,10 @@ func part(code string, kv ...string) ReasonPart {
 }
 
 // renderReason is the English of parts: the clauses joined by "; ", with a full stop.
-func renderReason(parts []ReasonPart) string {
+func renderReason(parts []ReasonPart) string { return renderClauses(parts) + "." }
+
+// renderClauses is the English of parts joined by "; ".
+func renderClauses(parts []ReasonPart) string {
 	out := make([]string, len(parts))
 	for i, p := range parts {
 		s := reasonTemplates[p.Code]
@@ -88,5 +138,5 @@ func renderReason(parts []ReasonPart) string {
 		}
 		out[i] = s
 	}
-	return strings.Join(out, "; ") + "."
+	return strings.Join(out, "; ")
 }

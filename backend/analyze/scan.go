@@ -83,7 +83,7 @@ type cpResult struct {
 	// For a checkpoint that is not complete: where the pending subtasks are.
 	pendingRoot  int // the most upstream vertex still pending whose inputs all acknowledged; -1 if none
 	pendingPhase Phase
-	pendingBasis string
+	pendingBasis []ReasonPart
 	// pendingInputsDone is set when pendingPhase is alignment only because
 	// every upstream subtask acknowledged; Finish adds what the backpressure
 	// in the window says to the basis.
@@ -290,7 +290,7 @@ func (r *cpResult) inferPending(g *graph, sc *scratch) {
 	}
 	if len(sc.roots) == 0 {
 		if r.acked > 0 && r.total > 0 && r.acked < r.total {
-			r.pendingBasis = "some subtasks did not acknowledge, but the per-vertex stats do not show which"
+			r.pendingBasis = []ReasonPart{part("f_pending_unknown")}
 		}
 		return
 	}
@@ -312,25 +312,25 @@ func (r *cpResult) inferPending(g *graph, sc *scratch) {
 	switch {
 	case r.acked == 0:
 		r.pendingPhase = PhaseStartDelay
-		r.pendingBasis = "no subtask acknowledged: the barrier did not get through the first tasks (" + name + ")"
+		r.pendingBasis = []ReasonPart{part("f_none_acked_at", "vertex", name)}
 	case sc.vAcked[root] > 0 && slowSiblings(&sc.vSum[root], sc.vAcked[root]) >= 0:
 		r.pendingPhase = subtaskPhases[slowSiblings(&sc.vSum[root], sc.vAcked[root])]
-		r.pendingBasis = "the subtasks of " + name + " that did acknowledge spent most of their time, over a second on average, in " + string(r.pendingPhase)
+		r.pendingBasis = []ReasonPart{part("f_siblings", "vertex", name, "phase", string(r.pendingPhase))}
 	case !g.hasEdges:
-		r.pendingBasis = "subtasks of " + name + " did not acknowledge; the job's edges are unknown, so the phase cannot be told"
+		r.pendingBasis = []ReasonPart{part("f_no_edges", "vertex", name)}
 	case downstreamAcked(g, sc, root):
 		// Flink forwards a barrier downstream before taking the snapshot: if
 		// everything after the vertex acknowledged, it had its barriers and was
 		// snapshotting. Finish tells sync from async by its other checkpoints.
 		r.pendingSnapshot = true
-		r.pendingBasis = "every downstream subtask acknowledged, so " + name + " had taken its barriers and forwarded its own (Flink does so before snapshotting): it was in its snapshot"
+		r.pendingBasis = []ReasonPart{part("f_in_snapshot", "vertex", name)}
 	case len(g.ancestors[root]) > 0:
 		r.pendingPhase = PhaseAlignment
 		r.pendingInputsDone = true
-		r.pendingBasis = "every upstream subtask acknowledged (so all barriers were sent), but " + name + " did not: its barriers were still queued or being aligned"
+		r.pendingBasis = []ReasonPart{part("f_inputs_done", "vertex", name)}
 	default:
 		r.pendingPhase = PhaseStartDelay
-		r.pendingBasis = "no subtask of the source " + name + " acknowledged: the trigger was not processed, or its snapshot did not finish"
+		r.pendingBasis = []ReasonPart{part("f_source_pending", "vertex", name)}
 	}
 }
 

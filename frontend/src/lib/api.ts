@@ -314,7 +314,9 @@ export interface CheckpointFailure {
   signature: string;
   message: string;
   phase?: Phase;
+  /** how the phase was found, in English; basis_parts are its clauses (i18n "reason.<code>") */
   basis: string;
+  basis_parts?: ReasonPart[];
   expired?: boolean;
   /** Aborted because the job was stopping, failing or restarting: no phase is to blame. */
   job_level?: boolean;
@@ -389,6 +391,8 @@ export interface CheckpointViewData {
   ack_progress?: AckProgress;
   phases_available: Phase[];
   notes: string[];
+  /** the notes as clauses, for the UI to say in the user's language (i18n "reason.<code>") */
+  note_parts?: ReasonPart[];
   vertices: Vertex[];
   edges: Edge[];
 }
@@ -593,6 +597,8 @@ export interface Report {
   missed: number;
   phases_available: Phase[];
   notes: string[];
+  /** the notes as clauses, for the UI to say in the user's language (i18n "reason.<code>") */
+  note_parts?: ReasonPart[];
   checkpoints: CheckpointAnalysis[];
   failures: FailureCluster[];
   slow_phases: SlowRun[];

@@ -4,6 +4,7 @@
 import { ALL_PHASES, type Bottleneck, type CheckpointViewData, type Phase } from './api';
 import { checkpointSize, formatBytes, formatDateTime, formatMs, formatNumber, formatPercent, formatSpan, truncate } from './format';
 import { phaseValue } from './phases';
+import { basisText, notesText } from './reason';
 
 export type Translate = (key: string, opts?: Record<string, unknown>) => string;
 
@@ -83,9 +84,11 @@ export function checkpointSummaryText(
   }
   if (a.failure) {
     lines.push(`${t('checkpoint.failure')}: ${a.failure.message}`);
-    if (a.failure.phase) lines.push(`${t('checkpoint.failurePhase')}: ${t(`phase.${a.failure.phase}`)} (${a.failure.basis})`);
-    else if (a.failure.job_level) lines.push(`${t('checkpoint.failurePhase')}: ${t('checkpoint.jobLevel')} (${a.failure.basis})`);
+    // A missing message comes back as its key: then the English basis is used.
+    const basis = basisText(a.failure, t, (k) => t(k) !== k);
+    if (a.failure.phase) lines.push(`${t('checkpoint.failurePhase')}: ${t(`phase.${a.failure.phase}`)} (${basis})`);
+    else if (a.failure.job_level) lines.push(`${t('checkpoint.failurePhase')}: ${t('checkpoint.jobLevel')} (${basis})`);
   }
-  for (const n of v.notes) lines.push(`${t('checkpoint.note')}: ${n}`);
+  for (const n of notesText(v, t, (k) => t(k) !== k)) lines.push(`${t('checkpoint.note')}: ${n}`);
   return lines.join('\n');
 }

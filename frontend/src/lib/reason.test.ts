@@ -3,7 +3,7 @@ import i18next from 'i18next';
 import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
 import type { ReasonPart } from './api';
-import { reasonText } from './reason';
+import { basisText, notesText, reasonText } from './reason';
 
 function translator(lng: 'en' | 'zh') {
   const inst = i18next.createInstance();
@@ -45,5 +45,39 @@ describe('reasonText', () => {
     const { t, has } = translator('zh');
     expect(reasonText({ reason: 'plain.' }, t, has)).toBe('plain.');
     expect(reasonText({ reason: 'plain.', reason_parts: [{ code: 'from_a_newer_backend' }] }, t, has)).toBe('plain.');
+  });
+});
+
+describe('basisText', () => {
+  const failure = {
+    basis: 'the checkpoint timeout elapsed; every downstream subtask acknowledged, so Slow Snapshot had taken its barriers and forwarded its own (Flink does so before snapshotting): it was in its snapshot',
+    basis_parts: <ReasonPart[]>[{ code: 'f_expired' }, { code: 'f_in_snapshot', args: { vertex: 'Slow Snapshot' } }],
+  };
+  it('says the English the backend wrote, without a full stop', () => {
+    const { t, has } = translator('en');
+    expect(basisText(failure, t, has)).toBe(failure.basis);
+  });
+  it('says it in Chinese, vertex names kept', () => {
+    const { t, has } = translator('zh');
+    const s = basisText(failure, t, has);
+    expect(s).toContain('checkpoint 超时时间已到；');
+    expect(s).toContain('Slow Snapshot');
+    expect(s.endsWith('。')).toBe(false);
+  });
+});
+
+describe('notesText', () => {
+  const v = {
+    notes: ['finalize (last ack → completion) is absent: the engine does not report it for these checkpoints', '43 checkpoint(s) are known only as gaps (never seen: evicted from the engine\'s history before a poll, or not recorded) and are not analysed'],
+    note_parts: <ReasonPart[]>[{ code: 'note_no_finalize' }, { code: 'note_gaps', args: { n: '43' } }],
+  };
+  it('keeps the English in English and translates each note in Chinese', () => {
+    expect(notesText(v, translator('en').t, translator('en').has)).toEqual(v.notes);
+    const zh = notesText(v, translator('zh').t, translator('zh').has);
+    expect(zh[1]).toContain('43');
+    expect(zh.join('')).toMatch(/[\u4e00-\u9fff]/);
+  });
+  it('falls back to the English notes when the clauses do not match them', () => {
+    expect(notesText({ notes: ['x'] }, translator('zh').t, translator('zh').has)).toEqual(['x']);
   });
 });
