@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"sort"
@@ -148,22 +149,7 @@ func TestFlinkCollectorStoresEveryCheckpointWithAllDetail(t *testing.T) {
 				t.Errorf("checkpoint %d has %d vertices, want 6", c.ID, len(c.Tasks))
 				continue
 			}
-			for _, ts := range c.Tasks {
-				if len(ts.Subtasks) != 2 {
-					t.Errorf("checkpoint %d vertex %s: %d subtasks, want 2", c.ID, ts.VertexID, len(ts.Subtasks))
-				}
-				for _, s := range ts.Subtasks {
-					if s.Status != model.SubtaskCompleted || s.AckMs < c.TriggerMs || s.EndToEndMs < 0 || s.AsyncMs < 0 || s.StateSize < 0 {
-						t.Errorf("checkpoint %d vertex %s subtask %d: %+v", c.ID, ts.VertexID, s.Index, s)
-					}
-					if ts.VertexID == slow && s.SyncMs < 500 {
-						t.Errorf("checkpoint %d: Slow Snapshot subtask %d sync %d ms, want >= 500 (--slow-snapshot-ms 600)", c.ID, s.Index, s.SyncMs)
-					}
-					if ts.VertexID != slow && s.SyncMs >= 500 {
-						t.Errorf("checkpoint %d: vertex %s subtask %d sync %d ms without a slow snapshot", c.ID, ts.VertexID, s.Index, s.SyncMs)
-					}
-				}
-			}
+			checkKnobSubtasks(t, &c, slow, 500)
 		}
 	}
 	if completed < 30 || failed < 3 {
@@ -174,18 +160,8 @@ func TestFlinkCollectorStoresEveryCheckpointWithAllDetail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var right, total int
-	for _, c := range r.Checkpoints {
-		if c.Status != model.StatusCompleted || c.Bottleneck == nil {
-			continue
-		}
-		total++
-		if c.Bottleneck.Phase == analyze.PhaseSync && c.Bottleneck.VertexID == slow {
-			right++
-		}
-	}
-	if total == 0 || right*10 < total*9 {
-		t.Errorf("bottleneck is sync in Slow Snapshot for %d of %d completed checkpoints, want nearly all", right, total)
+	if right, total, other := syncBottlenecks(r, slow); total == 0 || right*10 < total*9 {
+		t.Errorf("bottleneck is sync in Slow Snapshot for %d of %d completed checkpoints (others: %v), want nearly all", right, total, other)
 	}
 	if len(r.Failures) == 0 || r.Failures[0].Example != "Asynchronous task checkpoint failed." {
 		t.Errorf("failure clusters %+v", r.Failures)
@@ -320,4 +296,45 @@ func TestFlinkCollectorFollowsAJobManagerRestart(t *testing.T) {
 	if ids[0] != before[0].ID || len(after) <= len(before) {
 		t.Errorf("ids before %d..%d, after %v", before[0].ID, lastBefore, ids)
 	}
+}
+
+// checkKnobSubtasks checks a completed knob-job checkpoint's stored subtasks
+// (parallelism 2): all acknowledged with sane values, and a sync of at least
+// minSyncMs at the Slow Snapshot vertex only.
+func checkKnobSubtasks(t *testing.T, c *model.Checkpoint, slow string, minSyncMs int64) {
+	t.Helper()
+	for _, ts := range c.Tasks {
+		if len(ts.Subtasks) != 2 || ts.NumAcknowledged != 2 {
+			t.Errorf("checkpoint %d vertex %s: %d subtasks, %d acknowledged; want 2", c.ID, ts.VertexID, len(ts.Subtasks), ts.NumAcknowledged)
+		}
+		for _, s := range ts.Subtasks {
+			if s.Status != model.SubtaskCompleted || s.AckMs < c.TriggerMs || s.EndToEndMs < 0 || s.AsyncMs < 0 || s.StateSize < 0 {
+				t.Errorf("checkpoint %d vertex %s subtask %d: %+v", c.ID, ts.VertexID, s.Index, s)
+			}
+			if ts.VertexID == slow && s.SyncMs < minSyncMs {
+				t.Errorf("checkpoint %d: Slow Snapshot subtask %d sync %d ms, want >= %d", c.ID, s.Index, s.SyncMs, minSyncMs)
+			}
+			if ts.VertexID != slow && s.SyncMs >= 500 {
+				t.Errorf("checkpoint %d: vertex %s subtask %d sync %d ms without a slow snapshot", c.ID, ts.VertexID, s.Index, s.SyncMs)
+			}
+		}
+	}
+}
+
+// syncBottlenecks counts the completed checkpoints with a bottleneck, those
+// whose bottleneck is sync at the slow vertex, and what the others were.
+func syncBottlenecks(r Report, slow string) (right, total int, other map[string]int) {
+	other = map[string]int{}
+	for _, c := range r.Checkpoints {
+		if c.Status != model.StatusCompleted || c.Bottleneck == nil {
+			continue
+		}
+		total++
+		if c.Bottleneck.Phase == analyze.PhaseSync && c.Bottleneck.VertexID == slow {
+			right++
+		} else {
+			other[fmt.Sprintf("%s at %s", c.Bottleneck.Phase, c.Bottleneck.VertexName)]++
+		}
+	}
+	return right, total, other
 }

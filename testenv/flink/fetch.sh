@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Fetch the Flink distribution (once) and build the test jars (when their sources change).
 #
-# The distribution comes from PyPI's apache-flink-libraries wheel, which carries Flink's lib/,
-# plugins/ and bin/bash-java-utils.jar but no launch scripts and no conf/: start.sh runs the
-# entrypoints itself. Everything lands in testenv/.cache/flink/ and is reused.
+# The distribution comes from PyPI's apache-flink-libraries package (a wheel for 2.x, an sdist
+# for 1.x), which carries Flink's lib/, plugins/ and bin/bash-java-utils.jar but no launch
+# scripts and no conf/: start.sh runs the entrypoints itself. Everything lands in
+# testenv/.cache/flink/ (flink-<version>/, plugins-<version>/, knob-job-<version>-*.jar) and is
+# reused; versions live side by side.
 #
-# Usage: testenv/flink/fetch.sh        (idempotent; prints nothing to stdout)
+# Usage: [FLINK_VERSION=1.20.5] testenv/flink/fetch.sh   (idempotent; prints nothing to stdout)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 with_lock "$FLINK_CACHE_DIR/.fetch.lock"
@@ -15,35 +17,56 @@ fetch_dist() {
   if [[ -f "$FLINK_DIST/.complete" ]]; then
     return
   fi
-  local dl="$FLINK_CACHE_DIR/download" wheel tmp
+  local dl="$FLINK_CACHE_DIR/download" pkg tmp top
   mkdir -p "$dl"
-  wheel="$(ls "$dl"/apache_flink_libraries-"$FLINK_VERSION"-*.whl 2>/dev/null | head -n1 || true)"
-  if [[ -z "$wheel" ]]; then
-    log "downloading apache-flink-libraries==$FLINK_VERSION from PyPI (~330 MB, once)"
+  pkg="$(find_package "$dl")"
+  if [[ -z "$pkg" ]]; then
+    log "downloading apache-flink-libraries==$FLINK_VERSION from PyPI (~230-330 MB, once)"
     python3 -m pip download --no-deps --progress-bar off --dest "$dl" "apache-flink-libraries==$FLINK_VERSION" >&2 ||
       die "pip download apache-flink-libraries==$FLINK_VERSION failed"
-    wheel="$(ls "$dl"/apache_flink_libraries-"$FLINK_VERSION"-*.whl 2>/dev/null | head -n1 || true)"
-    [[ -n "$wheel" ]] || die "pip download produced no wheel in $dl (got: $(ls "$dl"))"
+    pkg="$(find_package "$dl")"
+    [[ -n "$pkg" ]] || die "pip download produced no apache_flink_libraries-$FLINK_VERSION wheel or sdist in $dl (got: $(ls "$dl"))"
   fi
-  log "unpacking $(basename "$wheel")"
+  log "unpacking $(basename "$pkg")"
   tmp="$FLINK_CACHE_DIR/unpack.$$"
   rm -rf "$tmp"
   mkdir -p "$tmp"
   # opt/ (python, sql-client) is not needed to run DataStream jobs.
-  unzip -q "$wheel" 'pyflink/lib/*' 'pyflink/plugins/*' 'pyflink/bin/*' -d "$tmp" ||
-    die "unzip $wheel failed"
-  [[ -f "$tmp/pyflink/lib/flink-dist-$FLINK_VERSION.jar" ]] || die "wheel has no lib/flink-dist-$FLINK_VERSION.jar"
-  mkdir -p "$tmp/pyflink/conf"
-  # The distribution's default config.yaml carries env.java.opts.all (JVM flags for Java 17).
-  unzip -q -p "$tmp/pyflink/lib/flink-dist-$FLINK_VERSION.jar" config.yaml >"$tmp/pyflink/conf/config.yaml" ||
-    die "flink-dist jar has no default config.yaml"
+  case "$pkg" in
+    *.whl)
+      # 2.x: a wheel with pyflink/{lib,plugins,bin}.
+      unzip -q "$pkg" 'pyflink/lib/*' 'pyflink/plugins/*' 'pyflink/bin/*' -d "$tmp" ||
+        die "unzip $pkg failed"
+      top="$tmp/pyflink"
+      ;;
+    *.tar.gz)
+      # 1.x: only an sdist, with the same three directories under apache_flink_libraries-V/deps/.
+      top="apache_flink_libraries-$FLINK_VERSION/deps"
+      tar -xzf "$pkg" -C "$tmp" "$top/lib" "$top/plugins" "$top/bin" ||
+        die "untar $pkg failed"
+      top="$tmp/$top"
+      ;;
+  esac
+  [[ -f "$top/lib/flink-dist-$FLINK_VERSION.jar" ]] || die "$(basename "$pkg") has no lib/flink-dist-$FLINK_VERSION.jar"
+  [[ -f "$top/bin/bash-java-utils.jar" ]] || die "$(basename "$pkg") has no bin/bash-java-utils.jar"
+  mkdir -p "$top/conf"
+  # The distribution's default config.yaml (1.19+) carries env.java.opts.all (JVM flags for Java 17).
+  unzip -q -p "$top/lib/flink-dist-$FLINK_VERSION.jar" config.yaml >"$top/conf/config.yaml" ||
+    die "flink-dist jar has no default config.yaml (Flink before 1.19 is not supported)"
+  grep -q '^ *all: *-' "$top/conf/config.yaml" ||
+    die "the default config.yaml of flink-dist $FLINK_VERSION has no env.java.opts.all"
   rm -rf "$FLINK_DIST"
-  mv "$tmp/pyflink" "$FLINK_DIST"
+  mv "$top" "$FLINK_DIST"
   rm -rf "$tmp"
   touch "$FLINK_DIST/.complete"
-  # The unpacked tree is what we keep; the wheel would double the disk use.
-  rm -f "$wheel"
+  # The unpacked tree is what we keep; the download would double the disk use.
+  rm -f "$pkg"
   log "distribution ready in $FLINK_DIST"
+}
+
+# find_package prints the downloaded wheel (2.x) or sdist (1.x) of FLINK_VERSION in DIR, if any.
+find_package() {
+  ls "$1"/apache_flink_libraries-"$FLINK_VERSION"-*.whl "$1"/apache_flink_libraries-"$FLINK_VERSION".tar.gz 2>/dev/null | head -n1 || true
 }
 
 # build_reporter compiles the loopback Prometheus reporter and lays out a plugins dir holding only

@@ -2,16 +2,36 @@
 # Shared by the testenv/flink scripts; sourced, never run.
 #
 # Layout (all git-ignored):
-#   testenv/.cache/flink/            downloads, the unpacked distribution, built jars (kept across runs)
-#   testenv/.run/flink/              one cluster: conf/, log/, *.pid, ports, env, checkpoints/, tmp/
+#   testenv/.cache/flink/            downloads, the unpacked distributions (flink-<version>/), built
+#                                    jars (kept across runs); versions side by side
+#   testenv/.run/flink/              one cluster: conf/, log/, *.pid, ports, version, env,
+#                                    checkpoints/, tmp/ (the default version's shared cluster)
+#   testenv/.run/flink-<version>/    the shared cluster of another FLINK_VERSION
+#   testenv/.run/flink-<name>/       a dedicated cluster (flinkenv.Dedicated)
 
 set -euo pipefail
 
-FLINK_VERSION="${FLINK_VERSION:-2.3.0}"
+# FLINK_DEFAULT_VERSION is the one the shared cluster runs; others (FLINK_VERSION=1.20.5) live
+# side by side: their own distribution and jars in the cache, their own default run dir.
+FLINK_DEFAULT_VERSION=2.3.0
 FLINK_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TESTENV_DIR="$(cd "$FLINK_SCRIPTS_DIR/.." && pwd)"
 FLINK_CACHE_DIR="${FLINK_CACHE_DIR:-$TESTENV_DIR/.cache/flink}"
-FLINK_RUN_DIR="${FLINK_RUN_DIR:-$TESTENV_DIR/.run/flink}"
+# A run dir records the version its cluster was started with, so the scripts that only get
+# FLINK_RUN_DIR (submit.sh, cancel.sh, restart-jm.sh) pick the matching job jar.
+if [[ -z "${FLINK_VERSION:-}" && -n "${FLINK_RUN_DIR:-}" && -f "$FLINK_RUN_DIR/version" ]]; then
+  FLINK_VERSION="$(cat "$FLINK_RUN_DIR/version")"
+fi
+FLINK_VERSION="${FLINK_VERSION:-$FLINK_DEFAULT_VERSION}"
+[[ "$FLINK_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || {
+  echo "[flink] ERROR: FLINK_VERSION=$FLINK_VERSION is not a version like 2.3.0 or 1.20.5" >&2
+  exit 1
+}
+if [[ "$FLINK_VERSION" == "$FLINK_DEFAULT_VERSION" ]]; then
+  FLINK_RUN_DIR="${FLINK_RUN_DIR:-$TESTENV_DIR/.run/flink}"
+else
+  FLINK_RUN_DIR="${FLINK_RUN_DIR:-$TESTENV_DIR/.run/flink-$FLINK_VERSION}"
+fi
 FLINK_DIST="$FLINK_CACHE_DIR/flink-$FLINK_VERSION"
 FLINK_PLUGINS="$FLINK_CACHE_DIR/plugins-$FLINK_VERSION"
 FLINK_JOB_JAR_LINK="$FLINK_CACHE_DIR/knob-job-$FLINK_VERSION.jar"
@@ -19,6 +39,7 @@ FLINK_CONF="$FLINK_RUN_DIR/conf"
 FLINK_LOG="$FLINK_RUN_DIR/log"
 FLINK_ENV_FILE="$FLINK_RUN_DIR/env"
 FLINK_PORTS_FILE="$FLINK_RUN_DIR/ports"
+FLINK_VERSION_FILE="$FLINK_RUN_DIR/version"
 
 if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
   JAVA="$JAVA_HOME/bin/java"
@@ -29,7 +50,7 @@ fi
 JM_CLASS=org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint
 TM_CLASS=org.apache.flink.runtime.taskexecutor.TaskManagerRunner
 
-log() { printf '[flink %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+log() { printf '[flink %s %s] %s\n' "$FLINK_VERSION" "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # with_lock takes an exclusive lock on FILE for the rest of the script. Child scripts inherit
@@ -73,7 +94,7 @@ classpath() {
 }
 
 # default_java_opts prints env.java.opts.all from the distribution's own default config.yaml
-# (the --add-opens/--add-exports Flink 2.x needs on Java 17).
+# (the --add-opens/--add-exports Flink 1.20 and 2.x need on Java 17).
 default_java_opts() {
   sed -n 's/^ *all: *//p' "$FLINK_DIST/conf/config.yaml" | head -n1
 }

@@ -5,6 +5,9 @@
 # Idempotent: a healthy running cluster is left alone; a missing JobManager or TaskManager is
 # started again on the ports recorded in testenv/.run/flink/ports (so URLs stay stable).
 #
+# FLINK_VERSION (default 2.3.0) picks the distribution; a version other than the default gets its
+# own run dir, testenv/.run/flink-<version>, so both can run at once.
+#
 # Ports come from FLINK_REST_PORT, FLINK_JM_RPC_PORT, FLINK_JM_PROM_PORT, FLINK_TM_PROM_PORT when
 # set, else the recorded ones when free, else free ones. FLINK_START_TIMEOUT (s, default 120).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -51,6 +54,10 @@ EOF
 
 jm_pid="$(running_pid jobmanager || true)"
 tm_pid="$(running_pid taskmanager || true)"
+if [[ -n "$jm_pid$tm_pid" && -f "$FLINK_VERSION_FILE" && "$(cat "$FLINK_VERSION_FILE")" != "$FLINK_VERSION" ]]; then
+  die "$FLINK_RUN_DIR runs Flink $(cat "$FLINK_VERSION_FILE"), not $FLINK_VERSION; stop it first or use another FLINK_RUN_DIR"
+fi
+echo "$FLINK_VERSION" >"$FLINK_VERSION_FILE"
 if [[ -n "$jm_pid" && -n "$tm_pid" ]] && healthy; then
   log "already running (jobmanager pid $jm_pid, taskmanager pid $tm_pid)"
   write_env

@@ -2,8 +2,21 @@
 # Stop the cluster start.sh started: only the pids recorded in testenv/.run/flink/*.pid (and only
 # if they still are our JVMs), TaskManager first; waits until they have exited.
 #
+# Without FLINK_RUN_DIR and FLINK_VERSION it also stops the shared clusters of other versions
+# (testenv/.run/flink-<version>/, started by FLINK_VERSION=… start.sh or flinkenv.EnsureVersion),
+# so testenv/stop-all.sh leaves no Flink running.
+#
 # Usage: testenv/flink/stop.sh [jobmanager|taskmanager]...   (default: both)
+all_versions=false
+[[ -z "${FLINK_RUN_DIR:-}" && -z "${FLINK_VERSION:-}" ]] && all_versions=true
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if $all_versions; then
+  for d in "$TESTENV_DIR"/.run/flink-*; do
+    [[ -f "$d/version" && "$(basename "$d")" == "flink-$(cat "$d/version")" ]] || continue
+    FLINK_RUN_DIR="$d" FLINK_VERSION="$(cat "$d/version")" "$0" "$@"
+  done
+fi
 
 with_lock "$FLINK_RUN_DIR/.lock"
 comps=("$@")

@@ -2,7 +2,9 @@
 // test binary (or uses the cluster named by FLINK_REST_URL) and submits the knob job.
 //
 // The shared cluster serves every test binary at once. A test that disturbs its cluster
-// (restarting the JobManager) takes a Dedicated one instead.
+// (restarting the JobManager) takes a Dedicated one instead. Both run DefaultVersion unless
+// FLINK_VERSION says otherwise; EnsureVersion and DedicatedVersion pick another Flink (1.20.5),
+// whose distribution and knob job live next to the default one in testenv/.cache/flink.
 //
 // Tests using it skip only when CE_SKIP_REAL=1; otherwise a cluster that cannot start fails them.
 package flinkenv
@@ -38,11 +40,25 @@ type Env struct {
 // startTimeout covers a first run that downloads the distribution (~330 MB).
 const startTimeout = 10 * time.Minute
 
+// DefaultVersion is the Flink version the scripts run when FLINK_VERSION is unset; it must match
+// FLINK_DEFAULT_VERSION in testenv/flink/lib.sh.
+const DefaultVersion = "2.3.0"
+
 var (
 	once   sync.Once
 	env    Env
 	envErr error
+
+	// versions holds the shared clusters of EnsureVersion, one per version.
+	versionsMu sync.Mutex
+	versions   = map[string]*versionEnv{}
 )
+
+type versionEnv struct {
+	once sync.Once
+	env  Env
+	err  error
+}
 
 // Ensure returns the cluster, starting it on first use. It skips the test when CE_SKIP_REAL=1.
 func Ensure(t testing.TB) Env {
@@ -78,10 +94,88 @@ func ensure() (Env, error) {
 	return fromVars(envscript.ParseEnv(out))
 }
 
+// EnsureVersion returns a shared cluster running Flink version (e.g. "1.20.5"), starting it on
+// first use in testenv/.run/flink-<version> on free ports; for DefaultVersion it is Ensure. The
+// cluster serves every test binary and stays up after the tests, like Ensure's: testenv/stop-all.sh
+// (testenv/flink/stop.sh) stops it. FLINK_REST_URL is used only when FLINK_VERSION names the same
+// version. The first start of a version downloads it (~230 MB for 1.20) and builds its jars.
+func EnsureVersion(t testing.TB, version string) Env {
+	t.Helper()
+	if err := checkVersion(version); err != nil {
+		t.Fatal(err)
+	}
+	if version == envVersion() {
+		return Ensure(t)
+	}
+	if os.Getenv("CE_SKIP_REAL") == "1" {
+		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
+	}
+	versionsMu.Lock()
+	v := versions[version]
+	if v == nil {
+		v = &versionEnv{}
+		versions[version] = v
+	}
+	versionsMu.Unlock()
+	v.once.Do(func() {
+		script, err := Script("start.sh")
+		if err != nil {
+			v.err = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		// The version's own run dir (lib.sh's default for it), on ports of its own.
+		out, err := envscript.Run(ctx, append([]string{"FLINK_VERSION=" + version, "FLINK_RUN_DIR="}, noPorts...), script)
+		if err != nil {
+			v.err = err
+			return
+		}
+		v.env, v.err = fromVars(envscript.ParseEnv(out))
+	})
+	if v.err != nil {
+		t.Fatalf("flinkenv: Flink %s: %v", version, v.err)
+	}
+	return v.env
+}
+
+// envVersion is the version Ensure's cluster runs: FLINK_VERSION, else DefaultVersion.
+func envVersion() string {
+	if v := os.Getenv("FLINK_VERSION"); v != "" {
+		return v
+	}
+	return DefaultVersion
+}
+
+// checkVersion refuses anything but x.y.z: the version becomes a directory and a pip requirement.
+func checkVersion(v string) error {
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("flinkenv: Flink version %q is not like 1.20.5", v)
+	}
+	for _, p := range parts {
+		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+			return fmt.Errorf("flinkenv: Flink version %q is not like 1.20.5", v)
+		}
+	}
+	return nil
+}
+
+// noPorts empties the port variables: a cluster of its own never takes the ports meant for the
+// shared one.
+var noPorts = []string{"FLINK_REST_URL=", "FLINK_REST_PORT=", "FLINK_JM_RPC_PORT=", "FLINK_JM_PROM_PORT=", "FLINK_TM_PROM_PORT="}
+
 // Dedicated starts a cluster of the test's own, in testenv/.run/flink-<name> on free ports, and
 // stops it when the test ends. Use it for tests that restart or stop the cluster, so they do not
 // pull it from under tests running in parallel. It costs ~10 s and ~550 MB while it runs.
+// It runs FLINK_VERSION, else DefaultVersion; DedicatedVersion picks the version.
 func Dedicated(t testing.TB, name string) Env {
+	t.Helper()
+	return DedicatedVersion(t, name, envVersion())
+}
+
+// DedicatedVersion is Dedicated running Flink version (e.g. "1.20.5").
+func DedicatedVersion(t testing.TB, name, version string) Env {
 	t.Helper()
 	if os.Getenv("CE_SKIP_REAL") == "1" {
 		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
@@ -89,14 +183,18 @@ func Dedicated(t testing.TB, name string) Env {
 	if name == "" || strings.ContainsAny(name, "/ ") {
 		t.Fatalf("flinkenv: bad dedicated cluster name %q", name)
 	}
+	if err := checkVersion(version); err != nil {
+		t.Fatal(err)
+	}
+	if checkVersion(name) == nil {
+		t.Fatalf("flinkenv: dedicated cluster name %q is a version: testenv/.run/flink-%s is that version's shared cluster", name, name)
+	}
 	root, err := envscript.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	runDir := filepath.Join(root, "testenv", ".run", "flink-"+name)
-	// Empty port variables: a dedicated cluster never takes the ports meant for the shared one.
-	vars := []string{"FLINK_RUN_DIR=" + runDir, "FLINK_REST_URL=", "FLINK_REST_PORT=", "FLINK_JM_RPC_PORT=",
-		"FLINK_JM_PROM_PORT=", "FLINK_TM_PROM_PORT="}
+	vars := append([]string{"FLINK_RUN_DIR=" + runDir, "FLINK_VERSION=" + version}, noPorts...)
 	start, err := Script("start.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +297,8 @@ func (e Env) scriptEnv() []string {
 	vars := []string{"FLINK_REST_URL=" + e.RESTURL}
 	if e.RunDir != "" {
 		// The run dir's env file is the truth after a restart; an inherited URL would shadow it.
-		vars = []string{"FLINK_RUN_DIR=" + e.RunDir, "FLINK_REST_URL="}
+		// The version picks the knob job built against that Flink.
+		vars = []string{"FLINK_RUN_DIR=" + e.RunDir, "FLINK_REST_URL=", "FLINK_VERSION=" + e.Version}
 	}
 	return vars
 }

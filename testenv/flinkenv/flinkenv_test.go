@@ -50,6 +50,43 @@ func TestFromVars(t *testing.T) {
 	}
 }
 
+func TestCheckVersion(t *testing.T) {
+	tests := []struct {
+		v  string
+		ok bool
+	}{
+		{"1.20.5", true},
+		{"2.3.0", true},
+		{"1.20", false},
+		{"1.20.5.1", false},
+		{"1.20.x", false},
+		{"../../etc", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if err := checkVersion(tt.v); (err == nil) != tt.ok {
+			t.Errorf("checkVersion(%q) = %v, want ok=%v", tt.v, err, tt.ok)
+		}
+	}
+}
+
+// TestDefaultVersionMatchesScripts keeps DefaultVersion and the scripts' default in step: Ensure
+// and EnsureVersion(DefaultVersion) must mean the same cluster.
+func TestDefaultVersionMatchesScripts(t *testing.T) {
+	lib, err := Script("lib.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\nFLINK_DEFAULT_VERSION=" + DefaultVersion + "\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("%s does not set FLINK_DEFAULT_VERSION=%s", lib, DefaultVersion)
+	}
+}
+
 // TestDedicatedFailover runs the failover recipe end to end on a cluster of its own: a job, a
 // killed and restarted JobManager that has forgotten it, the job resubmitted under its id from
 // its retained checkpoint, checkpoint ids continuing.

@@ -1,7 +1,8 @@
 package flink_test
 
-// Tests against a real Flink 2.x cluster (testenv/flink), started on first use unless
-// FLINK_REST_URL names one. Skipped only with CE_SKIP_REAL=1.
+// Tests against real Flink clusters (testenv/flink): the shared 2.x one, started on first use
+// unless FLINK_REST_URL names one, and a 1.20 one (the 1.x LTS most operators run). Skipped only
+// with CE_SKIP_REAL=1.
 
 import (
 	"context"
@@ -45,6 +46,18 @@ func (l *requestLog) record(ri flink.RequestInfo) {
 
 func TestRealCluster(t *testing.T) {
 	env := flinkenv.Ensure(t)
+	testRealCluster(t, env, "2.")
+}
+
+// TestRealCluster120 runs the same checks against Flink 1.20.5: every answer the client reads
+// has the same shape there as in 2.x (1.20 only lacks fields the client ignores).
+func TestRealCluster120(t *testing.T) {
+	env := flinkenv.EnsureVersion(t, "1.20.5")
+	testRealCluster(t, env, "1.20.")
+}
+
+// testRealCluster checks every client call against env, whose version starts with versionPrefix.
+func testRealCluster(t *testing.T, env flinkenv.Env, versionPrefix string) {
 	reqs := &requestLog{counts: map[string]int{}, status: map[int]int{}}
 	c := newClient(t, flink.Config{BaseURL: env.RESTURL, Cluster: "test", OnRequest: reqs.record})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -52,17 +65,17 @@ func TestRealCluster(t *testing.T) {
 
 	// Job A: slow synchronous snapshots on "Slow Snapshot", every third checkpoint declined by
 	// "Snapshot Thrower" in its async phase, growing keyed state.
-	jobA := flinkenv.SubmitJob(t, "--name", "flink-test-A", "--parallelism", "2", "--rate", "200",
+	jobA := env.Submit(t, "--name", "flink-test-A", "--parallelism", "2", "--rate", "200",
 		"--interval-ms", "200", "--slow-snapshot-ms", "800", "--fail-every", "3", "--state-bytes-per-record", "64")
 	// Job B: an unthrottled source into a map that sleeps per record: backpressure, unaligned.
-	jobB := flinkenv.SubmitJob(t, "--name", "flink-test-B", "--rate", "0", "--sleep-ms", "1", "--unaligned")
+	jobB := env.Submit(t, "--name", "flink-test-B", "--rate", "0", "--sleep-ms", "1", "--unaligned")
 
 	t.Run("version and overview", func(t *testing.T) {
 		v, err := c.Version(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(v, "2.") || (env.Version != "" && v != env.Version) {
+		if !strings.HasPrefix(v, versionPrefix) || (env.Version != "" && v != env.Version) {
 			t.Errorf("Version = %q, env says %q", v, env.Version)
 		}
 		o, err := c.Overview(ctx)
@@ -419,38 +432,7 @@ func rawSubtasks(t *testing.T, base, path string) []map[string]any {
 // compareSubtask checks every mapped field against Flink's JSON for a completed subtask.
 func compareSubtask(t *testing.T, vertex string, s model.SubtaskStats, raw map[string]any) {
 	t.Helper()
-	num := func(keys ...string) int64 {
-		var v any = raw
-		for _, k := range keys {
-			m, ok := v.(map[string]any)
-			if !ok {
-				t.Fatalf("%s: raw subtask has no %v: %v", vertex, keys, raw)
-			}
-			v = m[k]
-		}
-		f, ok := v.(float64)
-		if !ok {
-			t.Fatalf("%s: raw %v = %v is not a number", vertex, keys, v)
-		}
-		return int64(f)
-	}
-	want := model.SubtaskStats{
-		Index:            int(num("index")),
-		Status:           raw["status"].(string),
-		AckMs:            num("ack_timestamp"),
-		EndToEndMs:       num("end_to_end_duration"),
-		StartDelayMs:     num("start_delay"),
-		AlignmentMs:      num("alignment", "duration"),
-		SyncMs:           num("checkpoint", "sync"),
-		AsyncMs:          num("checkpoint", "async"),
-		StateSize:        num("state_size"),
-		CheckpointedSize: num("checkpointed_size"),
-		ProcessedData:    num("alignment", "processed"),
-		PersistedData:    num("alignment", "persisted"),
-		Unaligned:        raw["unaligned_checkpoint"].(bool),
-		Aborted:          raw["aborted"].(bool),
-	}
-	if s != want {
+	if want := flinkenv.SubtaskFromJSON(t, raw); s != want {
 		t.Errorf("%s subtask %d\n got %+v\nwant %+v (from Flink's JSON)", vertex, s.Index, s, want)
 	}
 }

@@ -1,6 +1,7 @@
 package checkpointexplorer.testjob;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,9 +34,9 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
 
 /**
  * A streaming job whose checkpoint behaviour is set by program arguments, so tests can make
@@ -128,9 +129,41 @@ public final class KnobJob {
                         .name("Snapshot Thrower")
                         .uid("snapshot-thrower");
         // The legacy sink gives the vertex the plain name "Sink: Discard" (a Sink V2 one is "Discard: Writer").
-        thrown.addSink(new DiscardingSink<>()).name("Discard").uid("discard");
+        addDiscardingSink(thrown).name("Discard").uid("discard");
 
         env.execute(args.get("name"));
+    }
+
+    /**
+     * Adds the legacy DiscardingSink. Flink 2.0 moved it and SinkFunction (the type of addSink's
+     * parameter) into a ".legacy" package, so one source compiled against 1.20 and 2.x finds both
+     * by name.
+     */
+    static DataStreamSink<?> addDiscardingSink(DataStream<Rec> in) throws ReflectiveOperationException {
+        Object sink = null;
+        for (String name :
+                new String[] {
+                    "org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink", // 2.x
+                    "org.apache.flink.streaming.api.functions.sink.DiscardingSink", // 1.x
+                }) {
+            try {
+                sink = Class.forName(name).getDeclaredConstructor().newInstance();
+                break;
+            } catch (ClassNotFoundException e) {
+                // the other version's name
+            }
+        }
+        if (sink == null) {
+            throw new ClassNotFoundException("no legacy DiscardingSink in this Flink");
+        }
+        for (Method m : DataStream.class.getMethods()) {
+            if (m.getName().equals("addSink")
+                    && m.getParameterCount() == 1
+                    && m.getParameterTypes()[0].isInstance(sink)) {
+                return (DataStreamSink<?>) m.invoke(in, sink);
+            }
+        }
+        throw new NoSuchMethodException("DataStream.addSink(" + sink.getClass().getName() + ")");
     }
 
     static Map<String, String> parse(String[] argv) {

@@ -8,7 +8,7 @@ import java.util.Properties;
 import io.prometheus.client.exporter.HTTPServer;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
-import org.apache.flink.util.PortRange;
+import org.apache.flink.util.NetUtils;
 
 /**
  * The stock PrometheusReporter listens on every interface and has no host option. The test
@@ -25,17 +25,18 @@ public class LoopbackPrometheusReporterFactory implements MetricReporterFactory 
     @Override
     public MetricReporter createMetricReporter(Properties props) {
         String host = props.getProperty("host", "127.0.0.1");
-        PortRange ports = new PortRange(props.getProperty("port", "9249"));
-        return new LoopbackPrometheusReporter(host, ports);
+        return new LoopbackPrometheusReporter(host, props.getProperty("port", "9249"));
     }
 
     /** AbstractPrometheusReporter served by an HTTPServer bound to one address. */
     static final class LoopbackPrometheusReporter extends AbstractPrometheusReporter {
         private final HTTPServer httpServer;
 
-        LoopbackPrometheusReporter(String host, PortRange ports) {
+        // The ports as a string ("9249", "9249-9260"): NetUtils parses them in Flink 1.20 and 2.x
+        // alike (2.x's PortRange does not exist in 1.x).
+        LoopbackPrometheusReporter(String host, String ports) {
             HTTPServer server = null;
-            Iterator<Integer> it = ports.getPortsIterator();
+            Iterator<Integer> it = NetUtils.getPortRangeFromString(ports);
             while (it.hasNext() && server == null) {
                 int port = it.next();
                 try {
