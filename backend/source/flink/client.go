@@ -143,9 +143,8 @@ func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values
 	info.Status = resp.StatusCode()
 
 	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
-		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
-			StatusText: http.StatusText(info.Status),
-			Message:    fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes)}
+		return newError(where, endpoint, info.Status,
+			fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes), nil)
 	}
 	data, err := io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
 	info.Bytes = int64(len(data))
@@ -153,20 +152,17 @@ func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values
 		return c.transportError(where, fmt.Errorf("read body: %w", err))
 	}
 	if int64(len(data)) > c.cfg.MaxBodyBytes {
-		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
-			StatusText: http.StatusText(info.Status),
-			Message:    fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes)}
+		return newError(where, endpoint, info.Status,
+			fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes), nil)
 	}
 	if info.Status < 200 || info.Status > 299 {
-		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
-			StatusText: http.StatusText(info.Status), Message: c.redact(errorMessage(data))}
+		return newError(where, endpoint, info.Status, c.redact(errorMessage(data)), nil)
 	}
 	if lenient {
 		data = nonFiniteToNull(data)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Status: info.Status,
-			StatusText: http.StatusText(info.Status), Message: c.redact(decodeProblem(data, err))}
+		return newError(where, endpoint, info.Status, c.redact(decodeProblem(data, err)), nil)
 	}
 	return nil
 }
@@ -174,7 +170,7 @@ func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values
 func (c *Client) transportError(where string, err error) error {
 	// Keep the chain (context.Canceled, net errors) but scrub the text, in case a proxy or a
 	// transport echoed a header into it.
-	return &Error{Method: http.MethodGet, Path: where, Message: c.redact(err.Error()), cause: err}
+	return newError(where, "", 0, c.redact(err.Error()), err)
 }
 
 // decodeProblem explains a body that is not the JSON we expected.

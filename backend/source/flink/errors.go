@@ -3,7 +3,7 @@ package flink
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"net/http"
 	"strings"
 
 	"checkpoint-explorer/backend/source/restclient"
@@ -17,36 +17,22 @@ var ErrNotFound = errors.New("flink: not found")
 // maxMessage bounds the part of an error body quoted in an error.
 const maxMessage = 200
 
-// Error is a failed request. Its text is "flink: GET /path: 503 Service Unavailable: message";
-// it never contains credentials.
+// Error is a failed request: restclient.RequestError with "flink" as its
+// source; it never contains credentials.
 type Error struct {
-	Method string
-	// Path is the request path with query, without the base URL.
-	Path string
-	// Endpoint is the path template, e.g. "/jobs/:jid/checkpoints".
-	Endpoint string
-	// Status is the HTTP status, 0 when no response arrived.
-	Status     int
-	StatusText string
-	// Message is Flink's error text (first line), or the first bytes of the body.
-	Message string
-	cause   error
+	restclient.RequestError
+	cause error
 }
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "flink: %s %s: ", e.Method, e.Path)
-	if e.Status != 0 {
-		fmt.Fprintf(&b, "%d", e.Status)
-		if e.StatusText != "" {
-			b.WriteString(" " + e.StatusText)
-		}
-		if e.Message != "" {
-			b.WriteString(": ")
-		}
+// newError is a failed GET of where (endpoint its template); status 0 when
+// no response arrived.
+func newError(where, endpoint string, status int, msg string, cause error) *Error {
+	e := &Error{RequestError: restclient.RequestError{Source: "flink", Method: http.MethodGet, Path: where,
+		Endpoint: endpoint, Status: status, Message: msg}, cause: cause}
+	if status != 0 {
+		e.StatusText = http.StatusText(status)
 	}
-	b.WriteString(e.Message)
-	return b.String()
+	return e
 }
 
 // Is makes a 404 match ErrNotFound.

@@ -147,7 +147,7 @@ func (c *Client) fetch(ctx context.Context, endpoint, path string, query url.Val
 	if c.acquire != nil {
 		release, err := c.acquire(ctx)
 		if err != nil {
-			return r, &Error{Method: http.MethodGet, Path: r.where, Endpoint: endpoint, Message: err.Error(), cause: err}
+			return r, newError(r.where, endpoint, 0, err.Error(), err)
 		}
 		defer release()
 	}
@@ -204,7 +204,7 @@ func (r response) isJSON() bool {
 }
 
 func (r response) fail(msg string) *Error {
-	return &Error{Method: http.MethodGet, Path: r.where, Endpoint: r.ep, Status: r.status, Message: msg}
+	return newError(r.where, r.ep, r.status, msg, nil)
 }
 
 // statusError describes a non-2xx answer; kind (a sentinel such as ErrNotFound) is what
@@ -226,7 +226,7 @@ func (c *Client) decode(r response, out any) error {
 func (c *Client) transportError(where, endpoint string, err error) error {
 	// Keep the chain (context.Canceled, net errors) but scrub the text, in case a proxy or a
 	// transport echoed a header into it.
-	return &Error{Method: http.MethodGet, Path: where, Endpoint: endpoint, Message: c.redact(err.Error()), cause: err}
+	return newError(where, endpoint, 0, c.redact(err.Error()), err)
 }
 
 // decodeProblem explains a body that is not the JSON we expected.

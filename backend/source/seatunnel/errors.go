@@ -3,7 +3,7 @@ package seatunnel
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"net/http"
 	"strings"
 
 	"checkpoint-explorer/backend/source/restclient"
@@ -28,37 +28,19 @@ var ErrRealtimeDisabled = errors.New("seatunnel: realtime metrics disabled for t
 // maxMessage bounds the part of an error body quoted in an error.
 const maxMessage = 200
 
-// Error is a failed request. Its text is "seatunnel: GET /path: 503 Service Unavailable:
-// message"; it never contains credentials.
+// Error is a failed request: restclient.RequestError with "seatunnel" as
+// its source, and the kind it matches; it never contains credentials.
 type Error struct {
-	Method string
-	// Path is the request path with query, without the base URL.
-	Path string
-	// Endpoint is the path template, e.g. "/job-info/:jobId".
-	Endpoint string
-	// Status is the HTTP status, 0 when no response arrived.
-	Status     int
-	StatusText string
-	// Message is the engine's error text, or the first bytes of the body.
-	Message string
-	kind    error
-	cause   error
+	restclient.RequestError
+	kind  error
+	cause error
 }
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "seatunnel: %s %s: ", e.Method, e.Path)
-	if e.Status != 0 {
-		fmt.Fprintf(&b, "%d", e.Status)
-		if e.StatusText != "" {
-			b.WriteString(" " + e.StatusText)
-		}
-		if e.Message != "" {
-			b.WriteString(": ")
-		}
-	}
-	b.WriteString(e.Message)
-	return b.String()
+// newError is a failed GET of where (endpoint its template); status 0 when
+// no response arrived.
+func newError(where, endpoint string, status int, msg string, cause error) *Error {
+	return &Error{RequestError: restclient.RequestError{Source: "seatunnel", Method: http.MethodGet, Path: where,
+		Endpoint: endpoint, Status: status, Message: msg}, cause: cause}
 }
 
 // Is matches the error's kind (ErrNotFound, ErrNoCheckpointAPI, ...); a plain 404 matches
