@@ -464,6 +464,12 @@ func (a *Analyzer) slow(ja *JobAnalysis) []float64 {
 // vertex caught before its barriers were aligned was behind backpressured
 // data or not, as the backpressure measured in the window says.
 func (a *Analyzer) refineFailures(mi *metricIndex) {
+	// A vertex's snapshot history is the same for every failure caught in it.
+	type history struct {
+		phase Phase
+		basis ReasonPart
+	}
+	histories := map[int]history{}
 	for k := range a.out {
 		out, r := &a.out[k], &a.res[k]
 		f := out.Failure
@@ -474,8 +480,13 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 		name := cmp.Or(a.g.vertices[v].name, a.g.vertices[v].id)
 		switch {
 		case r.pendingSnapshot && f.Phase == "":
-			ph, basis := a.snapshotHistory(v, name)
-			f.BasisParts = append(f.BasisParts, basis)
+			h, ok := histories[v]
+			if !ok {
+				h.phase, h.basis = a.snapshotHistory(v, name)
+				histories[v] = h
+			}
+			ph := h.phase
+			f.BasisParts = append(f.BasisParts, h.basis)
 			f.Basis = renderClauses(f.BasisParts)
 			if ph == "" {
 				continue

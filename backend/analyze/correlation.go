@@ -375,8 +375,9 @@ func correlate(in []corrInput) Correlation {
 	}
 	asyncOK, barrierOK := false, false
 	var barrierShare float64
+	var cut int64 // the slowest quarter's bound, over completed checkpoints with a bottleneck
 	if len(withBN) > 0 {
-		cut := Quantile(bnE2E, 0.75)
+		cut = Quantile(bnE2E, 0.75)
 		slow, async, barrier := 0, 0, 0
 		for _, b := range withBN {
 			if b.e2e >= cut {
@@ -437,7 +438,7 @@ func correlate(in []corrInput) Correlation {
 		reason = append(reason, part("none_completed", "n", fmt.Sprint(len(in))))
 	default:
 		cor.Verdict = VerdictInconclusive
-		if d, ok := dominantBottleneck(in); ok {
+		if d, ok := dominantBottleneck(in, len(withBN), cut); ok {
 			reason = append(reason, d)
 		}
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
@@ -530,17 +531,12 @@ func barrierWait(in []corrInput) []ReasonPart {
 // least half of the slowest quarter of completed checkpoints, when no verdict
 // explains it: the answer to "where", when "why" is none of the verdicts
 // (a slow synchronous snapshot, a slow acknowledgement, finalisation).
-func dominantBottleneck(in []corrInput) (ReasonPart, bool) {
-	var e2e []int64
-	for _, c := range in {
-		if c.completed && c.bottleneck != "" {
-			e2e = append(e2e, c.e2e)
-		}
-	}
-	if len(e2e) < MinCorrelationN {
+// withBN counts the completed checkpoints with a bottleneck and cut is the
+// bound of their slowest quarter, as correlate computed them.
+func dominantBottleneck(in []corrInput, withBN int, cut int64) (ReasonPart, bool) {
+	if withBN < MinCorrelationN {
 		return ReasonPart{}, false
 	}
-	cut := Quantile(e2e, 0.75)
 	type where struct {
 		phase  Phase
 		vertex string
