@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,9 +23,9 @@ import (
 
 // Defaults applied by New to zero Config fields.
 const (
-	DefaultTimeout      = 10 * time.Second
-	DefaultMaxBodyBytes = 32 << 20
-	DefaultUserAgent    = "checkpoint-explorer"
+	DefaultTimeout      = restclient.DefaultTimeout
+	DefaultMaxBodyBytes = restclient.DefaultMaxBodyBytes
+	DefaultUserAgent    = restclient.DefaultUserAgent
 )
 
 // Config says how to reach one Flink REST endpoint.
@@ -49,17 +48,7 @@ type Config struct {
 }
 
 // RequestInfo describes one finished request, for counting load per endpoint.
-type RequestInfo struct {
-	// Endpoint is the path template, e.g. "/jobs/:jid/checkpoints".
-	Endpoint string
-	Method   string
-	// Status is the HTTP status, 0 when no response arrived.
-	Status   int
-	Duration time.Duration
-	// Bytes is the size of the body read (up to MaxBodyBytes+1).
-	Bytes int64
-	Err   error
-}
+type RequestInfo = restclient.RequestInfo
 
 // Client talks to one Flink cluster. It is safe for concurrent use.
 type Client struct {
@@ -70,34 +59,14 @@ type Client struct {
 
 // New validates cfg and builds a client. It does not contact the cluster.
 func New(cfg Config) (*Client, error) {
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = DefaultUserAgent
-	}
-	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
-		return nil, errors.New("flink: negative Timeout or MaxBodyBytes")
-	}
-	base, err := restclient.ParseBaseURL(cfg.BaseURL)
+	st := restclient.EngineSettings{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
+		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent}
+	rc, secrets, err := restclient.OpenEngine(&st)
 	if err != nil {
 		return nil, fmt.Errorf("flink: %w", err)
 	}
-	cfg.BaseURL = base
-	transport, err := restclient.Transport(cfg.CAFile, cfg.InsecureSkipVerify)
-	if err != nil {
-		return nil, fmt.Errorf("flink: %w", err)
-	}
-	rc, secrets, err := restclient.New(restclient.Options{BaseURL: cfg.BaseURL, UserAgent: cfg.UserAgent,
-		Timeout: cfg.Timeout, Transport: transport, Auth: cfg.Auth})
-	if err != nil {
-		return nil, fmt.Errorf("flink: %w", err)
-	}
-	c := &Client{cfg: cfg, http: rc, secrets: secrets}
-	return c, nil
+	cfg.BaseURL, cfg.Timeout, cfg.MaxBodyBytes, cfg.UserAgent = st.BaseURL, st.Timeout, st.MaxBodyBytes, st.UserAgent
+	return &Client{cfg: cfg, http: rc, secrets: secrets}, nil
 }
 
 // BaseURL returns the normalised REST root the client talks to.
