@@ -32,11 +32,14 @@ const flink120 = "1.20.5"
 // the main job's 10-deep history to roll over. The three jobs need about 15 requests/s.
 func TestFlink120CollectorOnARealCluster(t *testing.T) {
 	env := flinkenv.DedicatedVersion(t, "app-flink120", flink120)
-	jid := env.Submit(t, "--name", "ce-flink120", "--parallelism", "2", "--interval-ms", "1000",
-		"--rate", "200", "--slow-snapshot-ms", "800", "--fail-every", "7", "--state-bytes-per-record", "32")
 	bp := env.Submit(t, "--name", "ce-flink120-bp", "--interval-ms", "5000", "--rate", "0", "--sleep-ms", "5")
 	expiring := env.Submit(t, "--name", "ce-flink120-expire", "--interval-ms", "2000", "--rate", "50",
 		"--slow-snapshot-ms", "1500", "--checkpoint-timeout-ms", "1000")
+	// The main job last, right before the collector starts: each submission takes seconds (a
+	// JVM), and its checkpoint 1 must still be in the 10-deep history when the collector first
+	// looks (checkpoints every second).
+	jid := env.Submit(t, "--name", "ce-flink120", "--parallelism", "2", "--interval-ms", "1000",
+		"--rate", "200", "--slow-snapshot-ms", "800", "--fail-every", "7", "--state-bytes-per-record", "32")
 	a := newCollectingApp(t, env.RESTURL)
 
 	cl, err := flink.New(flink.Config{BaseURL: env.RESTURL, Timeout: 10 * time.Second})
