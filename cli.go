@@ -223,7 +223,7 @@ func runClusters(ctx context.Context, g *globals, args []string) error {
   checkpoint-explorer clusters list
   checkpoint-explorer clusters add --name N --engine flink|seatunnel --url URL [--prometheus URL]
         [--auth none|basic|bearer] [--user U] [--password-stdin | --token-stdin] [--ca-file F] [--insecure]
-        [--reporter URL]... [--prometheus-name KEY=NAME]...
+        [--reporter URL]... [--prometheus-name KEY=NAME]... [--requests-per-second R] [--max-in-flight N]
         (secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the command line)
   checkpoint-explorer clusters remove NAME
   checkpoint-explorer clusters retention [--max-checkpoints N] [--max-age 30d] [--max-db-size 512MiB]
@@ -271,9 +271,9 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 		return enc.Encode(map[string]any{"clusters": list, "retention": ret})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tENGINE\tURL\tAUTH\tPROMETHEUS")
+	fmt.Fprintln(tw, "NAME\tKIND\tENGINE\tURL\tAUTH\tPROMETHEUS\tBUDGET")
 	for _, c := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Engine, orDash(c.BaseURL), c.AuthKind, orDash(c.PrometheusURL))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Engine, orDash(c.BaseURL), c.AuthKind, orDash(c.PrometheusURL), budgetText(c))
 	}
 	tw.Flush()
 	fmt.Fprintf(g.stdout, "\nCache %s: %s of %s, %d checkpoints (%d subtask rows) in %d jobs\n",
@@ -282,6 +282,16 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 		limitText(int64(ret.Limits.MaxCheckpointsPerJob), func(n int64) string { return strconv.FormatInt(n, 10) }),
 		limitText(ret.Limits.MaxAgeMs, func(ms int64) string { return "for " + (time.Duration(ms) * time.Millisecond).String() }))
 	return nil
+}
+
+// budgetText shows a configured cluster's request budget ("20/s, 4 in flight");
+// opened captures are not polled and have none.
+func budgetText(c app.SourceView) string {
+	if c.ReadOnly {
+		return "-"
+	}
+	rps, inFlight := app.RequestBudget(c.RequestsPerSecond, c.MaxInFlight)
+	return fmt.Sprintf("%s/s, %d in flight", strconv.FormatFloat(rps, 'f', -1, 64), inFlight)
 }
 
 func orDash(s string) string {
@@ -336,6 +346,8 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	fs.StringVar(&in.CAFile, "ca-file", "", "PEM file of a custom CA")
 	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
 	test := fs.Bool("test", true, "test the connection before saving")
+	fs.Float64Var(&in.RequestsPerSecond, "requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
+	fs.IntVar(&in.MaxInFlight, "max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
 	fs.Func("reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)", func(v string) error {
 		in.ReporterURLs = append(in.ReporterURLs, v)
 		return nil

@@ -87,3 +87,28 @@ func TestReportCommandOnBundledCaptures(t *testing.T) {
 		t.Errorf("markdown report of job %s (%v): %s\n%s", id, err, out, stderr)
 	}
 }
+
+func TestClustersAddKeepsTheRequestBudget(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "slow", "--url", "http://127.0.0.1:1", "--test=false",
+		"--requests-per-second", "2.5", "--max-in-flight", "2", "--data-dir", dir); err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "plain", "--url", "http://127.0.0.1:2", "--test=false", "--data-dir", dir); err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	out, _, err := runCLI(t, "clusters", "list", "--data-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"BUDGET", "2.5/s, 2 in flight", "20/s, 4 in flight"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("clusters list lacks %q:\n%s", want, out)
+		}
+	}
+	_, _, err = runCLI(t, "clusters", "add", "--name", "bad", "--url", "http://127.0.0.1:3", "--test=false",
+		"--requests-per-second", "0.01", "--data-dir", dir)
+	if err == nil || !strings.Contains(err.Error(), "requests per second 0.01: give 0.1 to 1000") {
+		t.Errorf("a budget of 0.01/s: %v", err)
+	}
+}

@@ -111,6 +111,13 @@ type Health struct {
 	LastError      string  `json:"last_error"`
 	LastOKMs       int64   `json:"last_ok_ms"`
 	RequestsPerSec float64 `json:"requests_per_sec"`
+	// BudgetPerSec is the cluster's request budget (requests/s); HeldBack the
+	// share of the last minute's requests that had to wait for it.
+	BudgetPerSec float64 `json:"budget_per_sec,omitempty"`
+	HeldBack     float64 `json:"held_back,omitempty"`
+	// BudgetLimited says the budget holds back enough requests that the
+	// collector may fall behind (collect.BudgetLimited).
+	BudgetLimited bool `json:"budget_limited,omitempty"`
 }
 
 // New opens the config and the cache. The caller must call Close.

@@ -141,6 +141,9 @@ func TestSaveClusterRejectsBadInput(t *testing.T) {
 		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://u:" + secretPassword + "@x"}, "auth fields"},
 		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", Auth: model.Auth{Kind: model.AuthBearer}}, "needs a token"},
 		{ClusterInput{Name: "capture: x", Engine: "flink", BaseURL: "http://x"}, "reserved"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", RequestsPerSecond: -3}, "requests per second -3"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", RequestsPerSecond: 5000}, "give 0.1 to 1000"},
+		{ClusterInput{Name: "a", Engine: "seatunnel", BaseURL: "http://x", MaxInFlight: 100}, "requests in flight 100"},
 	} {
 		err := a.SaveCluster(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !IsBadRequest(err) {

@@ -78,12 +78,19 @@ func (a *App) applyCollector() {
 	m.Apply(targets)
 }
 
+// RequestBudget gives the request budget a cluster's settings amount to, the
+// defaults filled in for zeros: requests per second and requests in flight.
+func RequestBudget(requestsPerSecond float64, maxInFlight int) (float64, int) {
+	o := collect.NewBudget(collect.BudgetFor(requestsPerSecond, maxInFlight)).Options()
+	return o.RequestsPerSecond, o.Concurrency
+}
+
 // newTarget builds the collector's view of a configured cluster.
 func newTarget(c model.Cluster, m *appMetrics) (collect.Target, error) {
 	b, _ := json.Marshal(c)
 	sum := sha256.Sum256(b)
 	key := hex.EncodeToString(sum[:8])
-	budget := collect.NewBudget(collect.DefaultBudget())
+	budget := collect.NewBudget(collect.BudgetFor(c.RequestsPerSecond, c.MaxInFlight))
 	switch c.Engine {
 	case model.EngineFlink:
 		cfg := flinkConfig(c)
@@ -126,7 +133,8 @@ func (a *App) clusterHealth(name string) Health {
 	a.mu.Unlock()
 	if m != nil {
 		if ch, polled := m.Health(name); polled {
-			return Health{State: ch.State, LastError: ch.LastError, LastOKMs: ch.LastOKMs, RequestsPerSec: ch.RequestsPerSec}
+			return Health{State: ch.State, LastError: ch.LastError, LastOKMs: ch.LastOKMs, RequestsPerSec: ch.RequestsPerSec,
+				BudgetPerSec: ch.BudgetPerSec, HeldBack: ch.HeldBack, BudgetLimited: ch.HeldBack >= collect.BudgetLimited}
 		}
 	}
 	if ok {

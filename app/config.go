@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -168,6 +169,9 @@ func validateCluster(c model.Cluster) error {
 		}
 	default:
 		return fmt.Errorf("cluster %q: auth kind %q: choose none, basic or bearer", c.Name, c.Auth.Kind)
+	}
+	if err := collect.CheckBudget(c.RequestsPerSecond, c.MaxInFlight); err != nil {
+		return fmt.Errorf("cluster %q: %w", c.Name, err)
 	}
 	if c.CAFile != "" {
 		if _, err := os.Stat(c.CAFile); err != nil {

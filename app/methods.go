@@ -44,6 +44,8 @@ type SourceView struct {
 	InsecureSkipVerify bool              `json:"insecure_skip_verify"`
 	PrometheusNames    map[string]string `json:"prometheus_names,omitempty"`
 	ReporterURLs       []string          `json:"reporter_urls,omitempty"`
+	RequestsPerSecond  float64           `json:"requests_per_second,omitempty"`
+	MaxInFlight        int               `json:"max_in_flight,omitempty"`
 	Kind               string            `json:"kind"`
 	ReadOnly           bool              `json:"read_only"`
 	Health             Health            `json:"health"`
@@ -100,6 +102,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 		Name: c.Name, Engine: c.Engine, BaseURL: c.BaseURL, PrometheusURL: c.PrometheusURL,
 		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
 		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
+		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight,
 		Kind: sourceKind(c, configured), ReadOnly: !configured,
 	}
 	if c.Auth.Kind == model.AuthBasic {
@@ -125,6 +128,9 @@ type ClusterInput struct {
 	// PrometheusNames and ReporterURLs: see model.Cluster.
 	PrometheusNames map[string]string `json:"prometheus_names,omitempty"`
 	ReporterURLs    []string          `json:"reporter_urls,omitempty"`
+	// RequestsPerSecond and MaxInFlight: the request budget (0: the default).
+	RequestsPerSecond float64 `json:"requests_per_second,omitempty"`
+	MaxInFlight       int     `json:"max_in_flight,omitempty"`
 }
 
 func (in ClusterInput) cluster() model.Cluster {
@@ -132,6 +138,7 @@ func (in ClusterInput) cluster() model.Cluster {
 		Name: in.Name, Engine: in.Engine, BaseURL: in.BaseURL, PrometheusURL: in.PrometheusURL,
 		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
 		PrometheusNames: in.PrometheusNames, ReporterURLs: in.ReporterURLs,
+		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight,
 	}
 	if c.Auth.Kind == "" {
 		c.Auth.Kind = model.AuthNone

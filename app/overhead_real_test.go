@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/testenv/flinkenv"
 )
@@ -228,4 +229,61 @@ func TestFlinkOverheadStaysWithinTheDocumentedBoundary(t *testing.T) {
 		t.Errorf("%.2f metrics requests per second, over V/10 s = %.2f", f.MetricsPerSecond, max)
 	}
 	_ = model.StatusCompleted
+}
+
+// TestFlinkRequestBudgetFromTheClusterSettings sets a small request budget on
+// a cluster, as the cluster form does, and checks through the counting proxy
+// that a job checkpointing every second (which would want about 8 requests/s)
+// gets no more, and that the cluster's health says the budget held it back.
+func TestFlinkRequestBudgetFromTheClusterSettings(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-budget", "--interval-ms", "1000", "--rate", "100")
+	// A few checkpoints for the first poll to read; from then on the job alone
+	// wants about 8 requests/s.
+	time.Sleep(4 * time.Second)
+	proxy, proxyURL := startCountingProxy(t, env.RESTURL, jid)
+	a := newCollectingApp(t, "http://127.0.0.1:1") // a placeholder, replaced below
+	const rps, inFlight = 4, 1
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: proxyURL,
+		RequestsPerSecond: rps, MaxInFlight: inFlight}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, n0 := proxy.snapshot()
+	time.Sleep(15 * time.Second)
+	_, n1 := proxy.snapshot()
+	el := time.Since(start).Seconds()
+	var h Health
+	list, err := a.ListClusters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if s.Name == "flink" {
+			h = s.Health
+			if s.RequestsPerSecond != rps || s.MaxInFlight != inFlight {
+				t.Errorf("the cluster lists budget %g/s, %d in flight; want %d/s, %d", s.RequestsPerSecond, s.MaxInFlight, rps, inFlight)
+			}
+		}
+	}
+	a.stopCollector()
+	// The proxy counts only the job's requests and the job list; the budget
+	// also spends on other jobs' one-time reads, so this is an upper bound.
+	bound := rps*el + 2*rps + 1
+	t.Logf("budget %d/s: %d requests in %.1f s (%.2f/s), health %+v", rps, n1-n0, el, float64(n1-n0)/el, h)
+	if float64(n1-n0) > bound {
+		t.Errorf("%d requests in %.1f s under a budget of %d/s (at most %.0f with the burst)", n1-n0, el, rps, bound)
+	}
+	if float64(n1-n0) < rps*el/2 {
+		t.Errorf("only %d requests in %.1f s: the test did not make the collector want more than its budget", n1-n0, el)
+	}
+	if h.BudgetPerSec != rps {
+		t.Errorf("health shows a budget of %g/s, want %d", h.BudgetPerSec, rps)
+	}
+	if h.HeldBack < collect.BudgetLimited || !h.BudgetLimited {
+		t.Errorf("health says %.2f of the requests waited for the budget; a 1 s job on a %d/s budget should wait most of the time", h.HeldBack, rps)
+	}
+	if len(finalCheckpoints(t, a, jid)) == 0 {
+		t.Error("no checkpoint was stored under the small budget")
+	}
 }

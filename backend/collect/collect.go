@@ -71,6 +71,10 @@ type Health struct {
 	LastOKMs       int64   `json:"last_ok_ms"`
 	RequestsPerSec float64 `json:"requests_per_sec"`
 	Requests       int64   `json:"requests"`
+	// BudgetPerSec is the cluster's request budget; HeldBack the share of the
+	// last minute's requests that waited for it (Budget.HeldBack).
+	BudgetPerSec float64 `json:"budget_per_sec"`
+	HeldBack     float64 `json:"held_back"`
 }
 
 // Target is one cluster to poll.
@@ -234,6 +238,8 @@ func (c *clusterPoller) health() Health {
 	if c.target.Budget != nil {
 		h.RequestsPerSec = c.target.Budget.Rate()
 		h.Requests = c.target.Budget.Total()
+		h.BudgetPerSec = c.target.Budget.Options().RequestsPerSecond
+		h.HeldBack = c.target.Budget.HeldBack()
 	}
 	return h
 }

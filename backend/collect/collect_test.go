@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -286,5 +287,66 @@ func TestBudgetCountsAndLimits(t *testing.T) {
 	}
 	if b.Rate() <= 0 {
 		t.Errorf("rate %v, want > 0 after requests", b.Rate())
+	}
+}
+
+func TestBudgetForUsersSettings(t *testing.T) {
+	for _, tc := range []struct {
+		rps        float64
+		inFlight   int
+		want       BudgetOptions // after NewBudget filled the defaults
+		wantErrSub string
+	}{
+		{rps: 0, inFlight: 0, want: BudgetOptions{RequestsPerSecond: 20, Burst: 40, Concurrency: 4}},
+		{rps: 5, inFlight: 2, want: BudgetOptions{RequestsPerSecond: 5, Burst: 10, Concurrency: 2}},
+		{rps: 0.2, inFlight: 1, want: BudgetOptions{RequestsPerSecond: 0.2, Burst: 1, Concurrency: 1}},
+		{rps: 100, want: BudgetOptions{RequestsPerSecond: 100, Burst: 200, Concurrency: 4}},
+		{rps: 0.05, wantErrSub: "requests per second 0.05"},
+		{rps: -1, wantErrSub: "requests per second -1"},
+		{rps: 5000, wantErrSub: "give 0.1 to 1000"},
+		{inFlight: -2, wantErrSub: "requests in flight -2"},
+		{inFlight: 65, wantErrSub: "give 1 to 64"},
+	} {
+		err := CheckBudget(tc.rps, tc.inFlight)
+		if tc.wantErrSub != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErrSub) {
+				t.Errorf("CheckBudget(%g, %d) = %v, want an error with %q", tc.rps, tc.inFlight, err, tc.wantErrSub)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("CheckBudget(%g, %d) = %v", tc.rps, tc.inFlight, err)
+		}
+		if got := NewBudget(BudgetFor(tc.rps, tc.inFlight)).Options(); got != tc.want {
+			t.Errorf("budget for %g/s, %d in flight = %+v, want %+v", tc.rps, tc.inFlight, got, tc.want)
+		}
+	}
+}
+
+func TestBudgetTellsWhenItHoldsRequestsBack(t *testing.T) {
+	ctx := context.Background()
+	// 5 requests/s with a burst of 1: after the first, each waits 200 ms.
+	slow := NewBudget(BudgetOptions{RequestsPerSecond: 5, Burst: 1})
+	start := time.Now()
+	for range 4 {
+		release, err := slow.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	if el := time.Since(start); el < 500*time.Millisecond {
+		t.Fatalf("4 requests at 5/s with burst 1 took %v, the rate was not applied", el)
+	}
+	if got := slow.HeldBack(); got < 0.7 {
+		t.Errorf("held back %.2f of the requests, want 3 of 4", got)
+	}
+	roomy := NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})
+	for range 4 {
+		release, _ := roomy.Acquire(ctx)
+		release()
+	}
+	if got := roomy.HeldBack(); got != 0 {
+		t.Errorf("a budget with room held back %.2f of the requests", got)
 	}
 }

@@ -66,6 +66,10 @@ type Cluster struct {
 	// ReporterURLs are Flink Prometheus reporter endpoints (JobManager and
 	// TaskManagers) scraped directly for backpressure when set.
 	ReporterURLs []string `json:"reporter_urls,omitempty"`
+	// RequestsPerSecond and MaxInFlight bound what the app asks of the
+	// cluster (its request budget); 0 takes the defaults in docs/collector.md.
+	RequestsPerSecond float64 `json:"requests_per_second,omitempty"`
+	MaxInFlight       int     `json:"max_in_flight,omitempty"`
 	// ReadOnly marks data that came from a capture file: nothing polls it.
 	ReadOnly bool `json:"read_only,omitempty"`
 }

@@ -466,23 +466,30 @@ describe('views', { skip: !CE_URL }, () => {
     await shot('sample-compare');
   });
 
-  it('cluster form: reporter endpoints and relabelled Prometheus names are checked, saved and shown again for editing', async () => {
+  it('cluster form: reporter endpoints, relabelled Prometheus names and the request budget are checked, saved and shown again for editing', async () => {
     const name = 'e2e-relabelled';
     await page.getByTestId('clusters-button').click();
     const dialog = page.getByTestId('cluster-dialog');
     await dialog.waitFor({ state: 'visible' });
     await dialog.locator('#cl-name').fill(name);
     await dialog.locator('#cl-base').fill('http://127.0.0.1:9/');
-    await dialog.locator('details.advanced > summary').click();
+    await dialog.locator('[data-testid="cluster-prometheus"] > summary').click();
     await dialog.getByTestId('cluster-reporters').fill('http://127.0.0.1:9249/metrics\n127.0.0.1:9250');
     await dialog.getByTestId('cluster-names').fill('task_label=vertex_id\nbusy');
+    await dialog.locator('[data-testid="cluster-budget"] > summary').click();
+    await dialog.getByTestId('cluster-rps').fill('0.01');
+    await dialog.getByTestId('cluster-inflight').fill('2.5');
     await dialog.locator('button[type="submit"]').click();
     assert.equal((await dialog.locator('#cl-reporters-err').textContent()).trim(), 'Each line must be an http:// or https:// URL.');
     assert.match(await dialog.locator('#cl-names-err').textContent(), /one key=value per line/);
+    assert.match(await dialog.locator('#cl-rps-err').textContent(), /from 0\.1 to 1000/);
+    assert.match(await dialog.locator('#cl-inflight-err').textContent(), /whole number from 1 to 64/);
     assert.equal((await call('ListClusters')).some((c) => c.name === name), false, 'nothing is saved while the form has problems');
 
     await dialog.getByTestId('cluster-reporters').fill('http://127.0.0.1:9249/metrics\nhttp://127.0.0.1:9250/metrics');
     await dialog.getByTestId('cluster-names').fill('task_label=vertex_id\nbusy=-');
+    await dialog.getByTestId('cluster-rps').fill('2.5');
+    await dialog.getByTestId('cluster-inflight').fill('2');
     await dialog.locator('button[type="submit"]').click();
     await page.waitForFunction(
       async (n) => (await window.go.app.App.ListClusters()).some((c) => c.name === n),
@@ -492,19 +499,27 @@ describe('views', { skip: !CE_URL }, () => {
     const saved = (await call('ListClusters')).find((c) => c.name === name);
     assert.deepEqual(saved.reporter_urls, ['http://127.0.0.1:9249/metrics', 'http://127.0.0.1:9250/metrics']);
     assert.deepEqual(saved.prometheus_names, { task_label: 'vertex_id', busy: '-' });
+    assert.equal(saved.requests_per_second, 2.5);
+    assert.equal(saved.max_in_flight, 2);
 
     // Editing shows them again; clearing them clears them.
     await dialog.locator('button.add').click();
     await dialog.locator('li', { hasText: name }).locator('button.item').click();
     assert.equal(await dialog.getByTestId('cluster-names').inputValue(), 'busy=-\ntask_label=vertex_id');
+    assert.equal(await dialog.getByTestId('cluster-rps').inputValue(), '2.5');
+    assert.equal(await dialog.getByTestId('cluster-inflight').inputValue(), '2');
     await dialog.getByTestId('cluster-names').fill('');
+    await dialog.getByTestId('cluster-rps').fill('');
     await dialog.locator('button[type="submit"]').click();
     await page.waitForFunction(
       async (n) => !(await window.go.app.App.ListClusters()).find((c) => c.name === n)?.prometheus_names,
       name,
       { timeout: 5000 },
     );
-    assert.deepEqual((await call('ListClusters')).find((c) => c.name === name).reporter_urls.length, 2, 'the reporters stay');
+    const edited = (await call('ListClusters')).find((c) => c.name === name);
+    assert.deepEqual(edited.reporter_urls.length, 2, 'the reporters stay');
+    assert.equal(edited.requests_per_second ?? 0, 0, 'an emptied rate goes back to the default');
+    assert.equal(edited.max_in_flight, 2);
 
     page.once('dialog', (d) => d.accept());
     await dialog.locator('li', { hasText: name }).locator('button.remove').click();

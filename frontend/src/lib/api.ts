@@ -21,6 +21,12 @@ export interface Health {
   last_error: string;
   last_ok_ms: number;
   requests_per_sec: number;
+  /** the cluster's request budget, requests/s (absent for captures) */
+  budget_per_sec?: number;
+  /** share (0..1) of the last minute's requests that waited for the budget */
+  held_back?: number;
+  /** the budget holds back enough requests that checkpoints may be missed */
+  budget_limited?: boolean;
 }
 
 export interface SourceView {
@@ -37,6 +43,9 @@ export interface SourceView {
   prometheus_names?: Record<string, string>;
   /** Flink Prometheus reporter endpoints scraped directly for backpressure */
   reporter_urls?: string[];
+  /** request budget as configured; absent or 0 means the default */
+  requests_per_second?: number;
+  max_in_flight?: number;
   kind: SourceKind;
   read_only: boolean;
   health: Health;
@@ -60,6 +69,9 @@ export interface ClusterInput {
   /** absent keeps what is stored; empty clears it */
   prometheus_names?: Record<string, string>;
   reporter_urls?: string[];
+  /** request budget; 0 takes the default (20/s, 4 in flight) */
+  requests_per_second?: number;
+  max_in_flight?: number;
 }
 
 export interface TestResult {

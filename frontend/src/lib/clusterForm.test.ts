@@ -77,6 +77,8 @@ describe('fromSource', () => {
       insecure_skip_verify: true,
       names_text: '',
       reporters_text: '',
+      rps_text: '',
+      in_flight_text: '',
     });
   });
 });
@@ -139,5 +141,52 @@ describe('Prometheus names and reporter URLs', () => {
     const form = { ...valid(), engine: 'seatunnel' as const, names_text: 'garbage', reporters_text: 'x' };
     expect(validateCluster(form, [], false)).toEqual([]);
     expect(normalise(form)).toMatchObject({ prometheus_names: {}, reporter_urls: [] });
+  });
+});
+
+describe('request budget', () => {
+  it('leaves the fields empty for the default and sends 0', () => {
+    const sent = normalise(valid());
+    expect(sent.requests_per_second).toBe(0);
+    expect(sent.max_in_flight).toBe(0);
+  });
+
+  it('round-trips a configured budget', () => {
+    const s: SourceView = {
+      name: 'busy',
+      engine: 'seatunnel',
+      base_url: 'http://127.0.0.1:8080',
+      prometheus_url: '',
+      auth_kind: 'none',
+      ca_file: '',
+      insecure_skip_verify: false,
+      requests_per_second: 2.5,
+      max_in_flight: 2,
+      kind: 'cluster',
+      read_only: false,
+      health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
+    };
+    const form = fromSource(s);
+    expect([form.rps_text, form.in_flight_text]).toEqual(['2.5', '2']);
+    expect(validateCluster(form, [], true)).toEqual([]);
+    expect(normalise(form)).toMatchObject({ requests_per_second: 2.5, max_in_flight: 2 });
+  });
+
+  it.each([
+    [{ rps_text: '0' }, 'rps_text', 'clusters.err.budgetRps'],
+    [{ rps_text: '0.05' }, 'rps_text', 'clusters.err.budgetRps'],
+    [{ rps_text: '1001' }, 'rps_text', 'clusters.err.budgetRps'],
+    [{ rps_text: 'fast' }, 'rps_text', 'clusters.err.budgetRps'],
+    [{ in_flight_text: '0' }, 'in_flight_text', 'clusters.err.budgetInFlight'],
+    [{ in_flight_text: '2.5' }, 'in_flight_text', 'clusters.err.budgetInFlight'],
+    [{ in_flight_text: '65' }, 'in_flight_text', 'clusters.err.budgetInFlight'],
+  ])('rejects %j', (patch, field, key) => {
+    expect(validateCluster({ ...valid(), ...patch }, [], false)).toEqual([{ field, key }]);
+  });
+
+  it('accepts the bounds, spaces around', () => {
+    expect(validateCluster({ ...valid(), rps_text: ' 0.1 ', in_flight_text: '64' }, [], false)).toEqual([]);
+    expect(validateCluster({ ...valid(), rps_text: '1000', in_flight_text: ' 1' }, [], false)).toEqual([]);
+    expect(normalise({ ...valid(), rps_text: ' 0.1 ', in_flight_text: '64' })).toMatchObject({ requests_per_second: 0.1, max_in_flight: 64 });
   });
 });

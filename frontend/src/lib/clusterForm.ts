@@ -11,7 +11,13 @@ export interface ClusterForm extends ClusterInput {
   names_text: string;
   /** one URL per line */
   reporters_text: string;
+  /** request budget as typed; empty takes the default */
+  rps_text: string;
+  in_flight_text: string;
 }
+
+/** The request budget's bounds, as the backend checks them (collect.CheckBudget). */
+export const BUDGET = { minRps: 0.1, maxRps: 1000, maxInFlight: 64, defaultRps: 20, defaultInFlight: 4 } as const;
 
 export function emptyCluster(): ClusterForm {
   return {
@@ -24,7 +30,28 @@ export function emptyCluster(): ClusterForm {
     insecure_skip_verify: false,
     names_text: '',
     reporters_text: '',
+    rps_text: '',
+    in_flight_text: '',
   };
+}
+
+/** parseRps reads the requests-per-second field: 0 when empty (the default), null when out of range. */
+export function parseRps(text: string): number | null {
+  const v = text.trim();
+  if (!v) return 0;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < BUDGET.minRps || n > BUDGET.maxRps) return null;
+  return n;
+}
+
+/** parseInFlight reads the in-flight field: 0 when empty (the default), null unless a whole number in range. */
+export function parseInFlight(text: string): number | null {
+  const v = text.trim();
+  if (!v) return 0;
+  if (!/^\d+$/.test(v)) return null;
+  const n = Number(v);
+  if (n < 1 || n > BUDGET.maxInFlight) return null;
+  return n;
 }
 
 /** formatNames writes names one "key=value" per line, keys sorted. */
@@ -75,6 +102,8 @@ export function fromSource(s: SourceView): ClusterForm {
     insecure_skip_verify: !!s.insecure_skip_verify,
     names_text: formatNames(s.prometheus_names),
     reporters_text: (s.reporter_urls ?? []).join('\n'),
+    rps_text: s.requests_per_second ? String(s.requests_per_second) : '',
+    in_flight_text: s.max_in_flight ? String(s.max_in_flight) : '',
   };
 }
 
@@ -111,6 +140,8 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
   if (input.auth.kind === 'basic' && !input.auth.username.trim()) {
     out.push({ field: 'username', key: 'clusters.err.usernameRequired' });
   }
+  if (parseRps(input.rps_text) === null) out.push({ field: 'rps_text', key: 'clusters.err.budgetRps' });
+  if (parseInFlight(input.in_flight_text) === null) out.push({ field: 'in_flight_text', key: 'clusters.err.budgetInFlight' });
   if (input.engine === 'flink') {
     if (parseNames(input.names_text) === null) out.push({ field: 'names_text', key: 'clusters.err.namesInvalid' });
     if (!parseReporters(input.reporters_text).every(httpURL)) {
@@ -123,16 +154,19 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
 /**
  * normalise turns the form into what is sent: text fields trimmed, the names
  * and reporters parsed (always sent, so clearing them clears them; SeaTunnel
- * has none), and credentials the chosen auth kind does not use dropped.
+ * has none), the budget as numbers (0: the default), and credentials the
+ * chosen auth kind does not use dropped.
  */
 export function normalise(form: ClusterForm): ClusterInput {
-  const { names_text, reporters_text, ...input } = form;
+  const { names_text, reporters_text, rps_text, in_flight_text, ...input } = form;
   const kind = input.auth.kind;
   const flink = input.engine === 'flink';
   return {
     ...input,
     prometheus_names: flink ? (parseNames(names_text) ?? {}) : {},
     reporter_urls: flink ? parseReporters(reporters_text) : [],
+    requests_per_second: parseRps(rps_text) ?? 0,
+    max_in_flight: parseInFlight(in_flight_text) ?? 0,
     name: input.name.trim(),
     base_url: input.base_url.trim(),
     prometheus_url: input.prometheus_url.trim(),
