@@ -159,7 +159,16 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if cfg.Retention != nil {
 		ret = cfg.Retention.store()
 	}
-	st, err := store.Open(ctx, paths.Cache, ret)
+	st, err := store.Open(ctx, paths.Cache, ret, store.OnMigration(func(e store.MigrationEvent) {
+		// A Warn, so that even quiet commands say why they pause: converting a
+		// large cache takes seconds (about 2 s per million subtask stats).
+		if !e.Done {
+			logger.Warn("converting the cache to a newer format; this happens once and may take a while",
+				"path", paths.Cache, "step", e.Version, "change", e.Name)
+			return
+		}
+		logger.Info("cache converted", "step", e.Version, "took", e.Took.Round(time.Millisecond))
+	}))
 	if err != nil {
 		if logFile != nil {
 			logFile.Close()

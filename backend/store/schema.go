@@ -281,8 +281,19 @@ func packSubtaskRows(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// migrate brings the database to the newest schema version.
-func migrate(ctx context.Context, db *sql.DB) error {
+// MigrationEvent tells that a cache is being converted to a newer schema:
+// once before the step (Done false) and once after it (Done true, Took set).
+// A new, empty cache gets no events: creating it is instant.
+type MigrationEvent struct {
+	Version int
+	Name    string
+	Done    bool
+	Took    time.Duration
+}
+
+// migrate brings the database to the newest schema version, telling notify
+// (if not nil) about each step applied to an existing cache.
+func migrate(ctx context.Context, db *sql.DB, notify func(MigrationEvent)) error {
 	// A fresh file must get auto_vacuum before its first table; it cannot
 	// be switched later without a full VACUUM.
 	if _, err := db.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
@@ -314,8 +325,16 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if m.version <= current {
 			continue
 		}
+		tell := notify != nil && current > 0
+		if tell {
+			notify(MigrationEvent{Version: m.version, Name: m.name})
+		}
+		start := time.Now()
 		if err := applyMigration(ctx, db, m); err != nil {
 			return err
+		}
+		if tell {
+			notify(MigrationEvent{Version: m.version, Name: m.name, Done: true, Took: time.Since(start)})
 		}
 	}
 	return nil

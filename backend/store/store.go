@@ -115,9 +115,26 @@ func (s *Store) prepareWrites(ctx context.Context) error {
 
 const busyTimeoutMs = 5000
 
+// OpenOption adjusts Open.
+type OpenOption func(*openConfig)
+
+type openConfig struct {
+	onMigration func(MigrationEvent)
+}
+
+// OnMigration has Open tell f before and after each schema step it applies
+// to an existing cache, so that a long conversion can be shown to the user.
+func OnMigration(f func(MigrationEvent)) OpenOption {
+	return func(c *openConfig) { c.onMigration = f }
+}
+
 // Open opens (creating the directory and file if needed) the cache at path
 // and migrates it to the current schema.
-func Open(ctx context.Context, path string, r Retention) (*Store, error) {
+func Open(ctx context.Context, path string, r Retention, opts ...OpenOption) (*Store, error) {
+	var oc openConfig
+	for _, o := range opts {
+		o(&oc)
+	}
 	if path == "" {
 		return nil, errors.New("store: open: empty path")
 	}
@@ -150,7 +167,7 @@ func Open(ctx context.Context, path string, r Retention) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 
-	if err := migrate(ctx, w); err != nil {
+	if err := migrate(ctx, w, oc.onMigration); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}

@@ -117,7 +117,7 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 	oldDB.SetMaxOpenConns(1)
 	saved := migrations
 	migrations = migrations[:1]
-	err = migrate(ctx, oldDB)
+	err = migrate(ctx, oldDB, nil)
 	migrations = saved
 	if err != nil {
 		t.Fatal(err)
@@ -181,11 +181,16 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err := Open(ctx, path, Retention{})
+	var events []MigrationEvent
+	s, err := Open(ctx, path, Retention{}, OnMigration(func(e MigrationEvent) { events = append(events, e) }))
 	if err != nil {
 		t.Fatalf("open a v1 cache: %v", err)
 	}
 	defer s.Close()
+	// The conversion is announced before it runs and when it is done.
+	if len(events) != 2 || events[0].Version != 2 || events[0].Done || !events[1].Done || events[1].Took <= 0 {
+		t.Errorf("migration events %+v, want step 2 announced then done", events)
+	}
 	for i := range cps {
 		got, err := s.Checkpoint(ctx, cps[i].Key())
 		if err != nil {
@@ -201,6 +206,22 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 	}
 	if v, err := schemaVersion(ctx, s.w); err != nil || v != 2 {
 		t.Errorf("schema version %d (%v), want 2", v, err)
+	}
+
+	// A new cache and an up-to-date one open without any event.
+	for _, p := range []string{filepath.Join(t.TempDir(), "new.db"), path} {
+		events = nil
+		if p == path {
+			s.Close()
+		}
+		s2, err := Open(ctx, p, Retention{}, OnMigration(func(e MigrationEvent) { events = append(events, e) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2.Close()
+		if len(events) != 0 {
+			t.Errorf("opening %s told of migrations %+v", p, events)
+		}
 	}
 }
 
