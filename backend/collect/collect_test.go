@@ -30,6 +30,8 @@ type rollingEngine struct {
 	frozen  bool // while frozen, History fails (the poller falls behind)
 	details map[int64]int
 	failJob error
+	// detailDelay is how long each Detail takes (a slow engine, or a small request budget).
+	detailDelay time.Duration
 }
 
 func (e *rollingEngine) Traits() Traits { return Traits{DefaultCapacity: e.capacity} }
@@ -84,7 +86,9 @@ func (e *rollingEngine) History(_ context.Context, _ *model.Job) (model.History,
 func (e *rollingEngine) Detail(_ context.Context, _ *model.Job, s model.Checkpoint) (model.Checkpoint, error) {
 	e.mu.Lock()
 	e.details[s.ID]++
+	delay := e.detailDelay
 	e.mu.Unlock()
+	time.Sleep(delay)
 	s.Tasks = []model.TaskStats{{VertexID: "v1", NumSubtasks: 1, NumAcknowledged: 1,
 		Subtasks: []model.SubtaskStats{{Index: 0, Status: model.SubtaskCompleted, AckMs: s.LatestAckMs, EndToEndMs: s.EndToEndMs, SyncMs: 3}}}}
 	return s, nil
@@ -349,4 +353,79 @@ func TestBudgetTellsWhenItHoldsRequestsBack(t *testing.T) {
 	if got := roomy.HeldBack(); got != 0 {
 		t.Errorf("a budget with room held back %.2f of the requests", got)
 	}
+}
+
+// When details cannot keep up (each takes longer than a checkpoint interval
+// would allow), the poller stores the rest as summaries and keeps its list
+// polls on time: no checkpoint becomes a gap, and the details come later for
+// those still in the engine's history.
+func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
+	st := openStore(t)
+	// 16 checkpoints/s, a history of 600 ms; details at 150 ms each manage 7/s.
+	eng := &rollingEngine{start: time.Now(), interval: 60 * time.Millisecond, dur: 5 * time.Millisecond, capacity: 10,
+		details: map[int64]int{}, detailDelay: 150 * time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, Options{
+		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MinPoll: 10 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+	})
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	time.Sleep(1500 * time.Millisecond)
+	// The engine speeds up: the deferred checkpoints still listed get their details.
+	eng.mu.Lock()
+	eng.detailDelay = 0
+	fastFrom := eng.triggered(time.Now())
+	eng.mu.Unlock()
+	time.Sleep(700 * time.Millisecond)
+	m.Stop()
+
+	cps, err := st.Checkpoints(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps, err := st.Gaps(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gaps) != 0 {
+		t.Errorf("gaps %+v: the poller let checkpoints leave the history unseen while fetching details", gaps)
+	}
+	if len(cps) < 25 {
+		t.Fatalf("only %d checkpoints stored in 2.2 s at 16/s", len(cps))
+	}
+	for i := 1; i < len(cps); i++ {
+		if cps[i].ID != cps[i-1].ID+1 {
+			t.Errorf("checkpoints %d and %d stored with nothing between", cps[i-1].ID, cps[i].ID)
+		}
+	}
+	eng.mu.Lock()
+	for id, n := range eng.details {
+		if n != 1 {
+			t.Errorf("details of checkpoint %d fetched %d times, want once", id, n)
+		}
+	}
+	eng.mu.Unlock()
+	var summaryOnly int
+	lastID := cps[len(cps)-1].ID
+	for _, c := range cps {
+		if c.Status != model.StatusCompleted {
+			continue
+		}
+		full, err := st.Checkpoint(ctx, c.Key())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full.Tasks) == 0 {
+			summaryOnly++
+			// Those listed after the speed-up (but the last few, maybe not polled yet) have their details.
+			if c.ID > fastFrom && c.ID < lastID-5 {
+				t.Errorf("checkpoint %d, listed after the engine sped up, has no details", c.ID)
+			}
+		}
+	}
+	if summaryOnly == 0 {
+		t.Error("every checkpoint has its details: the engine was not slow enough to test deferral")
+	}
+	t.Logf("%d checkpoints, %d without details (evicted before their turn), speed-up at %d", len(cps), summaryOnly, fastFrom)
 }

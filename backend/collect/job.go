@@ -30,6 +30,9 @@ type jobPoller struct {
 	final map[int]map[int64]bool
 	// maxID is, per pipeline, the highest id accounted for (stored or gapped); -1 = none yet.
 	maxID map[int]int64
+	// deferred holds, per pipeline, final ids stored as summaries whose
+	// details a later poll fetches (tick ran out of time for them).
+	deferred map[int]map[int64]bool
 
 	lastMetrics  time.Time
 	metricsSince int64
@@ -110,6 +113,7 @@ func (j *jobPoller) run() {
 func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	opts := j.c.opts
 	sink := opts.Sink
+	began := opts.Now()
 	if !j.haveGraph || j.job.State != j.currentState() {
 		g, err := j.src.Job(ctx, j.job.ID)
 		if err != nil {
@@ -145,6 +149,14 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 		pipes = append(pipes, p)
 	}
 	sort.Ints(pipes)
+
+	// Details are fetched until the next poll is due; the checkpoints left
+	// are stored as summaries and get their details in a later poll (oldest
+	// first). When the request budget cannot keep up, this keeps the list
+	// polls on time, so that no checkpoint leaves the engine's history
+	// unseen: a checkpoint may lose its details, never its row.
+	detailsUntil := began.Add(j.nextInterval(h, capacity, 0, traits))
+	fetched, deferred := 0, 0
 
 	var (
 		toStore   []model.Checkpoint
@@ -210,6 +222,15 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 				}
 				continue
 			}
+			if fetched > 0 && opts.Now().After(detailsUntil) {
+				if !j.deferred[p][cp.ID] {
+					toStore = append(toStore, cp) // its summary, until the details come
+				}
+				j.deferDetails(p, cp.ID)
+				deferred++
+				continue
+			}
+			fetched++
 			full, err := j.src.Detail(ctx, &j.job, cp)
 			switch {
 			case errors.Is(err, ErrGone):
@@ -223,6 +244,7 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			full.Cluster, full.JobID, full.Pipeline = j.c.target.Name, j.job.ID, p
 			toStore = append(toStore, full)
 			newFinal[p] = append(newFinal[p], cp.ID)
+			delete(j.deferred[p], cp.ID)
 		}
 		newMax[p] = max(prev, top)
 	}
@@ -231,6 +253,10 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 		if err := sink.PutCheckpoints(ctx, toStore); err != nil {
 			return 0, fmt.Errorf("store checkpoints: %w", err)
 		}
+	}
+	if deferred > 0 {
+		opts.Logger.Info("details deferred to the next poll to keep polls on time (request budget or a slow engine)",
+			append(j.log(), "fetched", fetched, "deferred", deferred)...)
 	}
 	if len(gaps) > 0 {
 		if err := sink.PutGaps(ctx, gaps); err != nil {
@@ -253,6 +279,14 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	}
 	for p := range j.final {
 		j.forgetBelow(p, j.maxID[p]-int64(4*capacity))
+	}
+	for p, ids := range j.deferred {
+		// The engine lists no id this far back: nothing will ask for them again.
+		for id := range ids {
+			if id < j.maxID[p]-int64(4*capacity) {
+				delete(ids, id)
+			}
+		}
 	}
 	if len(h.InFlight) > 0 {
 		acks := make([]model.AckSample, 0, len(h.InFlight))
@@ -279,6 +313,18 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 
 // forgetBelow drops remembered final ids far below the newest: the engine no
 // longer lists them, so the set stays bounded.
+// deferDetails remembers that checkpoint id of pipeline p was stored as a summary
+// and still waits for its details.
+func (j *jobPoller) deferDetails(p int, id int64) {
+	if j.deferred == nil {
+		j.deferred = map[int]map[int64]bool{}
+	}
+	if j.deferred[p] == nil {
+		j.deferred[p] = map[int64]bool{}
+	}
+	j.deferred[p][id] = true
+}
+
 func (j *jobPoller) forgetBelow(p int, floor int64) {
 	for id := range j.final[p] {
 		if id < floor {

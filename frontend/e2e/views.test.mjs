@@ -490,6 +490,7 @@ describe('views', { skip: !CE_URL }, () => {
     await dialog.getByTestId('cluster-names').fill('task_label=vertex_id\nbusy=-');
     await dialog.getByTestId('cluster-rps').fill('2.5');
     await dialog.getByTestId('cluster-inflight').fill('2');
+    await shot('cluster-form');
     await dialog.locator('button[type="submit"]').click();
     await page.waitForFunction(
       async (n) => (await window.go.app.App.ListClusters()).some((c) => c.name === n),
