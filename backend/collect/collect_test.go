@@ -108,6 +108,21 @@ func openStore(t *testing.T) *store.Store {
 	return st
 }
 
+// storedJob reads what the collector stored of the rolling engine's job.
+func storedJob(t *testing.T, st *store.Store) ([]model.Checkpoint, []model.Gap) {
+	t.Helper()
+	q := store.Query{Cluster: "c1", JobID: "job-1"}
+	cps, err := st.Checkpoints(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps, err := st.Gaps(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cps, gaps
+}
+
 func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T) {
 	st := openStore(t)
 	eng := &rollingEngine{start: time.Now(), interval: 40 * time.Millisecond, dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}
@@ -139,14 +154,7 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 		t.Errorf("health %+v after recovery, want ok", h)
 	}
 
-	cps, err := st.Checkpoints(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gaps, err := st.Gaps(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cps, gaps := storedJob(t, st)
 	if len(gaps) == 0 {
 		t.Fatal("no gap recorded although the poller was held back for 30 checkpoints with a history of 10")
 	}
@@ -380,14 +388,7 @@ func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
 	time.Sleep(700 * time.Millisecond)
 	m.Stop()
 
-	cps, err := st.Checkpoints(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gaps, err := st.Gaps(ctx, store.Query{Cluster: "c1", JobID: "job-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cps, gaps := storedJob(t, st)
 	if len(gaps) != 0 {
 		t.Errorf("gaps %+v: the poller let checkpoints leave the history unseen while fetching details", gaps)
 	}
