@@ -42,6 +42,13 @@ func TestCompare(t *testing.T) {
 	if sink.VertexID != vSink || sink.EndToEnd.B != nil || sink.EndToEnd.Diff != nil || sink.EndToEnd.A == nil || sink.CheckpointedSize.B != nil {
 		t.Errorf("Sink = %s", js(sink))
 	}
+
+	// A checkpoint whose details were missed says so instead of a bottleneck.
+	lost := healthyCP(3, 1_020_000)
+	lost.Tasks, lost.DetailLoss = nil, model.DetailMissed
+	if c := Compare(flinkJob(), &a, &lost); c.B.Bottleneck != nil || c.B.DetailLoss != model.DetailMissed || c.A.DetailLoss != "" {
+		t.Errorf("sides with a missed checkpoint = %s / %s", js(c.A), js(c.B))
+	}
 }
 
 func TestDefaultComparePair(t *testing.T) {

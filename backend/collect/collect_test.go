@@ -419,6 +419,10 @@ func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
 		}
 		if len(full.Tasks) == 0 {
 			summaryOnly++
+			// Beyond the history's depth it can only have been evicted: marked so.
+			if c.ID < lastID-int64(eng.capacity) && full.DetailLoss != model.DetailMissed {
+				t.Errorf("checkpoint %d has no details and detail loss %q, want %q", c.ID, full.DetailLoss, model.DetailMissed)
+			}
 			// Those listed after the speed-up (but the last few, maybe not polled yet) have their details.
 			if c.ID > fastFrom && c.ID < lastID-5 {
 				t.Errorf("checkpoint %d, listed after the engine sped up, has no details", c.ID)

@@ -30,9 +30,10 @@ type jobPoller struct {
 	final map[int]map[int64]bool
 	// maxID is, per pipeline, the highest id accounted for (stored or gapped); -1 = none yet.
 	maxID map[int]int64
-	// deferred holds, per pipeline, final ids stored as summaries whose
-	// details a later poll fetches (tick ran out of time for them).
-	deferred map[int]map[int64]bool
+	// deferred holds, per pipeline, the final checkpoints stored as
+	// summaries whose details a later poll fetches (tick ran out of time for
+	// them), by id.
+	deferred map[int]map[int64]model.Checkpoint
 
 	lastMetrics  time.Time
 	metricsSince int64
@@ -156,7 +157,7 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	// polls on time, so that no checkpoint leaves the engine's history
 	// unseen: a checkpoint may lose its details, never its row.
 	detailsUntil := began.Add(j.nextInterval(h, capacity, 0, traits))
-	fetched, deferred := 0, 0
+	fetched, deferred, missed := 0, 0, 0
 
 	var (
 		toStore   []model.Checkpoint
@@ -191,6 +192,18 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			opts.Logger.Info("checkpoint ids restarted", append(j.log(), "pipeline", p, "was", prev, "now", top)...)
 			prev = -1
 			j.final[p] = map[int64]bool{}
+			delete(j.deferred, p)
+		}
+		// Deferred checkpoints the history no longer lists lost their details
+		// for good: their summaries are stored again, marked so.
+		for id, sc := range j.deferred[p] {
+			if id < cps[0].ID {
+				sc.DetailLoss = model.DetailMissed
+				toStore = append(toStore, sc)
+				newFinal[p] = append(newFinal[p], id)
+				delete(j.deferred[p], id)
+				missed++
+			}
 		}
 		// Ids after the last one accounted for that the history no longer holds were missed.
 		if prev >= 0 {
@@ -223,10 +236,10 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 				continue
 			}
 			if fetched > 0 && opts.Now().After(detailsUntil) {
-				if !j.deferred[p][cp.ID] {
+				if _, stored := j.deferred[p][cp.ID]; !stored {
 					toStore = append(toStore, cp) // its summary, until the details come
 				}
-				j.deferDetails(p, cp.ID)
+				j.deferDetails(p, cp)
 				deferred++
 				continue
 			}
@@ -237,6 +250,7 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 				// Keep the summary: better than nothing, and say so in the log.
 				opts.Logger.Info("details evicted before fetch; stored the summary", append(j.log(), "checkpoint", cp.ID)...)
 				full = cp
+				full.DetailLoss = model.DetailMissed
 			case err != nil:
 				detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
 				continue
@@ -254,9 +268,9 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			return 0, fmt.Errorf("store checkpoints: %w", err)
 		}
 	}
-	if deferred > 0 {
+	if deferred > 0 || missed > 0 {
 		opts.Logger.Info("details deferred to the next poll to keep polls on time (request budget or a slow engine)",
-			append(j.log(), "fetched", fetched, "deferred", deferred)...)
+			append(j.log(), "fetched", fetched, "deferred", deferred, "left the engine's history without details", missed)...)
 	}
 	if len(gaps) > 0 {
 		if err := sink.PutGaps(ctx, gaps); err != nil {
@@ -280,11 +294,11 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	for p := range j.final {
 		j.forgetBelow(p, j.maxID[p]-int64(4*capacity))
 	}
-	for p, ids := range j.deferred {
-		// The engine lists no id this far back: nothing will ask for them again.
-		for id := range ids {
+	for p, cps := range j.deferred {
+		// A pipeline the engine stopped listing: nothing will ask for them again.
+		for id := range cps {
 			if id < j.maxID[p]-int64(4*capacity) {
-				delete(ids, id)
+				delete(cps, id)
 			}
 		}
 	}
@@ -313,16 +327,16 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 
 // forgetBelow drops remembered final ids far below the newest: the engine no
 // longer lists them, so the set stays bounded.
-// deferDetails remembers that checkpoint id of pipeline p was stored as a summary
-// and still waits for its details.
-func (j *jobPoller) deferDetails(p int, id int64) {
+// deferDetails remembers that checkpoint cp of pipeline p was stored as a
+// summary and still waits for its details.
+func (j *jobPoller) deferDetails(p int, cp model.Checkpoint) {
 	if j.deferred == nil {
-		j.deferred = map[int]map[int64]bool{}
+		j.deferred = map[int]map[int64]model.Checkpoint{}
 	}
 	if j.deferred[p] == nil {
-		j.deferred[p] = map[int64]bool{}
+		j.deferred[p] = map[int64]model.Checkpoint{}
 	}
-	j.deferred[p][id] = true
+	j.deferred[p][cp.ID] = cp
 }
 
 func (j *jobPoller) forgetBelow(p int, floor int64) {

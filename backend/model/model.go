@@ -182,7 +182,19 @@ type Checkpoint struct {
 
 	// Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed.
 	Tasks []TaskStats `json:"tasks,omitempty"`
+	// DetailLoss says why a final checkpoint has no Tasks although its engine
+	// reports them: DetailTrimmed or DetailMissed; empty otherwise.
+	DetailLoss string `json:"detail_loss,omitempty"`
 }
+
+// Reasons a checkpoint lacks the per-subtask stats its engine reports.
+const (
+	// DetailTrimmed: the cache's retention removed them to stay within its size cap.
+	DetailTrimmed = "trimmed"
+	// DetailMissed: the checkpoint left the engine's history before the app
+	// fetched them (a small request budget, a slow engine, the app closed).
+	DetailMissed = "missed"
+)
 
 // Key identifies a checkpoint across the whole store.
 type Key struct {

@@ -225,7 +225,8 @@ func (s *Store) Job(ctx context.Context, cluster, jobID string) (model.Job, erro
 
 const sqlCheckpointCols = `pk, cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms,
 	completion_ms, failure_ms, end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data,
-	persisted_data, state_blobs, num_subtasks, num_acknowledged, failure_message, external_path, has_tasks`
+	persisted_data, state_blobs, num_subtasks, num_acknowledged, failure_message, external_path, has_tasks,
+	detail_trimmed`
 
 const sqlCheckpointOrder = ` ORDER BY trigger_ms, id, pipeline, cluster, job_id`
 
@@ -237,13 +238,15 @@ type storedCheckpoint struct {
 func scanCheckpoint(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
 	var st storedCheckpoint
 	var finalize, blobs sql.NullInt64
+	var loss int
 	err := sc.Scan(&st.pk, &c.Cluster, &c.JobID, &c.Pipeline, &c.ID, &c.Kind, &c.Status, &c.TriggerMs,
 		&c.LatestAckMs, &c.CompletionMs, &c.FailureMs, &c.EndToEndMs, &finalize, &c.StateSize,
 		&c.CheckpointedSize, &c.ProcessedData, &c.PersistedData, &blobs, &c.NumSubtasks, &c.NumAcknowledged,
-		&c.FailureMessage, &c.ExternalPath, &st.hasTasks)
+		&c.FailureMessage, &c.ExternalPath, &st.hasTasks, &loss)
 	if err != nil {
 		return st, err
 	}
+	c.DetailLoss = detailLossName(loss)
 	if finalize.Valid {
 		v := finalize.Int64
 		c.FinalizeMs = &v

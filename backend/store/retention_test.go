@@ -235,12 +235,20 @@ func TestRetentionBySizeTrimsDetailFirst(t *testing.T) {
 			t.Fatalf("checkpoint %d lost its per-vertex rows", c.ID)
 		}
 		if full.Tasks[0].Subtasks == nil {
+			if full.DetailLoss != model.DetailTrimmed || c.DetailLoss != model.DetailTrimmed {
+				t.Errorf("checkpoint %d trimmed says detail loss %q / %q, want %q", c.ID, full.DetailLoss, c.DetailLoss, model.DetailTrimmed)
+			}
 			if firstDetailed >= 0 {
 				t.Fatalf("checkpoint %d (trigger %d) trimmed although older %d kept detail", c.ID, c.TriggerMs, firstDetailed)
 			}
 			lastTrimmed = c.TriggerMs
-		} else if firstDetailed < 0 {
-			firstDetailed = c.TriggerMs
+		} else {
+			if full.DetailLoss != "" {
+				t.Errorf("checkpoint %d with its detail says detail loss %q", c.ID, full.DetailLoss)
+			}
+			if firstDetailed < 0 {
+				firstDetailed = c.TriggerMs
+			}
 		}
 	}
 	if lastTrimmed < 0 || firstDetailed < 0 {

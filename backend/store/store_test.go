@@ -243,28 +243,46 @@ func TestCheckpointUpsert(t *testing.T) {
 		}
 		return c
 	}
+	missed := func(status model.Status) model.Checkpoint {
+		c := base(status, 10, false)
+		c.DetailLoss = model.DetailMissed
+		return c
+	}
 	tests := []struct {
 		name        string
 		puts        []model.Checkpoint
 		wantStatus  model.Status
 		wantE2E     int64
 		wantSubRows int
+		wantLoss    string
 	}{
 		{"same twice is stored once", []model.Checkpoint{base(model.StatusCompleted, 10, true), base(model.StatusCompleted, 10, true)},
-			model.StatusCompleted, 10, 6},
+			model.StatusCompleted, 10, 6, ""},
 		{"in progress then completed: completed wins", []model.Checkpoint{base(model.StatusInProgress, 5, false), base(model.StatusCompleted, 10, true)},
-			model.StatusCompleted, 10, 6},
+			model.StatusCompleted, 10, 6, ""},
 		{"completed then in progress: stays completed", []model.Checkpoint{base(model.StatusCompleted, 10, true), base(model.StatusInProgress, 99, false)},
-			model.StatusCompleted, 10, 6},
+			model.StatusCompleted, 10, 6, ""},
 		{"failed then in progress with tasks: stays failed", []model.Checkpoint{base(model.StatusFailed, 10, false), base(model.StatusInProgress, 99, true)},
-			model.StatusFailed, 10, 0},
+			model.StatusFailed, 10, 0, ""},
 		{"summary-only update keeps subtasks", []model.Checkpoint{base(model.StatusCompleted, 10, true), base(model.StatusFailed, 20, false)},
-			model.StatusFailed, 20, 6},
+			model.StatusFailed, 20, 6, ""},
 		{"newer detail replaces older detail", []model.Checkpoint{base(model.StatusInProgress, 5, true), func() model.Checkpoint {
 			c := base(model.StatusCompleted, 10, true)
 			c.Tasks = c.Tasks[:1]
 			return c
-		}()}, model.StatusCompleted, 10, 3},
+		}()}, model.StatusCompleted, 10, 3, ""},
+		{"summary, then its details missed", []model.Checkpoint{base(model.StatusCompleted, 10, false), missed(model.StatusCompleted)},
+			model.StatusCompleted, 10, 0, model.DetailMissed},
+		{"missed inserted as such", []model.Checkpoint{missed(model.StatusFailed)}, model.StatusFailed, 10, 0, model.DetailMissed},
+		{"details after all clear the mark", []model.Checkpoint{missed(model.StatusCompleted), base(model.StatusCompleted, 10, true)},
+			model.StatusCompleted, 10, 6, ""},
+		{"a plain summary keeps the mark", []model.Checkpoint{missed(model.StatusCompleted), base(model.StatusCompleted, 10, false)},
+			model.StatusCompleted, 10, 0, model.DetailMissed},
+		{"a mark on a checkpoint with details is ignored", []model.Checkpoint{func() model.Checkpoint {
+			c := base(model.StatusCompleted, 10, true)
+			c.DetailLoss = model.DetailMissed
+			return c
+		}()}, model.StatusCompleted, 10, 6, ""},
 	}
 	ctx := context.Background()
 	for _, tt := range tests {
@@ -290,9 +308,9 @@ func TestCheckpointUpsert(t *testing.T) {
 			for _, tk := range got.Tasks {
 				subs += len(tk.Subtasks)
 			}
-			if got.Status != tt.wantStatus || got.EndToEndMs != tt.wantE2E || subs != tt.wantSubRows {
-				t.Errorf("got status %s e2e %d subtasks %d; want %s %d %d", got.Status, got.EndToEndMs, subs,
-					tt.wantStatus, tt.wantE2E, tt.wantSubRows)
+			if got.Status != tt.wantStatus || got.EndToEndMs != tt.wantE2E || subs != tt.wantSubRows || got.DetailLoss != tt.wantLoss {
+				t.Errorf("got status %s e2e %d subtasks %d detail loss %q; want %s %d %d %q", got.Status, got.EndToEndMs, subs,
+					got.DetailLoss, tt.wantStatus, tt.wantE2E, tt.wantSubRows, tt.wantLoss)
 			}
 			var raw int
 			if err := s.r.QueryRow("SELECT coalesce(sum(max(subtask_rows, 0)), 0) FROM task_stats").Scan(&raw); err != nil {

@@ -142,7 +142,7 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
 			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
 			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
-			1, taskRows, subRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3))
+			1, taskRows, subRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3), lossNone)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -148,14 +148,15 @@ const (
 		cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms, completion_ms, failure_ms,
 		end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data, persisted_data, state_blobs,
 		num_subtasks, num_acknowledged, failure_message, external_path, has_tasks, task_rows, subtask_rows,
-		max_start_delay_ms, max_alignment_ms, max_sync_ms, max_async_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	// sqlUpdateSummary replaces the summary and keeps the detail bookkeeping.
+		max_start_delay_ms, max_alignment_ms, max_sync_ms, max_async_ms, detail_trimmed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// sqlUpdateSummary replaces the summary and keeps the detail bookkeeping;
+	// a summary that says its details were lost marks it (detail_trimmed).
 	sqlUpdateSummary = `UPDATE checkpoints SET
 		kind = ?, status = ?, trigger_ms = ?, latest_ack_ms = ?, completion_ms = ?, failure_ms = ?,
 		end_to_end_ms = ?, finalize_ms = ?, state_size = ?, checkpointed_size = ?, processed_data = ?,
 		persisted_data = ?, state_blobs = ?, num_subtasks = ?, num_acknowledged = ?, failure_message = ?,
-		external_path = ?, has_tasks = max(has_tasks, ?)
+		external_path = ?, has_tasks = max(has_tasks, ?), detail_trimmed = max(detail_trimmed, ?)
 		WHERE pk = ?`
 	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = 0,
 		max_start_delay_ms = ?, max_alignment_ms = ?, max_sync_ms = ?, max_async_ms = ?
@@ -400,7 +401,7 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 		if _, err := w.execStmt(sqlUpdateSummary, string(c.Kind), string(c.Status), c.TriggerMs, c.LatestAckMs,
 			c.CompletionMs, c.FailureMs, c.EndToEndMs, nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize,
 			c.ProcessedData, c.PersistedData, nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged,
-			c.FailureMessage, c.ExternalPath, incomingHasTasks, pk); err != nil {
+			c.FailureMessage, c.ExternalPath, incomingHasTasks, detailLossCode(c), pk); err != nil {
 			return fmt.Errorf("%s: update: %w", name(), err)
 		}
 		if len(c.Tasks) == 0 {
@@ -425,7 +426,7 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
 			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
 			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
-			incomingHasTasks, taskRows, subtaskRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3))
+			incomingHasTasks, taskRows, subtaskRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3), detailLossCode(c))
 		if err != nil {
 			return fmt.Errorf("%s: insert: %w", name(), err)
 		}
@@ -620,3 +621,39 @@ func (s *Store) DeleteCluster(ctx context.Context, name string) error {
 }
 
 func bySubtaskIndex(a, b model.SubtaskStats) int { return a.Index - b.Index }
+
+// detail_trimmed codes: why a checkpoint has no subtask stats although its
+// engine reports them (model.Checkpoint.DetailLoss).
+const (
+	lossNone    = 0
+	lossTrimmed = 1 // retention removed them
+	lossMissed  = 2 // never fetched: gone from the engine's history first
+)
+
+// detailLossCode is what a written checkpoint says of its lost details; one
+// that carries subtask stats has lost nothing. (A trimmed checkpoint keeps
+// its per-vertex Tasks without their Subtasks.)
+func detailLossCode(c *model.Checkpoint) int {
+	for _, t := range c.Tasks {
+		if len(t.Subtasks) > 0 {
+			return lossNone
+		}
+	}
+	switch c.DetailLoss {
+	case model.DetailTrimmed:
+		return lossTrimmed
+	case model.DetailMissed:
+		return lossMissed
+	}
+	return lossNone
+}
+
+func detailLossName(code int) string {
+	switch code {
+	case lossTrimmed:
+		return model.DetailTrimmed
+	case lossMissed:
+		return model.DetailMissed
+	}
+	return ""
+}

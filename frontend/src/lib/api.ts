@@ -213,6 +213,8 @@ export interface CheckpointDetail {
   failure_message?: string;
   external_path?: string;
   tasks?: TaskDetail[] | null;
+  /** why a final checkpoint lacks the per-subtask stats its engine reports */
+  detail_loss?: 'trimmed' | 'missed';
   vertex_names?: Record<string, string> | null;
 }
 
@@ -514,6 +516,7 @@ export interface CheckpointBrief {
   duration_ms: number;
   checkpointed_size: number;
   bottleneck?: Bottleneck;
+  detail_loss?: 'trimmed' | 'missed';
 }
 
 export interface Comparison {
