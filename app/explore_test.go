@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
 )
 
 func TestExploreMethodsOnSeededJob(t *testing.T) {
@@ -56,6 +57,17 @@ func TestExploreMethodsOnSeededJob(t *testing.T) {
 	}
 	if c.B.ID != 7 || c.Reason == "" {
 		t.Errorf("default compare picks %d (%q), want the failed checkpoint 7", c.B.ID, c.Reason)
+	}
+	// Checkpoint 15's details were missed: both views say so, with no bottleneck.
+	lost, err := a.CheckpointView("prod", "job1", 0, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost.Checkpoint.DetailLoss != model.DetailMissed || lost.Analysis.Bottleneck != nil || len(lost.Subtasks) != 0 {
+		t.Errorf("view of 15: detail loss %q, bottleneck %+v, %d subtask rows", lost.Checkpoint.DetailLoss, lost.Analysis.Bottleneck, len(lost.Subtasks))
+	}
+	if lc, err := a.Compare("prod", "job1", 0, 3, 0, 15); err != nil || lc.B.DetailLoss != model.DetailMissed || lc.A.DetailLoss != "" {
+		t.Errorf("compare 3 with 15: %+v / %+v (%v)", lc.A, lc.B, err)
 	}
 	c, err = a.Compare("prod", "job1", 0, 3, 0, 20)
 	if err != nil {
