@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { captureBytes, generate } from '../testdata/gen-capture.mjs';
+import { captureBytes, generate, MISSED_DETAILS } from '../testdata/gen-capture.mjs';
 
 const CE_URL = process.env.CE_URL;
 const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -270,6 +270,19 @@ describe('views', { skip: !CE_URL }, () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied.split('\n')[0], new RegExp(`^Checkpoint #${slowest} of orders-enrichment on ${FLINK}$`));
     assert.ok(copied.includes('Bottleneck: '), copied);
+  });
+
+  it('a checkpoint whose details were missed says so instead of blaming the engine, in both languages', async () => {
+    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
+    const back = await page.evaluate(() => location.hash); // the tests after this one go on from there
+    await go(`#/checkpoint?cluster=${enc(FLINK)}&job=${archive}&id=${MISSED_DETAILS}`);
+    await page.waitForFunction(() => /history/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 10_000 });
+    assert.match(await page.getByTestId('bottleneck').innerText(), /left the engine's history before its details could be fetched/);
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => /离开引擎的历史/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 5000 });
+    await page.getByTestId('lang-en').click();
+    await go(back);
+    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
   });
 
   it('compare: the default pair with its reason, phase and vertex deltas, either side choosable', async () => {

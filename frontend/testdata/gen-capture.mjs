@@ -71,6 +71,9 @@ function episode(k, n, from, to) {
 }
 
 /** generate returns the capture's records (without header and end), in file order. */
+/** The id of the clickstream-archive checkpoint whose details were missed. */
+export const MISSED_DETAILS = 31;
+
 export function generate(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   const r = rng(20260527);
@@ -106,7 +109,7 @@ export function generate(opts = {}) {
     for (let k = 0; k < 60; k++) {
       const trig = o.startMs + k * 60_000 + 1_234;
       const e2e = 150 + Math.floor(r() * 120);
-      push({
+      const cp = {
         type: 'checkpoint', cluster: fc, job_id: job2, id: k + 1, kind: 'checkpoint', status: 'COMPLETED',
         trigger_ms: trig, latest_ack_ms: trig + e2e, end_to_end_ms: e2e, state_size: 1 << 20, checkpointed_size: 40_000 + Math.floor(r() * 9000),
         processed_data: 0, persisted_data: 0, num_subtasks: 4, num_acknowledged: 4,
@@ -121,7 +124,13 @@ export function generate(opts = {}) {
             return { index: i, status: 'completed', ack_ms: trig + se, end_to_end_ms: se, start_delay_ms: sd, alignment_ms: 0, sync_ms: sy, async_ms: as, state_size: 1 << 18, checkpointed_size: 10_000, processed_data: 0, persisted_data: 0 };
           }),
         })),
-      });
+      };
+      if (k === MISSED_DETAILS - 1) {
+        // Its details left Flink's history before they were fetched (the random draws above are kept, so the rest of the file does not change).
+        delete cp.tasks;
+        cp.detail_loss = 'missed';
+      }
+      push(cp);
     }
   }
 
