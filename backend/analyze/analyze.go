@@ -614,4 +614,19 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	if ja.Missed > 0 {
 		ja.note(part("note_gaps", "n", fmt.Sprint(ja.Missed)))
 	}
+	var missed, trimmed int
+	for k := range a.heads {
+		switch a.heads[k].DetailLoss {
+		case model.DetailMissed:
+			missed++
+		case model.DetailTrimmed:
+			trimmed++
+		}
+	}
+	if missed > 0 {
+		ja.note(part("note_details_missed", "n", fmt.Sprint(missed)))
+	}
+	if trimmed > 0 {
+		ja.note(part("note_details_trimmed", "n", fmt.Sprint(trimmed)))
+	}
 }

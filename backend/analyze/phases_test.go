@@ -424,3 +424,32 @@ func TestAnalyzeEmptyAndSavepoints(t *testing.T) {
 		t.Errorf("savepoint flagged slow: %s", js(ja.SlowCheckpoints))
 	}
 }
+
+// Checkpoints whose details were missed or trimmed are counted in the notes,
+// which say why they have no phases; those with details are unaffected.
+func TestNotesCountCheckpointsWithoutTheirDetails(t *testing.T) {
+	cps := []model.Checkpoint{healthyCP(1, 1_000_000), healthyCP(2, 1_010_000), healthyCP(3, 1_020_000), healthyCP(4, 1_030_000)}
+	cps[1].Tasks, cps[1].DetailLoss = nil, model.DetailMissed
+	cps[2].Tasks, cps[2].DetailLoss = nil, model.DetailMissed
+	for i := range cps[3].Tasks {
+		cps[3].Tasks[i].Subtasks = nil
+	}
+	cps[3].DetailLoss = model.DetailTrimmed
+	ja := Analyze(flinkJob(), cps, nil, nil, nil)
+	codes := map[string]string{}
+	for _, p := range ja.NoteParts {
+		codes[p.Code] = p.Args["n"]
+	}
+	if codes["note_details_missed"] != "2" || codes["note_details_trimmed"] != "1" {
+		t.Errorf("note parts %s, want 2 missed and 1 trimmed", js(ja.NoteParts))
+	}
+	if _, ok := codes["note_no_subtasks"]; ok {
+		t.Errorf("the job has subtask stats, yet the notes say none: %v", ja.Notes)
+	}
+	if !strings.Contains(strings.Join(ja.Notes, "\n"), "2 checkpoint(s) have no per-subtask stats because they left the engine's history") {
+		t.Errorf("notes = %v", ja.Notes)
+	}
+	if ja.Checkpoints[0].Bottleneck == nil || ja.Checkpoints[1].Bottleneck != nil || ja.Checkpoints[3].Bottleneck != nil {
+		t.Errorf("bottlenecks %v / %v / %v: only checkpoint 1 has details", js(ja.Checkpoints[0].Bottleneck), js(ja.Checkpoints[1].Bottleneck), js(ja.Checkpoints[3].Bottleneck))
+	}
+}

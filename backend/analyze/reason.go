@@ -99,10 +99,12 @@ var reasonTemplates = map[string]string{
 	"f_bp_high":             "upstream backpressure reached {{level}} in the window: barriers queued behind data",
 
 	// What the data cannot show (JobAnalysis.NoteParts).
-	"note_seatunnel":   "SeaTunnel exposes no start_delay, alignment, sync, async or ack timings: per-subtask phases, bottlenecks and stragglers are absent, and ack progress comes from polled in-flight counts",
-	"note_no_subtasks": "no per-subtask checkpoint stats in this data: phases, bottlenecks and stragglers are absent; durations, sizes and sampled metrics are used instead",
-	"note_no_finalize": "finalize (last ack → completion) is absent: the engine does not report it for these checkpoints",
-	"note_gaps":        "{{n}} checkpoint(s) are known only as gaps (never seen: evicted from the engine's history before a poll, or not recorded) and are not analysed",
+	"note_seatunnel":       "SeaTunnel exposes no start_delay, alignment, sync, async or ack timings: per-subtask phases, bottlenecks and stragglers are absent, and ack progress comes from polled in-flight counts",
+	"note_no_subtasks":     "no per-subtask checkpoint stats in this data: phases, bottlenecks and stragglers are absent; durations, sizes and sampled metrics are used instead",
+	"note_no_finalize":     "finalize (last ack → completion) is absent: the engine does not report it for these checkpoints",
+	"note_gaps":            "{{n}} checkpoint(s) are known only as gaps (never seen: evicted from the engine's history before a poll, or not recorded) and are not analysed",
+	"note_details_missed":  "{{n}} checkpoint(s) have no per-subtask stats because they left the engine's history before their details were fetched (the request budget or the engine could not keep up): they have no phases or bottleneck",
+	"note_details_trimmed": "{{n}} checkpoint(s) had their per-subtask stats trimmed by the cache's size cap: they have no phases or bottleneck",
 }
 
 // part builds a clause from a code and name, value pairs.
