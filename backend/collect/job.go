@@ -268,9 +268,15 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			return 0, fmt.Errorf("store checkpoints: %w", err)
 		}
 	}
-	if deferred > 0 || missed > 0 {
-		opts.Logger.Info("details deferred to the next poll to keep polls on time (request budget or a slow engine)",
-			append(j.log(), "fetched", fetched, "deferred", deferred, "left the engine's history without details", missed)...)
+	// Deferring is routine while the budget is the limit; losing details is
+	// worth a line in the log the UI shows.
+	switch {
+	case missed > 0:
+		opts.Logger.Info("details missed: checkpoints left the engine's history before their details were fetched (request budget or a slow engine)",
+			append(j.log(), "missed", missed, "fetched", fetched, "deferred", deferred)...)
+	case deferred > 0:
+		opts.Logger.Debug("details deferred to the next poll to keep polls on time",
+			append(j.log(), "fetched", fetched, "deferred", deferred)...)
 	}
 	if len(gaps) > 0 {
 		if err := sink.PutGaps(ctx, gaps); err != nil {
@@ -325,8 +331,6 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	return j.nextInterval(h, capacity, fresh, traits), metricsErr
 }
 
-// forgetBelow drops remembered final ids far below the newest: the engine no
-// longer lists them, so the set stays bounded.
 // deferDetails remembers that checkpoint cp of pipeline p was stored as a
 // summary and still waits for its details.
 func (j *jobPoller) deferDetails(p int, cp model.Checkpoint) {
@@ -339,6 +343,8 @@ func (j *jobPoller) deferDetails(p int, cp model.Checkpoint) {
 	j.deferred[p][cp.ID] = cp
 }
 
+// forgetBelow drops remembered final ids far below the newest: the engine no
+// longer lists them, so the set stays bounded.
 func (j *jobPoller) forgetBelow(p int, floor int64) {
 	for id := range j.final[p] {
 		if id < floor {
