@@ -2,9 +2,11 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -31,6 +33,23 @@ func prometheusClient(c model.Cluster) (*prometheus.Client, error) {
 		return nil, err
 	}
 	return prometheus.New(cfg)
+}
+
+// atScrapeInterval reads at the server's own scrape interval when it says
+// what it is: finer than the 15 s default, it gives short checkpoint windows
+// their own backpressure points. A server that does not say (an old version,
+// a query front end) keeps the default step; that is logged, not an error.
+func atScrapeInterval(ctx context.Context, pc *prometheus.Client, log *slog.Logger) *prometheus.Client {
+	iv, err := pc.ScrapeInterval(ctx)
+	if err == nil {
+		if fine, ferr := pc.WithMinStep(iv); ferr == nil {
+			log.Info("reading Prometheus at its scrape interval", "url", pc.URL(), "step", iv)
+			return fine
+		}
+	}
+	log.Info("Prometheus does not say its scrape interval; reading at the default step",
+		"url", pc.URL(), "step", pc.MinStep(), "err", err)
+	return pc
 }
 
 // prometheusConfig is the client configuration for a cluster's Prometheus,
@@ -114,6 +133,7 @@ func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) 
 	if err != nil {
 		return res, badRequest("%v", err)
 	}
+	pc = atScrapeInterval(ctx, pc, a.log)
 	samples, err := prometheus.Backfill(ctx, pc, job, ranges)
 	if err != nil && !errors.Is(err, prometheus.ErrPartial) {
 		return res, fmt.Errorf("backfill from %s: %w", redactURL(c.PrometheusURL), err)

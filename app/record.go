@@ -389,6 +389,7 @@ func newPromReader(ctx context.Context, o RecordOptions) (*promReader, error) {
 		// The client's error names the URL and what is wrong (refused, 401, not Prometheus...).
 		return nil, fmt.Errorf("capture: cannot read backpressure from Prometheus: %w", err)
 	}
+	pr.client = atScrapeInterval(ctx, pr.client, pr.log)
 	return pr, nil
 }
 

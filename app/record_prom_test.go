@@ -120,8 +120,8 @@ func TestRecordReadsBackpressureFromARealPrometheus(t *testing.T) {
 	if res.Checkpoints == 0 || res.PromSamples == 0 || res.PromError != "" || res.MetricSamples < int64(res.PromSamples) {
 		t.Fatalf("result %+v", res)
 	}
-	// Budget: the check, at most one range query per period, and the final read.
-	if most := 1 + int(dur/every) + 1; res.PromRequests < 3 || res.PromRequests > most {
+	// Budget: the check, the scrape interval, at most one range query per period, and the final read.
+	if most := 2 + int(dur/every) + 1; res.PromRequests < 4 || res.PromRequests > most {
 		t.Errorf("%d Prometheus requests for a %s recording read every %s, want 3..%d", res.PromRequests, dur, every, most)
 	}
 	mu.Lock()
@@ -160,7 +160,8 @@ func TestRecordReadsBackpressureFromARealPrometheus(t *testing.T) {
 			srcPeak = max(srcPeak, m.Value)
 		}
 	}
-	step := prometheus.DefaultMinStep.Milliseconds()
+	// Read at the server's scrape interval, which it reports (the test server: every 1 s).
+	step := pe.ScrapeInterval.Milliseconds()
 	for id, name := range vertices {
 		ts := times[series{id, model.MetricBackPressuredMsPerSec, model.AggMax}]
 		if len(ts) == 0 {
@@ -261,6 +262,10 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if strings.HasSuffix(r.URL.Path, "/api/v1/targets") {
+		fmt.Fprint(w, `{"status":"success","data":{"activeTargets":[{"scrapeInterval":"1s","health":"up"}],"droppedTargets":[]}}`)
+		return
+	}
 	if strings.HasSuffix(r.URL.Path, "/api/v1/query") {
 		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[%d,"1"]}]}}`, time.Now().Unix())
 		return
@@ -328,8 +333,8 @@ func TestRecordKeepsRecordingWhenPrometheusFails(t *testing.T) {
 	fake.mu.Lock()
 	starts := slices.Clone(fake.starts)
 	fake.mu.Unlock()
-	if res.PromRequests != 1+len(starts) {
-		t.Errorf("%d Prometheus requests counted, the server saw the check and %d range queries", res.PromRequests, len(starts))
+	if res.PromRequests != 2+len(starts) {
+		t.Errorf("%d Prometheus requests counted, the server saw the check, the targets and %d range queries", res.PromRequests, len(starts))
 	}
 	if len(starts) < fake.ok+2 {
 		t.Fatalf("%d range queries: want the failing ones retried each period and at the end", len(starts))
@@ -372,7 +377,7 @@ func TestRecordReadsTheTailAfterCtrlC(t *testing.T) {
 		t.Fatalf("range queries starting at %v, want one, from the recording start %d ms", starts, before.UnixMilli())
 	}
 	rec := readCapture(t, out)
-	if len(rec.prom) == 0 || len(rec.prom) != res.PromSamples || res.PromRequests != 2 || res.PromError != "" {
+	if len(rec.prom) == 0 || len(rec.prom) != res.PromSamples || res.PromRequests != 3 || res.PromError != "" {
 		t.Fatalf("read back %d Prometheus samples; result %+v", len(rec.prom), res)
 	}
 	for _, m := range rec.prom {

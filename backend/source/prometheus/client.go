@@ -10,6 +10,7 @@ package prometheus
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -89,6 +90,7 @@ type RequestInfo struct {
 // Client queries one Prometheus server. It is safe for concurrent use.
 type Client struct {
 	cfg    Config
+	raw    api.Client // for endpoints whose fields v1.API does not decode
 	api    v1.API
 	names  MetricNames
 	redact redactor
@@ -163,7 +165,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prometheus: %w", err)
 	}
-	return &Client{cfg: cfg, api: v1.NewAPI(ac), names: cfg.Names.withDefaults(), redact: secrets}, nil
+	return &Client{cfg: cfg, raw: ac, api: v1.NewAPI(ac), names: cfg.Names.withDefaults(), redact: secrets}, nil
 }
 
 // URL returns the normalised server root the client talks to.
@@ -516,4 +518,72 @@ func parseURL(what, raw, example string) (string, error) {
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u.String(), nil
+}
+
+// WithMinStep returns a copy of the client that queries with step d (whole
+// seconds, at least 1s), e.g. the server's ScrapeInterval.
+func (c *Client) WithMinStep(d time.Duration) (*Client, error) {
+	if d < time.Second || d%time.Second != 0 {
+		return nil, fmt.Errorf("prometheus: MinStep %s: want whole seconds, at least 1s (the scrape interval)", d)
+	}
+	cp := *c
+	cp.cfg.MinStep = d
+	return &cp, nil
+}
+
+// ScrapeInterval asks the server how often it scrapes its active targets
+// (/api/v1/targets, whose scrapeInterval Prometheus reports since 2.2x) and
+// returns the shortest interval of the targets that are up, rounded up to
+// whole seconds: the finest step its data supports. It fails when the server
+// does not say — an older Prometheus, or a query front end without targets
+// (Thanos Query, Mimir) — and callers keep MinStep then.
+func (c *Client) ScrapeInterval(ctx context.Context) (time.Duration, error) {
+	var shortest time.Duration
+	err := c.call(ctx, "targets", "/api/v1/targets", func(ctx context.Context) (v1.Warnings, error) {
+		u := c.raw.URL("/api/v1/targets", nil)
+		u.RawQuery = "state=active"
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, body, err := c.raw.Do(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode/100 != 2 {
+			return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, restclient.Snippet(body, 200))
+		}
+		var out struct {
+			Status string `json:"status"`
+			Data   struct {
+				ActiveTargets []struct {
+					ScrapeInterval string `json:"scrapeInterval"`
+					Health         string `json:"health"`
+				} `json:"activeTargets"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &out); err != nil || out.Status != "success" {
+			return nil, fmt.Errorf("not a targets answer: %s", restclient.Snippet(body, 200))
+		}
+		for _, t := range out.Data.ActiveTargets {
+			if t.Health != "up" || t.ScrapeInterval == "" {
+				continue
+			}
+			d, err := pmodel.ParseDuration(t.ScrapeInterval)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("target scrape interval %q: %v", t.ScrapeInterval, err)
+			}
+			if shortest == 0 || time.Duration(d) < shortest {
+				shortest = time.Duration(d)
+			}
+		}
+		if shortest == 0 {
+			return nil, errors.New("no target that is up reports its scrape interval")
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return max(time.Second, (shortest+time.Second-1)/time.Second*time.Second), nil
 }

@@ -375,3 +375,51 @@ func TestStepFor(t *testing.T) {
 		}
 	}
 }
+
+// ScrapeInterval reads the shortest interval of the targets that are up, and
+// fails with the reason on servers that do not say (fault injection: Thanos-
+// or Mimir-like front ends, old versions, errors).
+func TestScrapeIntervalFromTargets(t *testing.T) {
+	targets := func(list string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/api/v1/targets" || r.URL.Query().Get("state") != "active" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"status":"success","data":{"activeTargets":[%s],"droppedTargets":[]}}`, list)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    time.Duration
+		says    string
+	}{
+		{"shortest of those up", targets(`{"scrapeInterval":"30s","health":"up"},{"scrapeInterval":"5s","health":"up"},{"scrapeInterval":"1s","health":"down"}`), 5 * time.Second, ""},
+		{"sub-second rounds up", targets(`{"scrapeInterval":"500ms","health":"up"}`), time.Second, ""},
+		{"minutes", targets(`{"scrapeInterval":"1m","health":"up"}`), time.Minute, ""},
+		{"no interval field (old Prometheus)", targets(`{"health":"up"}`), 0, "no target that is up reports its scrape interval"},
+		{"no targets (query front end)", targets(``), 0, "no target that is up"},
+		{"bad interval", targets(`{"scrapeInterval":"soon","health":"up"}`), 0, `target scrape interval "soon"`},
+		{"not found", http.NotFound, 0, "404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t, prometheus.Config{URL: serve(t, tc.handler)})
+			got, err := c.ScrapeInterval(context.Background())
+			if tc.says != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.says) {
+					t.Fatalf("ScrapeInterval = %s, %v; want an error saying %q", got, err, tc.says)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("ScrapeInterval = %s, %v; want %s", got, err, tc.want)
+			}
+			fine, err := c.WithMinStep(got)
+			if err != nil || fine.MinStep() != tc.want || c.MinStep() != prometheus.DefaultMinStep {
+				t.Errorf("WithMinStep(%s): %v, %v; the original keeps %s", got, fine, err, c.MinStep())
+			}
+		})
+	}
+}

@@ -40,6 +40,10 @@ func TestRealPrometheus(t *testing.T) {
 	if err := c.Check(ctx); err != nil {
 		t.Fatalf("Check on the real server: %v", err)
 	}
+	// The server says how often it scrapes (the test server: every PROMETHEUS_SCRAPE_INTERVAL).
+	if iv, err := c.ScrapeInterval(ctx); err != nil || iv != pe.ScrapeInterval {
+		t.Errorf("ScrapeInterval on the real server = %s, %v; want %s", iv, err, pe.ScrapeInterval)
+	}
 
 	// "Slow Map" sleeps 5 ms per record behind an unthrottled source: it is busy all the time and
 	// "Source: Numbers" is backpressured all the time.
