@@ -47,7 +47,7 @@ const flinkHistoryDepth = 10
 const flinkMetricsEvery = 10 * time.Second
 
 func (s *flinkSource) Traits() collect.Traits {
-	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth}
+	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth, DetailRequests: true}
 }
 
 func spend[T any](ctx context.Context, b *collect.Budget, fn func() (T, error)) (T, error) {

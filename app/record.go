@@ -188,6 +188,11 @@ func (s *captureSink) PutGaps(_ context.Context, gs []model.Gap) error {
 	return nil
 }
 
+// MarkDetailsMissed has nothing to mark: a recording starts from an empty file.
+func (s *captureSink) MarkDetailsMissed(context.Context, string, string, int, int64) (int, error) {
+	return 0, nil
+}
+
 func (s *captureSink) LatestCheckpointID(_ context.Context, _, jobID string, pipeline int) (int64, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -52,6 +52,9 @@ type Traits struct {
 	SampleInFlight bool
 	// DefaultCapacity is the engine's history depth when History does not say.
 	DefaultCapacity int
+	// DetailRequests says Detail costs requests (Flink): details are then
+	// fetched as time allows, and may be missed; otherwise Detail is free.
+	DetailRequests bool
 }
 
 // Sink receives what the collector saw. store.Store is one.
@@ -62,6 +65,9 @@ type Sink interface {
 	PutMetricSamples(ctx context.Context, s []model.MetricSample) error
 	PutGaps(ctx context.Context, g []model.Gap) error
 	LatestCheckpointID(ctx context.Context, cluster, jobID string, pipeline int) (int64, bool, error)
+	// MarkDetailsMissed marks final summary-only checkpoints below belowID as
+	// having missed their details (store.Store.MarkDetailsMissed).
+	MarkDetailsMissed(ctx context.Context, cluster, jobID string, pipeline int, belowID int64) (int, error)
 }
 
 // Health is a cluster's connection state.

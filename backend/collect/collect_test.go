@@ -34,7 +34,9 @@ type rollingEngine struct {
 	detailDelay time.Duration
 }
 
-func (e *rollingEngine) Traits() Traits { return Traits{DefaultCapacity: e.capacity} }
+func (e *rollingEngine) Traits() Traits {
+	return Traits{DefaultCapacity: e.capacity, DetailRequests: true}
+}
 
 func (e *rollingEngine) Jobs(context.Context) ([]model.Job, error) {
 	e.mu.Lock()
@@ -433,4 +435,74 @@ func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
 		t.Error("every checkpoint has its details: the engine was not slow enough to test deferral")
 	}
 	t.Logf("%d checkpoints, %d without details (evicted before their turn), speed-up at %d", len(cps), summaryOnly, fastFrom)
+}
+
+// After a restart, summaries the last run stored while they waited for their
+// details, and which the engine no longer lists, are marked as missed; those
+// still listed get their details.
+func TestCollectorMarksSummariesLeftWaitingByTheLastRun(t *testing.T) {
+	st := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	eng := &rollingEngine{start: time.Now().Add(-2 * time.Second), interval: 100 * time.Millisecond, dur: 5 * time.Millisecond,
+		capacity: 10, details: map[int64]int{}}
+	// The last run stored checkpoints 1..15 as summaries only (their details never came).
+	var old []model.Checkpoint
+	for id := int64(1); id <= 15; id++ {
+		c := eng.checkpoint(id, time.Now())
+		c.Cluster, c.JobID = "c1", "job-1"
+		old = append(old, c)
+	}
+	if err := st.PutJob(ctx, model.Job{Cluster: "c1", ID: "job-1", Name: "rolling", Engine: model.EngineFlink}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutCheckpoints(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	stored := make(chan struct{}, 1)
+	m := NewManager(ctx, Options{
+		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MinPoll: 20 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+		OnStored: func(string, string) {
+			select {
+			case stored <- struct{}{}:
+			default:
+			}
+		},
+	})
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	<-stored
+	time.Sleep(300 * time.Millisecond)
+	m.Stop()
+	// The engine lists the last 10 of ~22 checkpoints at the first poll.
+	cps, gaps := storedJob(t, st)
+	if len(gaps) != 0 {
+		t.Errorf("gaps %+v", gaps)
+	}
+	firstListed := cps[len(cps)-1].ID - int64(eng.capacity) // a lower bound: the history moved on since
+	for _, c := range cps {
+		if c.ID > 15 || !c.Status.Final() {
+			continue
+		}
+		full, err := st.Checkpoint(ctx, c.Key())
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case len(full.Tasks) > 0:
+			// Still listed at the first poll: its details were fetched.
+		case full.DetailLoss == model.DetailMissed:
+			if c.ID >= firstListed+3 {
+				t.Errorf("checkpoint %d marked missed although the engine still listed it", c.ID)
+			}
+		default:
+			t.Errorf("checkpoint %d has neither its details nor the missed mark", c.ID)
+		}
+	}
+	for _, id := range []int64{1, 2, 3} {
+		full, err := st.Checkpoint(ctx, model.Key{Cluster: "c1", JobID: "job-1", ID: id})
+		if err != nil || full.DetailLoss != model.DetailMissed {
+			t.Errorf("checkpoint %d: %q, %v; want it marked missed", id, full.DetailLoss, err)
+		}
+	}
 }

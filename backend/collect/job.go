@@ -180,6 +180,18 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			prev = -1
 			if found {
 				prev = latest
+				// Summaries stored before the app last stopped, still waiting
+				// for details the engine no longer lists, will not get them.
+				if traits.DetailRequests {
+					n, err := sink.MarkDetailsMissed(ctx, j.c.target.Name, j.job.ID, p, cps[0].ID)
+					if err != nil {
+						return 0, fmt.Errorf("mark missed details: %w", err)
+					}
+					if n > 0 {
+						opts.Logger.Info("details missed: checkpoints stored as summaries before the app stopped left the engine's history",
+							append(j.log(), "pipeline", p, "missed", n)...)
+					}
+				}
 			}
 			j.maxID[p] = prev
 			if j.final[p] == nil {
@@ -235,7 +247,7 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 				}
 				continue
 			}
-			if fetched > 0 && opts.Now().After(detailsUntil) {
+			if traits.DetailRequests && fetched > 0 && opts.Now().After(detailsUntil) {
 				if _, stored := j.deferred[p][cp.ID]; !stored {
 					toStore = append(toStore, cp) // its summary, until the details come
 				}

@@ -816,3 +816,44 @@ func TestReaderPoolIsReadOnly(t *testing.T) {
 		t.Fatal("write through the reader pool succeeded")
 	}
 }
+
+func TestMarkDetailsMissedMarksOnlyFinalSummariesBelowTheHistory(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, DefaultRetention())
+	mk := func(id int64, status model.Status, withTasks bool, loss string) model.Checkpoint {
+		c := SyntheticCheckpoint("c", "j", id, 1000*id, 2, 3)
+		c.Status, c.DetailLoss = status, loss
+		if !withTasks {
+			c.Tasks = nil
+		}
+		return c
+	}
+	cps := []model.Checkpoint{
+		mk(1, model.StatusCompleted, false, ""),                 // waited for details when the app stopped: marked
+		mk(2, model.StatusFailed, false, ""),                    // the same, failed: marked
+		mk(3, model.StatusCompleted, true, ""),                  // has its details: untouched
+		mk(4, model.StatusInProgress, false, ""),                // never seen final: untouched
+		mk(5, model.StatusCompleted, false, model.DetailMissed), // already marked: not counted again
+		mk(8, model.StatusCompleted, false, ""),                 // still in the engine's history: untouched
+	}
+	if err := s.PutCheckpoints(ctx, cps); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.MarkDetailsMissed(ctx, "c", "j", 0, 8)
+	if err != nil || n != 2 {
+		t.Fatalf("MarkDetailsMissed = %d, %v; want 2", n, err)
+	}
+	want := map[int64]string{1: model.DetailMissed, 2: model.DetailMissed, 3: "", 4: "", 5: model.DetailMissed, 8: ""}
+	for id, loss := range want {
+		got, err := s.Checkpoint(ctx, model.Key{Cluster: "c", JobID: "j", ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.DetailLoss != loss {
+			t.Errorf("checkpoint %d: detail loss %q, want %q", id, got.DetailLoss, loss)
+		}
+	}
+	if n, err := s.MarkDetailsMissed(ctx, "other", "j", 0, 8); err != nil || n != 0 {
+		t.Errorf("another cluster: %d, %v", n, err)
+	}
+}

@@ -106,6 +106,26 @@ func (s *Store) PutGaps(ctx context.Context, gaps []model.Gap) error {
 	})
 }
 
+// MarkDetailsMissed marks the final checkpoints of a job's pipeline below
+// belowID that were stored as summaries only and carry no mark yet as
+// DetailMissed: the engine no longer lists them, so their details cannot come
+// (the app stopped while they waited for them). It returns how many it marked.
+func (s *Store) MarkDetailsMissed(ctx context.Context, cluster, jobID string, pipeline int, belowID int64) (int, error) {
+	var n int64
+	err := s.write(ctx, "mark details missed", func(w *txWriter) error {
+		res, err := w.tx.ExecContext(w.exec, `UPDATE checkpoints SET detail_trimmed = ?
+			WHERE cluster = ? AND job_id = ? AND pipeline = ? AND id < ? AND has_tasks = 0 AND detail_trimmed = ?
+			AND status IN (?, ?)`, lossMissed, cluster, jobID, pipeline, belowID, lossNone,
+			string(model.StatusCompleted), string(model.StatusFailed))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
 // Bulk runs fn inside one transaction. If fn (or a write) fails, everything
 // is rolled back and the store is exactly as before. The Writer reuses
 // prepared statements and holds nothing but one record at a time, so imports
