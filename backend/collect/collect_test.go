@@ -110,6 +110,37 @@ func openStore(t *testing.T) *store.Store {
 	return st
 }
 
+// fastOptions polls often and backs off briefly, so tests take a second or two.
+func fastOptions(st *store.Store, onStored func(cluster, job string)) Options {
+	return Options{
+		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MinPoll: 20 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+		OnStored: onStored,
+	}
+}
+
+// rollingTarget is the rolling engine as cluster "c1", with a budget out of the way.
+func rollingTarget(eng *rollingEngine) []Target {
+	return []Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}}
+}
+
+// withDetails reads back, in full, the stored checkpoints that keep is true for.
+func withDetails(t *testing.T, st *store.Store, cps []model.Checkpoint, keep func(model.Checkpoint) bool) []model.Checkpoint {
+	t.Helper()
+	var out []model.Checkpoint
+	for _, c := range cps {
+		if !keep(c) {
+			continue
+		}
+		full, err := st.Checkpoint(context.Background(), c.Key())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, full)
+	}
+	return out
+}
+
 // storedJob reads what the collector stored of the rolling engine's job.
 func storedJob(t *testing.T, st *store.Store) ([]model.Checkpoint, []model.Gap) {
 	t.Helper()
@@ -133,12 +164,8 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 	var once sync.Once
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, Options{
-		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MinPoll: 20 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
-		OnStored: func(string, string) { once.Do(stored.Done) },
-	})
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := NewManager(ctx, fastOptions(st, func(string, string) { once.Do(stored.Done) }))
+	m.Apply(rollingTarget(eng))
 	stored.Wait()
 	time.Sleep(600 * time.Millisecond)
 	// Hold the poller back for 30 intervals: the engine forgets ~20 it never showed.
@@ -188,14 +215,9 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 		}
 	}
 	// Every stored final checkpoint carries its subtask rows.
-	for _, c := range cps {
-		if c.Status != model.StatusCompleted {
-			continue
-		}
-		full, err := st.Checkpoint(ctx, c.Key())
-		if err != nil {
-			t.Fatal(err)
-		}
+	completed := func(c model.Checkpoint) bool { return c.Status == model.StatusCompleted }
+	for _, full := range withDetails(t, st, cps, completed) {
+		c := full
 		if len(full.Tasks) != 1 || len(full.Tasks[0].Subtasks) != 1 {
 			t.Errorf("checkpoint %d stored without its subtask stats", c.ID)
 		}
@@ -376,11 +398,8 @@ func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
 		details: map[int64]int{}, detailDelay: 150 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, Options{
-		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MinPoll: 10 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
-	})
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := NewManager(ctx, fastOptions(st, nil))
+	m.Apply(rollingTarget(eng))
 	time.Sleep(1500 * time.Millisecond)
 	// The engine speeds up: the deferred checkpoints still listed get their details.
 	eng.mu.Lock()
@@ -411,14 +430,8 @@ func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
 	eng.mu.Unlock()
 	var summaryOnly int
 	lastID := cps[len(cps)-1].ID
-	for _, c := range cps {
-		if c.Status != model.StatusCompleted {
-			continue
-		}
-		full, err := st.Checkpoint(ctx, c.Key())
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, full := range withDetails(t, st, cps, func(c model.Checkpoint) bool { return c.Status == model.StatusCompleted }) {
+		c := full
 		if len(full.Tasks) == 0 {
 			summaryOnly++
 			// Beyond the history's depth it can only have been evicted: marked so.
@@ -460,17 +473,13 @@ func TestCollectorMarksSummariesLeftWaitingByTheLastRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := make(chan struct{}, 1)
-	m := NewManager(ctx, Options{
-		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MinPoll: 20 * time.Millisecond, MaxPoll: 200 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
-		OnStored: func(string, string) {
-			select {
-			case stored <- struct{}{}:
-			default:
-			}
-		},
-	})
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := NewManager(ctx, fastOptions(st, func(string, string) {
+		select {
+		case stored <- struct{}{}:
+		default:
+		}
+	}))
+	m.Apply(rollingTarget(eng))
 	<-stored
 	time.Sleep(300 * time.Millisecond)
 	m.Stop()
@@ -480,14 +489,8 @@ func TestCollectorMarksSummariesLeftWaitingByTheLastRun(t *testing.T) {
 		t.Errorf("gaps %+v", gaps)
 	}
 	firstListed := cps[len(cps)-1].ID - int64(eng.capacity) // a lower bound: the history moved on since
-	for _, c := range cps {
-		if c.ID > 15 || !c.Status.Final() {
-			continue
-		}
-		full, err := st.Checkpoint(ctx, c.Key())
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, full := range withDetails(t, st, cps, func(c model.Checkpoint) bool { return c.ID <= 15 && c.Status.Final() }) {
+		c := full
 		switch {
 		case len(full.Tasks) > 0:
 			// Still listed at the first poll: its details were fetched.
