@@ -34,8 +34,9 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	dur := fs.String("duration", "10m", "how long to record (e.g. 90s, 10m, 2h)")
 	out := fs.String("out", "", "capture file to write (.ckpt.gz)")
 	name := fs.String("name", "recorded", "a name for the cluster in the file")
-	rps := fs.Float64("requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
-	inFlight := fs.Int("max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
+	var rps float64
+	var inFlight int
+	addBudgetFlags(fs, &rps, &inFlight)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	}
 	c := model.Cluster{Name: *name, Engine: model.Engine(*engine), BaseURL: *url, PrometheusURL: *prom,
 		Auth: model.Auth{Kind: model.AuthKind(*auth), Username: *user}, CAFile: *caFile, InsecureSkipVerify: *insecure,
-		RequestsPerSecond: *rps, MaxInFlight: *inFlight}
+		RequestsPerSecond: rps, MaxInFlight: inFlight}
 	switch c.Auth.Kind {
 	case model.AuthBasic:
 		c.Auth.Password, err = readSecret(*pwStdin, "CE_PASSWORD")

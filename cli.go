@@ -284,6 +284,12 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 	return nil
 }
 
+// addBudgetFlags registers the request budget flags of clusters add and capture.
+func addBudgetFlags(fs *flag.FlagSet, requestsPerSecond *float64, maxInFlight *int) {
+	fs.Float64Var(requestsPerSecond, "requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
+	fs.IntVar(maxInFlight, "max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
+}
+
 // budgetText shows a configured cluster's request budget ("20/s, 4 in flight");
 // opened captures are not polled and have none.
 func budgetText(c app.SourceView) string {
@@ -346,8 +352,7 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	fs.StringVar(&in.CAFile, "ca-file", "", "PEM file of a custom CA")
 	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
 	test := fs.Bool("test", true, "test the connection before saving")
-	fs.Float64Var(&in.RequestsPerSecond, "requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
-	fs.IntVar(&in.MaxInFlight, "max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
+	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
 	fs.Func("reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)", func(v string) error {
 		in.ReporterURLs = append(in.ReporterURLs, v)
 		return nil

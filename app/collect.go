@@ -81,7 +81,7 @@ func (a *App) applyCollector() {
 // RequestBudget gives the request budget a cluster's settings amount to, the
 // defaults filled in for zeros: requests per second and requests in flight.
 func RequestBudget(requestsPerSecond float64, maxInFlight int) (float64, int) {
-	o := collect.NewBudget(collect.BudgetFor(requestsPerSecond, maxInFlight)).Options()
+	o := collect.BudgetFor(requestsPerSecond, maxInFlight).WithDefaults()
 	return o.RequestsPerSecond, o.Concurrency
 }
 
@@ -134,7 +134,7 @@ func (a *App) clusterHealth(name string) Health {
 	if m != nil {
 		if ch, polled := m.Health(name); polled {
 			return Health{State: ch.State, LastError: ch.LastError, LastOKMs: ch.LastOKMs, RequestsPerSec: ch.RequestsPerSec,
-				BudgetPerSec: ch.BudgetPerSec, HeldBack: ch.HeldBack, BudgetLimited: ch.HeldBack >= collect.BudgetLimited}
+				BudgetPerSec: ch.BudgetPerSec, HeldBack: ch.HeldBack, BudgetLimited: ch.BudgetLimited}
 		}
 	}
 	if ok {

@@ -79,8 +79,8 @@ func CheckBudget(requestsPerSecond float64, maxInFlight int) error {
 	return nil
 }
 
-// NewBudget builds a budget.
-func NewBudget(o BudgetOptions) *Budget {
+// WithDefaults fills the documented defaults into the zero fields.
+func (o BudgetOptions) WithDefaults() BudgetOptions {
 	d := DefaultBudget()
 	if o.RequestsPerSecond <= 0 {
 		o.RequestsPerSecond = d.RequestsPerSecond
@@ -91,6 +91,12 @@ func NewBudget(o BudgetOptions) *Budget {
 	if o.Concurrency <= 0 {
 		o.Concurrency = d.Concurrency
 	}
+	return o
+}
+
+// NewBudget builds a budget.
+func NewBudget(o BudgetOptions) *Budget {
+	o = o.WithDefaults()
 	return &Budget{
 		lim:    rate.NewLimiter(rate.Limit(o.RequestsPerSecond), o.Burst),
 		sem:    make(chan struct{}, o.Concurrency),

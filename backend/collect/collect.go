@@ -81,6 +81,8 @@ type Health struct {
 	// last minute's requests that waited for it (Budget.HeldBack).
 	BudgetPerSec float64 `json:"budget_per_sec"`
 	HeldBack     float64 `json:"held_back"`
+	// BudgetLimited: HeldBack reached BudgetLimited, the budget sets the pace.
+	BudgetLimited bool `json:"budget_limited"`
 }
 
 // Target is one cluster to poll.
@@ -246,6 +248,7 @@ func (c *clusterPoller) health() Health {
 		h.Requests = c.target.Budget.Total()
 		h.BudgetPerSec = c.target.Budget.Options().RequestsPerSecond
 		h.HeldBack = c.target.Budget.HeldBack()
+		h.BudgetLimited = h.HeldBack >= BudgetLimited
 	}
 	return h
 }

@@ -100,19 +100,19 @@ func (d *subtaskDecoder) uvarint() uint64 {
 }
 
 func (d *subtaskDecoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
 	// Most values fit one or two bytes: decode those inline (a third of the
 	// time of reading a long history went into the general path).
-	if b := d.b; d.err == nil && len(b) > 0 && b[0] < 0x80 {
+	if b := d.b; len(b) > 0 && b[0] < 0x80 {
 		x := uint64(b[0])
 		d.b = b[1:]
 		return int64(x>>1) ^ -int64(x&1)
-	} else if d.err == nil && len(b) > 1 && b[1] < 0x80 {
+	} else if len(b) > 1 && b[1] < 0x80 {
 		x := uint64(b[0]&0x7f) | uint64(b[1])<<7
 		d.b = b[2:]
 		return int64(x>>1) ^ -int64(x&1)
-	}
-	if d.err != nil {
-		return 0
 	}
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
