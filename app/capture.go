@@ -176,6 +176,13 @@ func (a *App) importCapture(ctx context.Context, path string, sourceName func(st
 				res.Gaps++
 				return w.PutGap(g)
 			},
+			Reconciliation: func(r model.Reconciliation) error {
+				var err error
+				if r.Cluster, err = rename("reconciliation", r.Cluster); err != nil {
+					return err
+				}
+				return w.PutReconciliation(r)
+			},
 		})
 		res.Skipped = sum.Skipped
 		if err != nil {

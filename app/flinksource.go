@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,6 +88,10 @@ func (s *flinkSource) History(ctx context.Context, job *model.Job) (model.Histor
 		Capacity:    max(flinkHistoryDepth, len(list.History)),
 		Triggered:   list.Counts.Total,
 		IntervalMs:  s.jobInterval(ctx, job.ID),
+		Counts: map[int]model.EngineCounts{0: {
+			Triggered: list.Counts.Total, Completed: list.Counts.Completed, Failed: list.Counts.Failed,
+			InProgress: list.Counts.InProgress, Restored: list.Counts.Restored,
+		}},
 	}
 	now := time.Now().UnixMilli()
 	for _, c := range list.History {
@@ -117,19 +122,35 @@ func (s *flinkSource) jobInterval(ctx context.Context, jid string) int64 {
 	return cfg.IntervalMs
 }
 
-// Detail fetches the checkpoint (1 request) and each vertex's subtasks (V requests).
+// Detail fetches the checkpoint (1 request) and each vertex's subtasks (V
+// requests). Vertices whose subtasks fail are kept with their summary,
+// marked Missing, and returned with a *collect.IncompleteError; given such a
+// checkpoint again, only those vertices are asked for.
 func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.Checkpoint) (model.Checkpoint, error) {
-	d, err := spend(ctx, s.b, func() (model.Checkpoint, error) { return s.c.CheckpointDetail(ctx, job.ID, summary.ID) })
-	if errors.Is(err, flink.ErrNotFound) {
-		return model.Checkpoint{}, collect.ErrGone
-	}
-	if err != nil {
-		return model.Checkpoint{}, err
+	d := summary
+	retry := summary.DetailLoss == model.DetailPartial && len(summary.Tasks) > 0
+	if retry {
+		d.Tasks = slices.Clone(summary.Tasks)
+	} else {
+		var err error
+		d, err = spend(ctx, s.b, func() (model.Checkpoint, error) { return s.c.CheckpointDetail(ctx, job.ID, summary.ID) })
+		if errors.Is(err, flink.ErrNotFound) {
+			return model.Checkpoint{}, collect.ErrGone
+		}
+		if err != nil {
+			return model.Checkpoint{}, err
+		}
+		for i := range d.Tasks {
+			d.Tasks[i].Missing = true // until its subtasks come
+		}
 	}
 	// Vertices in parallel: the budget bounds how many go at once.
 	errs := make([]error, len(d.Tasks))
 	var wg sync.WaitGroup
 	for i := range d.Tasks {
+		if !d.Tasks[i].Missing {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -138,17 +159,26 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 			switch {
 			case errors.Is(err, flink.ErrNotFound):
 				// This vertex reported no stats: keep its summary.
+				d.Tasks[i].Missing = false
 			case err != nil:
-				errs[i] = err
+				errs[i] = fmt.Errorf("vertex %s: %w", vid, err)
 			default:
 				d.Tasks[i] = ts
 			}
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return model.Checkpoint{}, err
+	var missing []string
+	for i := range d.Tasks {
+		if d.Tasks[i].Missing {
+			missing = append(missing, d.Tasks[i].VertexID)
+		}
 	}
+	if len(missing) > 0 {
+		d.DetailLoss = model.DetailPartial
+		return d, &collect.IncompleteError{Missing: missing, Err: errors.Join(errs...)}
+	}
+	d.DetailLoss = ""
 	return d, nil
 }
 

@@ -44,6 +44,20 @@ type RecordOptions struct {
 	PromEvery time.Duration
 }
 
+// captureFinalPoll bounds the last poll of each job when a recording stops
+// (its duration reached, or Ctrl-C): the checkpoints that ended in its last
+// seconds and their details are fetched within it, then the file is closed.
+const captureFinalPoll = 5 * time.Second
+
+// lastPollRequests counts the requests the final polls made after the last
+// progress look.
+func lastPollRequests(t collect.Target, last RecordProgress) int64 {
+	if t.Budget == nil {
+		return 0
+	}
+	return max(0, t.Budget.Total()-last.Requests)
+}
+
 // Prometheus reads while recording.
 const (
 	DefaultPromEvery = 30 * time.Second
@@ -58,9 +72,16 @@ const (
 
 // RecordProgress is what `capture` shows while it runs.
 type RecordProgress struct {
-	Checkpoints   int64         `json:"checkpoints"`
-	Failed        int64         `json:"failed"`
-	Gaps          int64         `json:"gaps"`
+	Checkpoints int64 `json:"checkpoints"`
+	Failed      int64 `json:"failed"`
+	Gaps        int64 `json:"gaps"`
+	// EngineCounted is how many checkpoints the engine counted over the ids
+	// recorded (-1 unknown); Missed the ids it reported that the file does
+	// not hold (gaps and unaccounted ids); InProgress those still running at
+	// the last poll. From the jobs' reconciliations, summed.
+	EngineCounted int64         `json:"engine_counted"`
+	Missed        int64         `json:"missed"`
+	Unaccounted   int64         `json:"unaccounted"`
 	MetricSamples int64         `json:"metric_samples"`
 	Requests      int64         `json:"requests"`
 	Elapsed       time.Duration `json:"elapsed"`
@@ -84,7 +105,43 @@ type captureSink struct {
 	order  []string         // job ids in the order first seen, for the Prometheus reads
 	latest map[string]int64 // job/pipeline → highest final id written
 	seen   map[string]bool  // job/pipeline/id written
+	recon  map[string]model.Reconciliation
 	p      RecordProgress
+}
+
+// PutReconciliation keeps each job's latest, for progress and the file's end.
+func (s *captureSink) PutReconciliation(_ context.Context, r model.Reconciliation) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recon[r.JobID] = r
+	s.p.EngineCounted, s.p.Missed, s.p.Unaccounted = 0, 0, 0
+	for _, r := range s.recon {
+		if r.EngineCounted < 0 || s.p.EngineCounted < 0 {
+			s.p.EngineCounted = -1
+		} else {
+			s.p.EngineCounted += r.EngineCounted
+		}
+		s.p.Missed += r.Missed()
+		s.p.Unaccounted += r.Unaccounted
+	}
+	return nil
+}
+
+// writeReconciliations writes each job's last reconciliation, before the end.
+func (s *captureSink) writeReconciliations() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.recon))
+	for id := range s.recon {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if err := s.w.Reconciliation(s.recon[id]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sinkKey(job string, pipeline int) string { return fmt.Sprintf("%s/%d", job, pipeline) }
@@ -261,7 +318,8 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 		tmp.Close()
 		return RecordProgress{}, err
 	}
-	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{}}
+	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
+		recon: map[string]model.Reconciliation{}, p: RecordProgress{EngineCounted: -1}}
 	if err := w.Cluster(o.Cluster.Public()); err != nil {
 		tmp.Close()
 		return RecordProgress{}, err
@@ -280,7 +338,7 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 		}()
 	}
 	m := collect.NewManager(runCtx, collect.Options{
-		Sink: sink, Logger: o.Logger, JobsEvery: o.JobsEvery,
+		Sink: sink, Logger: o.Logger, JobsEvery: o.JobsEvery, FinalPoll: captureFinalPoll,
 		FollowJob: func(j model.Job) bool {
 			if o.NewJobs {
 				return j.StartMs >= start.Add(-5*time.Second).UnixMilli() && strings.HasPrefix(j.Name, o.NamePrefix)
@@ -329,10 +387,13 @@ loop:
 		pr.read(fctx, stopMs, true)
 		cancel()
 	}
-	// Pollers may have finished a write between the last look and Stop.
+	// The final polls ran in Stop: their writes count.
 	final := progress()
-	final.Requests, final.Health, final.LastError = last.Requests, last.Health, last.LastError
-	err = w.Close()
+	final.Requests, final.Health, final.LastError = last.Requests+lastPollRequests(target, last), last.Health, last.LastError
+	err = sink.writeReconciliations()
+	if err == nil {
+		err = w.Close()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

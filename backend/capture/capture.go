@@ -25,7 +25,7 @@ const Format = "checkpoint-explorer-capture"
 
 // Version is the format version this package writes. Readers accept any 1.x:
 // minor versions only add fields or record types, which older readers skip.
-const Version = "1.0"
+const Version = "1.1"
 
 // supportedMajor is the major version this package reads.
 const supportedMajor = 1
@@ -39,7 +39,10 @@ const (
 	TypeAckSample    = "ack_sample"
 	TypeMetricSample = "metric_sample"
 	TypeGap          = "gap"
-	TypeEnd          = "end"
+	// TypeReconciliation (1.1): a job's reconciliation of the engine's ids
+	// and counters with what was recorded, written before the end record.
+	TypeReconciliation = "reconciliation"
+	TypeEnd            = "end"
 )
 
 // SourceCapture is the MetricSample.Source of values converted from a foreign file.

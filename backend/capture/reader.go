@@ -27,6 +27,8 @@ type Visitor struct {
 	AckSample    func(model.AckSample) error
 	MetricSample func(model.MetricSample) error
 	Gap          func(model.Gap) error
+	// Reconciliation receives each job's reconciliation (files of 1.1 on).
+	Reconciliation func(model.Reconciliation) error
 }
 
 // Summary counts what a read delivered. Skipped counts records of types this
@@ -39,12 +41,14 @@ type Summary struct {
 	AckSamples    int64  `json:"ack_samples"`
 	MetricSamples int64  `json:"metric_samples"`
 	Gaps          int64  `json:"gaps"`
-	Skipped       int64  `json:"skipped"`
+	// Reconciliations count the jobs' reconciliation records.
+	Reconciliations int64 `json:"reconciliations,omitempty"`
+	Skipped         int64 `json:"skipped"`
 }
 
 // Records is the number of records after the header (the end record excluded).
 func (s Summary) Records() int64 {
-	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Skipped
+	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.Skipped
 }
 
 const ioBufSize = 64 << 10
@@ -274,6 +278,16 @@ func (rd *reader) record(typ string, line []byte) error {
 		}
 		rd.sum.Gaps++
 		return visit(rd.v.Gap, g)
+	case TypeReconciliation:
+		var r model.Reconciliation
+		if err := decode(typ, line, &r); err != nil {
+			return err
+		}
+		if err := validateReconciliation(&r, rd.lim); err != nil {
+			return err
+		}
+		rd.sum.Reconciliations++
+		return visit(rd.v.Reconciliation, r)
 	default:
 		// A newer 1.x writer's record type: skipping it is the compatibility rule.
 		rd.sum.Skipped++

@@ -282,6 +282,36 @@ func validateGap(g *model.Gap, lim Limits) error {
 	return c.err
 }
 
+func validateReconciliation(r *model.Reconciliation, lim Limits) error {
+	c := checker{rec: TypeReconciliation, lim: lim}
+	c.required("cluster", r.Cluster)
+	c.required("job_id", r.JobID)
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"at_ms", r.AtMs}, {"polls", r.Polls}, {"failed_polls", r.FailedPolls}, {"first_id", r.FirstID},
+		{"latest_id", r.LatestID}, {"ids", r.IDs}, {"stored", r.Stored}, {"gaps", r.Gaps},
+		{"unaccounted", r.Unaccounted}, {"without_id", r.WithoutID}} {
+		c.nonNeg(f.name, f.v)
+	}
+	if r.EngineCounted < -1 {
+		c.fail("engine_counted %d: want -1 (unknown) or more", r.EngineCounted)
+	}
+	if r.Stored+r.Gaps+r.Unaccounted != r.IDs {
+		c.fail("stored %d + gaps %d + unaccounted %d is not ids %d", r.Stored, r.Gaps, r.Unaccounted, r.IDs)
+	}
+	if e := r.Engine; e != nil {
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"engine.triggered", e.Triggered}, {"engine.completed", e.Completed}, {"engine.failed", e.Failed},
+			{"engine.in_progress", e.InProgress}, {"engine.restored", e.Restored}} {
+			c.nonNeg(f.name, f.v)
+		}
+	}
+	return c.err
+}
+
 func validateHeader(h *Header, lim Limits) error {
 	c := checker{rec: TypeHeader, lim: lim}
 	c.str("recorded_by", h.RecordedBy)

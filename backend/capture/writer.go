@@ -106,6 +106,15 @@ func (w *Writer) Gap(g model.Gap) error {
 	return w.record(TypeGap, g)
 }
 
+// Reconciliation writes a job's reconciliation of the engine's ids and
+// counters with what the capture holds.
+func (w *Writer) Reconciliation(r model.Reconciliation) error {
+	if err := validateReconciliation(&r, w.lim); err != nil {
+		return fmt.Errorf("capture: write: %w", err)
+	}
+	return w.record(TypeReconciliation, r)
+}
+
 // Records is the number of records written so far, header and end excluded.
 func (w *Writer) Records() int64 { return w.n }
 

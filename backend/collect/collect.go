@@ -7,7 +7,10 @@ package collect
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -23,17 +26,47 @@ var ErrGone = errors.New("checkpoint details no longer available")
 // longer knows the job (a JobManager failover without HA forgets its jobs).
 var ErrJobGone = errors.New("job no longer on the cluster")
 
+// PartialError says a call did part of its work: what it could get was
+// returned (or stored) and Err says what failed. A poll that ends with one
+// kept its pace; the cluster's health shows it as "partial".
+type PartialError struct {
+	Err error
+}
+
+func (e *PartialError) Error() string { return e.Err.Error() }
+func (e *PartialError) Unwrap() error { return e.Err }
+
+// IncompleteError is returned by Source.Detail with a checkpoint that holds
+// part of its details: the vertices whose stats could not be fetched are
+// marked Missing, and a later call with that checkpoint as the summary asks
+// only for them.
+type IncompleteError struct {
+	// Missing are the vertex ids whose per-subtask stats did not come.
+	Missing []string
+	Err     error
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("per-subtask stats of %d vertex(es) not fetched: %v", len(e.Missing), e.Err)
+}
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
 // Source is one cluster's engine API, reduced to what the collector needs.
 // Implementations spend the Budget they were built with on every request.
 type Source interface {
-	// Jobs lists the cluster's jobs (no graph).
+	// Jobs lists the cluster's jobs (no graph). A *PartialError with jobs
+	// means part of the list failed (e.g. the finished jobs): the jobs
+	// returned are followed all the same.
 	Jobs(ctx context.Context) ([]model.Job, error)
 	// Job returns one job with its vertices and edges.
 	Job(ctx context.Context, id string) (model.Job, error)
 	// History is what the engine still remembers of the job's checkpoints: one request.
 	History(ctx context.Context, job *model.Job) (model.History, error)
 	// Detail returns a final checkpoint with its per-vertex and per-subtask
-	// stats: at most 1 + V requests for V vertices. ErrGone if evicted.
+	// stats: at most 1 + V requests for V vertices. ErrGone if evicted; an
+	// *IncompleteError with the checkpoint when some vertices failed. Given a
+	// summary that holds partial details (DetailPartial), only the Missing
+	// vertices are asked for.
 	Detail(ctx context.Context, job *model.Job, summary model.Checkpoint) (model.Checkpoint, error)
 	// Metrics returns backpressure and busy samples of the job's vertices
 	// taken now (or the windows newer than sinceMs, for engines that keep them).
@@ -68,12 +101,23 @@ type Sink interface {
 	// MarkDetailsMissed marks final summary-only checkpoints below belowID as
 	// having missed their details (store.Store.MarkDetailsMissed).
 	MarkDetailsMissed(ctx context.Context, cluster, jobID string, pipeline int, belowID int64) (int, error)
+	// PutReconciliation keeps a job's latest reconciliation (after every
+	// successful poll).
+	PutReconciliation(ctx context.Context, r model.Reconciliation) error
 }
 
 // Health is a cluster's connection state.
 type Health struct {
-	State          string  `json:"state"` // ok | error | connecting
-	LastError      string  `json:"last_error"`
+	// State is the worst of the cluster's pollers: error (a poll failed),
+	// partial (polls work but some requests fail: details, metrics, the
+	// finished jobs), ok, or connecting (nothing answered yet).
+	State     string `json:"state"`
+	LastError string `json:"last_error"`
+	// Problems lists each failing part, naming the job and endpoint.
+	Problems []string `json:"problems,omitempty"`
+	// Missed is how many checkpoint ids the followed jobs' engines reported
+	// that were not stored (gaps and unaccounted ids, this run).
+	Missed         int64   `json:"missed"`
 	LastOKMs       int64   `json:"last_ok_ms"`
 	RequestsPerSec float64 `json:"requests_per_sec"`
 	Requests       int64   `json:"requests"`
@@ -112,6 +156,14 @@ type Options struct {
 	MaxBackoff time.Duration
 	// FollowJob, when set, limits polling to the jobs it accepts.
 	FollowJob func(j model.Job) bool
+	// RequestTimeout bounds one call to the engine (default 30 s); within
+	// it, a call never outlives half the engine's history span, and never
+	// less than MinRequestTimeout (default 2 s).
+	RequestTimeout, MinRequestTimeout time.Duration
+	// FinalPoll, when set, makes each job poller poll once more as the
+	// manager stops, fetching the details still due within this time (the
+	// end of a capture).
+	FinalPoll time.Duration
 	Now       func() time.Time
 }
 
@@ -131,6 +183,13 @@ func (o *Options) fill() {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 60 * time.Second
 	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.MinRequestTimeout <= 0 {
+		o.MinRequestTimeout = 2 * time.Second
+	}
+	o.MinRequestTimeout = min(o.MinRequestTimeout, o.RequestTimeout)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -215,6 +274,9 @@ type clusterPoller struct {
 	mu   sync.Mutex
 	h    Health
 	jobs map[string]*jobPoller
+	// outcomes holds each poller's last outcome ("jobs" for the job list,
+	// "job ID" for a job): health is the worst of them.
+	outcomes map[string]error
 }
 
 // forget drops a job's poller so that the job is followed afresh if it reappears.
@@ -228,7 +290,7 @@ func newClusterPoller(parent context.Context, opts Options, t Target) *clusterPo
 	ctx, cancel := context.WithCancel(parent)
 	return &clusterPoller{
 		opts: opts, target: t, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		h: Health{State: "connecting"}, jobs: map[string]*jobPoller{},
+		h: Health{State: "connecting"}, jobs: map[string]*jobPoller{}, outcomes: map[string]error{},
 	}
 }
 
@@ -242,7 +304,15 @@ func (c *clusterPoller) stop() {
 func (c *clusterPoller) health() Health {
 	c.mu.Lock()
 	h := c.h
+	h.Problems = slices.Clone(c.h.Problems)
+	jobs := make([]*jobPoller, 0, len(c.jobs))
+	for _, jp := range c.jobs {
+		jobs = append(jobs, jp)
+	}
 	c.mu.Unlock()
+	for _, jp := range jobs {
+		h.Missed += jp.reconciliation().Missed()
+	}
 	if c.target.Budget != nil {
 		h.RequestsPerSec = c.target.Budget.Rate()
 		h.Requests = c.target.Budget.Total()
@@ -253,21 +323,68 @@ func (c *clusterPoller) health() Health {
 	return h
 }
 
-// report records the outcome of a request round and tells listeners when the state changed.
-func (c *clusterPoller) report(err error) {
-	c.mu.Lock()
-	old := c.h
-	if err == nil {
-		c.h.State, c.h.LastError, c.h.LastOKMs = "ok", "", c.opts.Now().UnixMilli()
-	} else if !errors.Is(err, context.Canceled) {
-		c.h.State, c.h.LastError = "error", err.Error()
+// report records one poller's outcome (key "jobs" or "job ID") and tells
+// listeners when the cluster's state or errors changed.
+func (c *clusterPoller) report(key string, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
 	}
-	changed := old.State != c.h.State || old.LastError != c.h.LastError
+	c.mu.Lock()
+	c.outcomes[key] = err
+	changed := c.recompute()
 	h := c.h
 	c.mu.Unlock()
 	if changed {
 		c.opts.OnHealth(c.target.Name, h)
 	}
+}
+
+// drop forgets a poller that stopped.
+func (c *clusterPoller) drop(key string) {
+	c.mu.Lock()
+	_, had := c.outcomes[key]
+	delete(c.outcomes, key)
+	changed := had && c.recompute()
+	h := c.h
+	c.mu.Unlock()
+	if changed && c.ctx.Err() == nil {
+		c.opts.OnHealth(c.target.Name, h)
+	}
+}
+
+// recompute derives the health from the outcomes; c.mu is held.
+func (c *clusterPoller) recompute() bool {
+	old := c.h
+	keys := make([]string, 0, len(c.outcomes))
+	for k := range c.outcomes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	state, lastErr := "ok", ""
+	var problems []string
+	for _, k := range keys {
+		err := c.outcomes[k]
+		if err == nil {
+			continue
+		}
+		var partial *PartialError
+		if errors.As(err, &partial) {
+			if state == "ok" {
+				state, lastErr = "partial", err.Error()
+			}
+		} else if state != "error" {
+			state, lastErr = "error", err.Error()
+		}
+		problems = append(problems, k+": "+err.Error())
+	}
+	if len(keys) == 0 {
+		state = old.State
+	}
+	c.h.State, c.h.LastError, c.h.Problems = state, lastErr, problems
+	if state == "ok" || state == "partial" {
+		c.h.LastOKMs = c.opts.Now().UnixMilli()
+	}
+	return old.State != c.h.State || old.LastError != c.h.LastError || !slices.Equal(old.Problems, c.h.Problems)
 }
 
 func (c *clusterPoller) run() {
@@ -277,15 +394,22 @@ func (c *clusterPoller) run() {
 	bo := backoff{max: c.opts.MaxBackoff}
 	for {
 		wait := c.opts.JobsEvery
-		jobs, err := c.target.Source.Jobs(c.ctx)
+		jobs, err := c.listJobs()
 		if c.ctx.Err() != nil {
 			return
 		}
-		c.report(err)
-		if err != nil {
+		c.report("jobs", err)
+		var partial *PartialError
+		switch {
+		case errors.As(err, &partial):
+			// Part of the list failed: follow what came, try the rest again soon.
+			c.opts.Logger.Warn("list jobs incomplete", "cluster", c.target.Name, "err", err)
+			c.syncJobs(jobs, &wg)
+			wait = min(wait, bo.next())
+		case err != nil:
 			c.opts.Logger.Warn("list jobs failed", "cluster", c.target.Name, "err", err)
 			wait = bo.next()
-		} else {
+		default:
 			bo.reset()
 			c.syncJobs(jobs, &wg)
 		}
@@ -295,6 +419,13 @@ func (c *clusterPoller) run() {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// listJobs lists the cluster's jobs under the request timeout.
+func (c *clusterPoller) listJobs() ([]model.Job, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.RequestTimeout)
+	defer cancel()
+	return c.target.Source.Jobs(ctx)
 }
 
 // syncJobs starts a poller for each running job not yet followed. Jobs that
@@ -376,3 +507,23 @@ func (b *backoff) next() time.Duration {
 }
 
 func (b *backoff) reset() { b.cur = 0 }
+
+// retryWait is the wait after a failed job poll: doubling from 250 ms, but
+// never beyond a cap that keeps the next try inside the engine's history
+// span, and jittered by ±20 % so that pollers of one cluster spread out.
+type retryWait struct {
+	cur time.Duration
+}
+
+func (r *retryWait) next(limit, maxBackoff time.Duration) time.Duration {
+	if r.cur == 0 {
+		r.cur = 250 * time.Millisecond
+	} else {
+		r.cur *= 2
+	}
+	r.cur = min(r.cur, limit, maxBackoff)
+	jitter := 0.8 + 0.4*rand.Float64()
+	return time.Duration(float64(r.cur) * jitter)
+}
+
+func (r *retryWait) reset() { r.cur = 0 }

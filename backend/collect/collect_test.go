@@ -32,6 +32,12 @@ type rollingEngine struct {
 	failJob error
 	// detailDelay is how long each Detail takes (a slow engine, or a small request budget).
 	detailDelay time.Duration
+	// faults, when set, decides per call whether History or Detail fails
+	// (faults.go); historyCalls records when History was called.
+	faults       *faultPlan
+	historyCalls []time.Time
+	// withoutID is how many triggers the engine counted that got no id.
+	withoutID int64
 }
 
 func (e *rollingEngine) Traits() Traits {
@@ -69,26 +75,49 @@ func (e *rollingEngine) checkpoint(id int64, now time.Time) model.Checkpoint {
 	return c
 }
 
-func (e *rollingEngine) History(_ context.Context, _ *model.Job) (model.History, error) {
+func (e *rollingEngine) History(ctx context.Context, _ *model.Job) (model.History, error) {
 	e.mu.Lock()
 	frozen := e.frozen
+	e.historyCalls = append(e.historyCalls, time.Now())
+	faults := e.faults
 	e.mu.Unlock()
 	if frozen {
 		return model.History{}, errors.New("injected: JobManager unreachable")
 	}
+	if err := faults.history(ctx); err != nil {
+		return model.History{}, err
+	}
 	now := time.Now()
 	n := e.triggered(now)
 	h := model.History{Capacity: e.capacity, IntervalMs: e.interval.Milliseconds(), Triggered: n}
+	var completed, failed, inProgress int64
+	for id := int64(1); id <= n; id++ {
+		if e.checkpoint(id, now).Status == model.StatusInProgress {
+			inProgress++
+		} else {
+			completed++
+		}
+	}
+	e.mu.Lock()
+	failed = e.withoutID
+	e.mu.Unlock()
+	h.Counts = map[int]model.EngineCounts{0: {Triggered: n + failed, Completed: completed, Failed: failed, InProgress: inProgress}}
 	for id := max(1, n-int64(e.capacity)+1); id <= n; id++ {
 		h.Checkpoints = append(h.Checkpoints, e.checkpoint(id, now))
 	}
 	return h, nil
 }
 
-func (e *rollingEngine) Detail(_ context.Context, _ *model.Job, s model.Checkpoint) (model.Checkpoint, error) {
+func (e *rollingEngine) Detail(ctx context.Context, _ *model.Job, s model.Checkpoint) (model.Checkpoint, error) {
+	e.mu.Lock()
+	delay := e.detailDelay
+	faults := e.faults
+	e.mu.Unlock()
+	if err := faults.detail(ctx); err != nil {
+		return model.Checkpoint{}, err
+	}
 	e.mu.Lock()
 	e.details[s.ID]++
-	delay := e.detailDelay
 	e.mu.Unlock()
 	time.Sleep(delay)
 	s.Tasks = []model.TaskStats{{VertexID: "v1", NumSubtasks: 1, NumAcknowledged: 1,

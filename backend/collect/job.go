@@ -25,28 +25,45 @@ type jobPoller struct {
 
 	mu    sync.Mutex
 	state string
+	// recon is the latest reconciliation (for health and the sink).
+	recon model.Reconciliation
 
 	// final holds, per pipeline, the ids stored in their final state: never fetched again.
 	final map[int]map[int64]bool
 	// maxID is, per pipeline, the highest id accounted for (stored or gapped); -1 = none yet.
 	maxID map[int]int64
 	// deferred holds, per pipeline, the final checkpoints stored as
-	// summaries whose details a later poll fetches (tick ran out of time for
-	// them), by id.
+	// summaries (or with part of their details) whose details a later poll
+	// fetches: the tick ran out of time for them, or their requests failed.
 	deferred map[int]map[int64]model.Checkpoint
-
-	lastMetrics  time.Time
-	metricsSince int64
+	// accounts keeps, per pipeline, what this run accounted for.
+	accounts map[int]*account
+	// window is the engine's history span (capacity × interval), 0 if unknown:
+	// retries and timeouts stay well inside it.
+	window             time.Duration
+	polls, failedPolls int64
+	lastMetrics        time.Time
+	metricsSince       int64
 
 	// exited is set when run returns.
 	exited atomic.Bool
+}
+
+// account is one pipeline's reconciliation: every id from first to latest
+// is stored or a gap; the engine's counters are followed across polls.
+type account struct {
+	first, latest int64 // -1: nothing accounted for yet
+	stored, gaps  int64
+	// counted follows the engine's trigger counter over the span; -1 unknown.
+	counted, lastTriggered int64
+	counts                 *model.EngineCounts
 }
 
 func newJobPoller(c *clusterPoller, j model.Job) *jobPoller {
 	j.Cluster = c.target.Name
 	return &jobPoller{
 		c: c, src: c.target.Source, job: j, state: j.State,
-		final: map[int]map[int64]bool{}, maxID: map[int]int64{},
+		final: map[int]map[int64]bool{}, maxID: map[int]int64{}, accounts: map[int]*account{},
 	}
 }
 
@@ -62,22 +79,33 @@ func (j *jobPoller) currentState() string {
 	return j.state
 }
 
+func (j *jobPoller) reconciliation() model.Reconciliation {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.recon
+}
+
 func (j *jobPoller) log() []any {
 	return []any{"cluster", j.c.target.Name, "job", j.job.ID}
 }
 
+// reporterKey names the job in the cluster's health.
+func (j *jobPoller) reporterKey() string { return "job " + j.job.ID }
+
 func (j *jobPoller) run() {
 	defer j.exited.Store(true)
+	defer j.c.drop(j.reporterKey())
 	ctx := j.c.ctx
 	opts := j.c.opts
 	if terminalState(j.job.State) && j.job.EndMs > 0 && opts.Now().Sub(time.UnixMilli(j.job.EndMs)) > recentlyEnded {
 		return // ended long ago: nothing new will come
 	}
-	bo := backoff{max: opts.MaxBackoff}
+	var retry retryWait
 	for attempt := 1; ; attempt++ {
 		began := opts.Now()
-		wait, err := j.tick(ctx)
+		wait, err := j.tick(ctx, time.Time{})
 		if ctx.Err() != nil {
+			j.finalPoll(ctx)
 			return
 		}
 		if errors.Is(err, ErrJobGone) {
@@ -86,15 +114,24 @@ func (j *jobPoller) run() {
 			j.c.forget(j.job.ID)
 			return
 		}
-		j.c.report(err)
-		if err != nil {
+		var partial *PartialError
+		switch {
+		case errors.As(err, &partial):
+			// The list poll worked: keep the pace, say what failed.
+			j.c.report(j.reporterKey(), err)
+			opts.Logger.Warn("poll incomplete", append(j.log(), "err", err)...)
+			retry.reset()
+			wait = max(wait-opts.Now().Sub(began), opts.MinPoll)
+		case err != nil:
+			j.c.report(j.reporterKey(), err)
 			opts.Logger.Warn("poll failed", append(j.log(), "err", err)...)
 			if terminalState(j.currentState()) && attempt >= 3 {
 				return // an ended job is not worth retrying for ever
 			}
-			wait = bo.next()
-		} else {
-			bo.reset()
+			wait = retry.next(j.retryCap(), opts.MaxBackoff)
+		default:
+			j.c.report(j.reporterKey(), nil)
+			retry.reset()
 			if terminalState(j.currentState()) {
 				opts.Logger.Info("job ended; stopped polling", append(j.log(), "state", j.currentState())...)
 				return
@@ -104,20 +141,91 @@ func (j *jobPoller) run() {
 		}
 		select {
 		case <-ctx.Done():
+			j.finalPoll(ctx)
 			return
 		case <-time.After(wait):
 		}
 	}
 }
 
-// tick polls once and returns how long to wait before the next poll.
-func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
+// finalPoll, when the collector stops with Options.FinalPoll set (the end of
+// a capture), polls once more and fetches the details still due within
+// FinalPoll; what it could not fetch is stored as missed.
+func (j *jobPoller) finalPoll(parent context.Context) {
+	opts := j.c.opts
+	if opts.FinalPoll <= 0 || !j.haveGraph {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), opts.FinalPoll)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	// Leave a quarter of the time to store what is left.
+	until := opts.Now().Add(time.Until(deadline) * 3 / 4)
+	if _, err := j.tick(ctx, until); err != nil {
+		opts.Logger.Warn("final poll incomplete", append(j.log(), "err", err)...)
+	}
+	var left []model.Checkpoint
+	for _, cps := range j.deferred {
+		for _, c := range cps {
+			if c.DetailLoss != model.DetailPartial {
+				c.DetailLoss = model.DetailMissed
+			}
+			left = append(left, c)
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	sort.Slice(left, func(a, b int) bool { return left[a].ID < left[b].ID })
+	if err := opts.Sink.PutCheckpoints(ctx, left); err != nil {
+		opts.Logger.Warn("final poll: store checkpoints left without details", append(j.log(), "err", err)...)
+		return
+	}
+	opts.Logger.Info("details missed: the collector stopped before they could be fetched", append(j.log(), "missed", len(left))...)
+	j.deferred = nil
+}
+
+// retryCap bounds the wait after a failed poll: a quarter of the engine's
+// history span, so that a poll that fails now and then still sees every
+// checkpoint before the engine forgets it.
+func (j *jobPoller) retryCap() time.Duration {
+	if j.window <= 0 {
+		return j.c.opts.MaxBackoff
+	}
+	return max(j.c.opts.MinPoll, j.window/4)
+}
+
+// requestTimeout bounds one call to the engine: half the history span (a
+// stalled request must not outlive the history), within the options' bounds.
+func (j *jobPoller) requestTimeout() time.Duration {
+	opts := j.c.opts
+	if j.window <= 0 {
+		return opts.RequestTimeout
+	}
+	return min(opts.RequestTimeout, max(opts.MinRequestTimeout, j.window/2))
+}
+
+// call runs one request to the engine under requestTimeout (factor times it,
+// for calls made of several requests).
+func call[T any](ctx context.Context, j *jobPoller, factor int, fn func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.requestTimeout()*time.Duration(factor))
+	defer cancel()
+	return fn(ctx)
+}
+
+// tick polls once and returns how long to wait before the next poll. Errors
+// of the list poll (or of storing) fail the poll; a failure of what the list
+// led to (details, metrics) comes back as a *PartialError after everything
+// that could be kept was stored. detailsUntil, when set, is how long details
+// may be fetched (the final poll); otherwise until the next poll is due.
+func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Duration, error) {
 	opts := j.c.opts
 	sink := opts.Sink
 	began := opts.Now()
 	if !j.haveGraph || j.job.State != j.currentState() {
-		g, err := j.src.Job(ctx, j.job.ID)
+		g, err := call(ctx, j, 1, func(ctx context.Context) (model.Job, error) { return j.src.Job(ctx, j.job.ID) })
 		if err != nil {
+			j.failedPoll()
 			return 0, fmt.Errorf("job %s: %w", j.job.ID, err)
 		}
 		g.Cluster = j.c.target.Name
@@ -127,8 +235,9 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 		j.job, j.haveGraph = g, true
 		j.setState(g.State)
 	}
-	h, err := j.src.History(ctx, &j.job)
+	h, err := call(ctx, j, 1, func(ctx context.Context) (model.History, error) { return j.src.History(ctx, &j.job) })
 	if err != nil {
+		j.failedPoll()
 		return 0, fmt.Errorf("checkpoints of %s: %w", j.job.ID, err)
 	}
 	traits := j.src.Traits()
@@ -138,6 +247,9 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	}
 	if capacity <= 0 {
 		capacity = 10
+	}
+	if h.IntervalMs > 0 {
+		j.window = time.Duration(h.IntervalMs) * time.Millisecond * time.Duration(capacity)
 	}
 
 	byPipe := map[int][]model.Checkpoint{}
@@ -156,7 +268,9 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	// first). When the request budget cannot keep up, this keeps the list
 	// polls on time, so that no checkpoint leaves the engine's history
 	// unseen: a checkpoint may lose its details, never its row.
-	detailsUntil := began.Add(j.nextInterval(h, capacity, 0, traits))
+	if detailsUntil.IsZero() {
+		detailsUntil = began.Add(j.nextInterval(h, capacity, 0, traits))
+	}
 	fetched, deferred, missed := 0, 0, 0
 
 	var (
@@ -165,7 +279,10 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 		newFinal  = map[int][]int64{}
 		newMax    = map[int]int64{}
 		fresh     int // ids never accounted for before this tick
-		detailErr error
+		freshByP  = map[int]int64{}
+		gapsByP   = map[int]int64{}
+		restarted = map[int]bool{}
+		detailErr error // the first detail failure: no more details this tick
 	)
 	nowMs := opts.Now().UnixMilli()
 	for _, p := range pipes {
@@ -205,12 +322,15 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			prev = -1
 			j.final[p] = map[int64]bool{}
 			delete(j.deferred, p)
+			restarted[p] = true
 		}
 		// Deferred checkpoints the history no longer lists lost their details
-		// for good: their summaries are stored again, marked so.
+		// for good: their summaries (or partial details) are stored again, marked so.
 		for id, sc := range j.deferred[p] {
 			if id < cps[0].ID {
-				sc.DetailLoss = model.DetailMissed
+				if sc.DetailLoss != model.DetailPartial {
+					sc.DetailLoss = model.DetailMissed
+				}
 				toStore = append(toStore, sc)
 				newFinal[p] = append(newFinal[p], id)
 				delete(j.deferred[p], id)
@@ -225,11 +345,13 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 					continue
 				}
 				if cp.ID > expected {
-					gaps = append(gaps, model.Gap{
+					g := model.Gap{
 						Cluster: j.c.target.Name, JobID: j.job.ID, Pipeline: p,
 						FromID: expected, ToID: cp.ID - 1, DetectedMs: nowMs,
 						Reason: fmt.Sprintf("evicted from the engine's history (%d deep) before a poll saw them", capacity),
-					})
+					}
+					gaps = append(gaps, g)
+					gapsByP[p] += g.Count()
 				}
 				expected = cp.ID + 1
 			}
@@ -237,33 +359,52 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 		for _, cp := range cps {
 			if cp.ID > prev {
 				fresh++
+				freshByP[p]++
 			}
 			if j.final[p][cp.ID] {
 				continue
 			}
-			if !cp.Status.Final() || detailErr != nil {
-				if !cp.Status.Final() {
-					toStore = append(toStore, cp)
-				}
+			if !cp.Status.Final() {
+				toStore = append(toStore, cp)
 				continue
 			}
-			if traits.DetailRequests && fetched > 0 && opts.Now().After(detailsUntil) {
-				if _, stored := j.deferred[p][cp.ID]; !stored {
+			pending, waiting := j.deferred[p][cp.ID]
+			if traits.DetailRequests && (detailErr != nil || fetched > 0 && opts.Now().After(detailsUntil)) {
+				if !waiting {
 					toStore = append(toStore, cp) // its summary, until the details come
+					j.deferDetails(p, cp)
 				}
-				j.deferDetails(p, cp)
 				deferred++
 				continue
 			}
+			base := cp
+			if waiting && pending.DetailLoss == model.DetailPartial {
+				base = pending // fetch only the vertices still missing
+			}
 			fetched++
-			full, err := j.src.Detail(ctx, &j.job, cp)
+			full, err := call(ctx, j, 2, func(ctx context.Context) (model.Checkpoint, error) { return j.src.Detail(ctx, &j.job, base) })
+			var incomplete *IncompleteError
 			switch {
 			case errors.Is(err, ErrGone):
 				// Keep the summary: better than nothing, and say so in the log.
 				opts.Logger.Info("details evicted before fetch; stored the summary", append(j.log(), "checkpoint", cp.ID)...)
-				full = cp
-				full.DetailLoss = model.DetailMissed
+				full = base
+				if full.DetailLoss != model.DetailPartial {
+					full.DetailLoss = model.DetailMissed
+				}
+			case errors.As(err, &incomplete):
+				// Store what came; the missing vertices are asked for again next poll.
+				full.Cluster, full.JobID, full.Pipeline = j.c.target.Name, j.job.ID, p
+				full.DetailLoss = model.DetailPartial
+				toStore = append(toStore, full)
+				j.deferDetails(p, full)
+				detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
+				continue
 			case err != nil:
+				if !waiting {
+					toStore = append(toStore, cp)
+					j.deferDetails(p, cp)
+				}
 				detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
 				continue
 			}
@@ -284,7 +425,7 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 	// worth a line in the log the UI shows.
 	switch {
 	case missed > 0:
-		opts.Logger.Info("details missed: checkpoints left the engine's history before their details were fetched (request budget or a slow engine)",
+		opts.Logger.Info("details missed: checkpoints left the engine's history before their details were fetched (request budget, a slow engine or failing requests)",
 			append(j.log(), "missed", missed, "fetched", fetched, "deferred", deferred)...)
 	case deferred > 0:
 		opts.Logger.Debug("details deferred to the next poll to keep polls on time",
@@ -304,10 +445,11 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			j.final[p][id] = true
 		}
 	}
-	if detailErr == nil {
-		for p, m := range newMax {
-			j.maxID[p] = m
-		}
+	for _, p := range pipes {
+		j.account(p, byPipe[p], newMax[p], freshByP[p], gapsByP[p], restarted[p], h.Counts)
+	}
+	for p, m := range newMax {
+		j.maxID[p] = m
 	}
 	for p := range j.final {
 		j.forgetBelow(p, j.maxID[p]-int64(4*capacity))
@@ -333,14 +475,116 @@ func (j *jobPoller) tick(ctx context.Context) (time.Duration, error) {
 			return 0, fmt.Errorf("store ack samples: %w", err)
 		}
 	}
+	j.polls++
+	if err := j.reconcile(ctx, nowMs); err != nil {
+		return 0, err
+	}
 	if len(toStore) > 0 || len(gaps) > 0 {
 		opts.OnStored(j.c.target.Name, j.job.ID)
 	}
 	metricsErr := j.sampleMetrics(ctx, traits)
-	if detailErr != nil {
-		return 0, detailErr
+	wait := j.nextInterval(h, capacity, fresh, traits)
+	if err := errors.Join(detailErr, metricsErr); err != nil {
+		return wait, &PartialError{Err: err}
 	}
-	return j.nextInterval(h, capacity, fresh, traits), metricsErr
+	return wait, nil
+}
+
+func (j *jobPoller) failedPoll() {
+	j.failedPolls++
+	j.mu.Lock()
+	j.recon.FailedPolls = j.failedPolls
+	j.mu.Unlock()
+}
+
+// account adds one successful poll of pipeline p to its reconciliation: the
+// fresh ids it listed were stored, the gaps were recorded, and the engine's
+// trigger counter moved on.
+func (j *jobPoller) account(p int, cps []model.Checkpoint, newMax, fresh, gaps int64, restarted bool, counts map[int]model.EngineCounts) {
+	a := j.accounts[p]
+	if a == nil || restarted {
+		a = &account{first: -1, latest: -1, counted: -1, lastTriggered: -1}
+		j.accounts[p] = a
+	}
+	if a.first < 0 && len(cps) > 0 {
+		// The span starts at the first id this run saw, or right after the
+		// cache's latest (ids between are gaps, already counted).
+		if prev := j.maxID[p]; prev >= 0 && !restarted {
+			a.first = prev + 1
+		} else {
+			a.first = cps[0].ID
+		}
+	}
+	if a.first < 0 {
+		return
+	}
+	a.latest = max(a.latest, newMax)
+	a.stored += fresh
+	a.gaps += gaps
+	ids := max(0, a.latest-a.first+1)
+	c, ok := counts[p]
+	if !ok {
+		return
+	}
+	switch {
+	case a.lastTriggered < 0:
+		a.counted = ids // the first poll: what the engine listed is what it counted
+	case c.Triggered >= a.lastTriggered:
+		a.counted += c.Triggered - a.lastTriggered
+	default:
+		a.counted += c.Triggered // a new JobManager counts from 0
+	}
+	a.lastTriggered = c.Triggered
+	a.counts = &c
+}
+
+// reconcile sums the pipelines' accounts into the job's reconciliation and
+// hands it to the sink.
+func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
+	r := model.Reconciliation{Cluster: j.c.target.Name, JobID: j.job.ID, AtMs: nowMs,
+		Polls: j.polls, FailedPolls: j.failedPolls, FirstID: -1, LatestID: -1, EngineCounted: -1}
+	for _, a := range j.accounts {
+		if a.first < 0 {
+			continue
+		}
+		if r.FirstID < 0 || a.first < r.FirstID {
+			r.FirstID = a.first
+		}
+		r.LatestID = max(r.LatestID, a.latest)
+		ids := max(0, a.latest-a.first+1)
+		r.IDs += ids
+		r.Stored += a.stored
+		r.Gaps += a.gaps
+		if a.counts != nil {
+			if r.Engine == nil {
+				r.Engine = &model.EngineCounts{}
+				r.EngineCounted = 0
+			}
+			r.Engine.Triggered += a.counts.Triggered
+			r.Engine.Completed += a.counts.Completed
+			r.Engine.Failed += a.counts.Failed
+			r.Engine.InProgress += a.counts.InProgress
+			r.Engine.Restored += a.counts.Restored
+			r.EngineCounted += a.counted
+			r.WithoutID += max(0, a.counted-ids)
+		}
+	}
+	if r.FirstID < 0 {
+		r.FirstID, r.LatestID = 0, 0
+	}
+	r.Unaccounted = r.IDs - r.Stored - r.Gaps
+	if r.Unaccounted < 0 {
+		// Stored more than the span holds: a bug in the accounting, not in the data.
+		j.c.opts.Logger.Warn("reconciliation counted an id twice", append(j.log(), "ids", r.IDs, "stored", r.Stored, "gaps", r.Gaps)...)
+		r.Unaccounted = 0
+	}
+	j.mu.Lock()
+	j.recon = r
+	j.mu.Unlock()
+	if err := j.c.opts.Sink.PutReconciliation(ctx, r); err != nil {
+		return fmt.Errorf("store reconciliation: %w", err)
+	}
+	return nil
 }
 
 // deferDetails remembers that checkpoint cp of pipeline p was stored as a
@@ -372,7 +616,9 @@ func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits) error {
 		return nil
 	}
 	j.lastMetrics = now
-	samples, err := j.src.Metrics(ctx, &j.job, j.metricsSince)
+	samples, err := call(ctx, j, 1, func(ctx context.Context) ([]model.MetricSample, error) {
+		return j.src.Metrics(ctx, &j.job, j.metricsSince)
+	})
 	if err != nil {
 		return fmt.Errorf("metrics of %s: %w", j.job.ID, err)
 	}

@@ -15,4 +15,54 @@ type History struct {
 	Triggered int64 `json:"triggered"`
 	// IntervalMs is the configured checkpoint interval; 0 if unknown.
 	IntervalMs int64 `json:"interval_ms"`
+	// Counts are the engine's own counters per pipeline, when it sends them
+	// (Flink: /checkpoints counts, pipeline 0; SeaTunnel: per pipeline).
+	Counts map[int]EngineCounts `json:"counts,omitempty"`
 }
+
+// EngineCounts are an engine's checkpoint counters for one pipeline of a
+// job, since its JobManager (master) started following the job.
+type EngineCounts struct {
+	Triggered  int64 `json:"triggered"`
+	Completed  int64 `json:"completed"`
+	Failed     int64 `json:"failed"`
+	InProgress int64 `json:"in_progress"`
+	Restored   int64 `json:"restored"`
+}
+
+// Reconciliation compares, for one job, the checkpoints its engine reported
+// with what the app accounted for, as of the last successful poll. Every id
+// of the span FirstID..LatestID is either stored (Stored) or recorded as a
+// gap (Gaps); Unaccounted counts the ids that are neither, and is 0 unless
+// something was lost. For jobs with several pipelines the figures are sums.
+type Reconciliation struct {
+	Cluster string `json:"cluster"`
+	JobID   string `json:"job_id"`
+	// AtMs is the time of the last successful poll; Polls and FailedPolls
+	// count the list polls of this run of the collector.
+	AtMs        int64 `json:"at_ms"`
+	Polls       int64 `json:"polls"`
+	FailedPolls int64 `json:"failed_polls"`
+	// FirstID and LatestID bound the ids accounted for (pipeline 0, or the
+	// smallest first and largest latest over pipelines).
+	FirstID  int64 `json:"first_id"`
+	LatestID int64 `json:"latest_id"`
+	// IDs is how many ids the span holds (summed over pipelines).
+	IDs         int64 `json:"ids"`
+	Stored      int64 `json:"stored"`
+	Gaps        int64 `json:"gaps"`
+	Unaccounted int64 `json:"unaccounted"`
+	// EngineCounted is how many checkpoints the engine's counters say were
+	// triggered over the span (-1 when the engine sends no counters);
+	// WithoutID is how many of those never got an id in its history (a
+	// trigger that failed before the checkpoint started: Flink counts it as
+	// failed, and there is nothing to store).
+	EngineCounted int64 `json:"engine_counted"`
+	WithoutID     int64 `json:"without_id"`
+	// Engine holds the engine's counters at the last successful poll (summed
+	// over pipelines); nil when it sends none.
+	Engine *EngineCounts `json:"engine,omitempty"`
+}
+
+// Missed is how many checkpoints of the span the app did not store.
+func (r Reconciliation) Missed() int64 { return r.Gaps + r.Unaccounted }

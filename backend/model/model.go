@@ -183,7 +183,8 @@ type Checkpoint struct {
 	// Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed.
 	Tasks []TaskStats `json:"tasks,omitempty"`
 	// DetailLoss says why a final checkpoint has no Tasks although its engine
-	// reports them: DetailTrimmed or DetailMissed; empty otherwise.
+	// reports them (DetailTrimmed or DetailMissed), or that only part of them
+	// came (DetailPartial); empty otherwise.
 	DetailLoss string `json:"detail_loss,omitempty"`
 }
 
@@ -194,6 +195,10 @@ const (
 	// DetailMissed: the checkpoint left the engine's history before the app
 	// fetched them (a small request budget, a slow engine, the app closed).
 	DetailMissed = "missed"
+	// DetailPartial: some vertices' per-subtask stats could not be fetched
+	// (their requests failed, and retries did not get them before the
+	// checkpoint left the engine's history); those vertices are Missing.
+	DetailPartial = "partial"
 )
 
 // Key identifies a checkpoint across the whole store.
@@ -236,6 +241,9 @@ type TaskStats struct {
 	NumSubtasks      int            `json:"num_subtasks"`
 	NumAcknowledged  int            `json:"num_acknowledged"`
 	Subtasks         []SubtaskStats `json:"subtasks,omitempty"`
+	// Missing says the vertex's per-subtask stats were asked for and could not
+	// be fetched (the checkpoint's DetailLoss is DetailPartial).
+	Missing bool `json:"missing,omitempty"`
 }
 
 // Subtask statuses as Flink names them.

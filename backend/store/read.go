@@ -235,6 +235,20 @@ type storedCheckpoint struct {
 	hasTasks bool
 }
 
+// markMissingVertices flags, in a checkpoint whose details came in part, the
+// vertices stored without subtask rows: the store keeps the mark per
+// checkpoint, and those are the vertices whose stats could not be fetched.
+func markMissingVertices(c *model.Checkpoint) {
+	if c.DetailLoss != model.DetailPartial {
+		return
+	}
+	for i := range c.Tasks {
+		if len(c.Tasks[i].Subtasks) == 0 {
+			c.Tasks[i].Missing = true
+		}
+	}
+}
+
 func scanCheckpoint(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
 	var st storedCheckpoint
 	var finalize, blobs sql.NullInt64
@@ -292,6 +306,7 @@ func (s *Store) Checkpoint(ctx context.Context, k model.Key) (model.Checkpoint, 
 		if c.Tasks, err = d.load(ctx, st.pk); err != nil {
 			return model.Checkpoint{}, fmt.Errorf("store: checkpoint %s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, err)
 		}
+		markMissingVertices(&c)
 	}
 	return c, nil
 }
@@ -375,6 +390,7 @@ func (s *Store) ScanCheckpoints(ctx context.Context, q Query, withTasks bool, fn
 			if c.Tasks, err = d.load(ctx, st.pk); err != nil {
 				return fmt.Errorf("store: scan checkpoints: %s/%s/%d/%d: %w", c.Cluster, c.JobID, c.Pipeline, c.ID, err)
 			}
+			markMissingVertices(c)
 		}
 		if err := fn(c); err != nil {
 			return fmt.Errorf("store: scan checkpoints: %w", err)
@@ -495,6 +511,23 @@ func (s *Store) MetricSamples(ctx context.Context, q Query) ([]model.MetricSampl
 		return nil
 	})
 	return out, err
+}
+
+// Reconciliation returns a job's latest reconciliation; false if none was kept.
+func (s *Store) Reconciliation(ctx context.Context, cluster, jobID string) (model.Reconciliation, bool, error) {
+	var data string
+	err := s.r.QueryRowContext(ctx, `SELECT data FROM reconciliations WHERE cluster = ? AND job_id = ?`, cluster, jobID).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.Reconciliation{}, false, nil
+	}
+	if err != nil {
+		return model.Reconciliation{}, false, fmt.Errorf("store: reconciliation of %s/%s: %w", cluster, jobID, err)
+	}
+	var r model.Reconciliation
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return model.Reconciliation{}, false, fmt.Errorf("store: reconciliation of %s/%s: %w", cluster, jobID, err)
+	}
+	return r, true, nil
 }
 
 // Gaps returns the checkpoints still missing: recorded gaps detected within

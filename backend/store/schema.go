@@ -23,6 +23,7 @@ type migration struct {
 var migrations = []migration{
 	{1, "initial schema", schemaV1, nil},
 	{2, "subtask stats packed per vertex", schemaV2, packSubtaskRows},
+	{3, "reconciliation of each job's checkpoint ids", schemaV3, nil},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -207,6 +208,19 @@ CREATE TABLE subtask_packs (
 );
 `
 
+// schemaV3 keeps, per job, the collector's latest reconciliation of the
+// engine's checkpoint ids and counters with what was stored
+// (model.Reconciliation, as JSON: it is read and written whole).
+const schemaV3 = `
+CREATE TABLE reconciliations (
+	cluster TEXT NOT NULL,
+	job_id  TEXT NOT NULL,
+	at_ms   INTEGER NOT NULL,
+	data    TEXT NOT NULL,
+	PRIMARY KEY (cluster, job_id)
+) WITHOUT ROWID;
+`
+
 // packKey is a pack's rowid; a checkpoint's packs are the range
 // [packKey(ckpt, 0), packKey(ckpt, maxTasks-1)].
 func packKey(ckpt int64, ord int) int64 { return ckpt<<16 | int64(ord) }
@@ -283,7 +297,8 @@ func packSubtaskRows(ctx context.Context, tx *sql.Tx) error {
 
 // MigrationEvent tells that a cache is being converted to a newer schema:
 // once before the step (Done false) and once after it (Done true, Took set).
-// A new, empty cache gets no events: creating it is instant.
+// A new, empty cache gets no events: creating it is instant; nor do steps
+// that only add a table.
 type MigrationEvent struct {
 	Version int
 	Name    string
@@ -325,7 +340,8 @@ func migrate(ctx context.Context, db *sql.DB, notify func(MigrationEvent)) error
 		if m.version <= current {
 			continue
 		}
-		tell := notify != nil && current > 0
+		// Only steps that convert data take long enough to announce.
+		tell := notify != nil && current > 0 && m.fn != nil
 		if tell {
 			notify(MigrationEvent{Version: m.version, Name: m.name})
 		}

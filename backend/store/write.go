@@ -20,6 +20,7 @@ type Writer interface {
 	PutAckSample(model.AckSample) error
 	PutMetricSample(model.MetricSample) error
 	PutGap(model.Gap) error
+	PutReconciliation(model.Reconciliation) error
 }
 
 // PutCluster stores the cluster's public form: credentials never reach disk.
@@ -106,6 +107,27 @@ func (s *Store) PutGaps(ctx context.Context, gaps []model.Gap) error {
 	})
 }
 
+// PutReconciliation keeps a job's latest reconciliation, replacing an older
+// one; a reconciliation older than the stored one is ignored (an imported
+// capture must not roll back what the collector found since).
+func (s *Store) PutReconciliation(ctx context.Context, r model.Reconciliation) error {
+	return s.write(ctx, "put reconciliation", func(w *txWriter) error { return w.PutReconciliation(r) })
+}
+
+func (w *txWriter) PutReconciliation(r model.Reconciliation) error {
+	if r.Cluster == "" || r.JobID == "" {
+		return fmt.Errorf("reconciliation of job %q on cluster %q: cluster and job must not be empty", r.JobID, r.Cluster)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("reconciliation of %s/%s: %w", r.Cluster, r.JobID, err)
+	}
+	if _, err := w.execStmt(sqlPutReconciliation, r.Cluster, r.JobID, r.AtMs, string(data)); err != nil {
+		return fmt.Errorf("reconciliation of %s/%s: %w", r.Cluster, r.JobID, err)
+	}
+	return w.tick()
+}
+
 // MarkDetailsMissed marks the final checkpoints of a job's pipeline below
 // belowID that were stored as summaries only and carry no mark yet as
 // DetailMissed: the engine no longer lists them, so their details cannot come
@@ -178,7 +200,7 @@ const (
 		persisted_data = ?, state_blobs = ?, num_subtasks = ?, num_acknowledged = ?, failure_message = ?,
 		external_path = ?, has_tasks = max(has_tasks, ?), detail_trimmed = max(detail_trimmed, ?)
 		WHERE pk = ?`
-	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = 0,
+	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = ?,
 		max_start_delay_ms = ?, max_alignment_ms = ?, max_sync_ms = ?, max_async_ms = ?
 		WHERE pk = ?`
 	sqlDeleteTasks = `DELETE FROM task_stats WHERE ckpt = ?`
@@ -208,6 +230,9 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlPutMetric = `INSERT INTO metric_samples (series_id, time_ms, value, source) VALUES (?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET value = excluded.value, source = excluded.source`
+	sqlPutReconciliation = `INSERT INTO reconciliations (cluster, job_id, at_ms, data) VALUES (?, ?, ?, ?)
+		ON CONFLICT (cluster, job_id) DO UPDATE SET at_ms = excluded.at_ms, data = excluded.data
+		WHERE excluded.at_ms >= reconciliations.at_ms`
 	sqlPutGap = `INSERT INTO gaps (cluster, job_id, pipeline, from_id, to_id, detected_ms, reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 )
@@ -437,7 +462,7 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 
 	taskRows, subtaskRows, mx := detailCounts(c)
 	if exists {
-		if _, err := w.execStmt(sqlUpdateDetail, taskRows, subtaskRows,
+		if _, err := w.execStmt(sqlUpdateDetail, taskRows, subtaskRows, detailLossCode(c),
 			mx.get(0), mx.get(1), mx.get(2), mx.get(3), pk); err != nil {
 			return fmt.Errorf("%s: update: %w", name(), err)
 		}
@@ -628,6 +653,7 @@ func (s *Store) DeleteCluster(ctx context.Context, name string) error {
 		}
 	}
 	for _, q := range []string{
+		`DELETE FROM reconciliations WHERE cluster = ?`,
 		`DELETE FROM metric_series WHERE cluster = ?`,
 		`DELETE FROM floors WHERE cluster = ?`,
 		`DELETE FROM jobs WHERE cluster = ?`,
@@ -648,12 +674,17 @@ const (
 	lossNone    = 0
 	lossTrimmed = 1 // retention removed them
 	lossMissed  = 2 // never fetched: gone from the engine's history first
+	lossPartial = 3 // some vertices' stats could not be fetched
 )
 
 // detailLossCode is what a written checkpoint says of its lost details; one
 // that carries subtask stats has lost nothing. (A trimmed checkpoint keeps
-// its per-vertex Tasks without their Subtasks.)
+// its per-vertex Tasks without their Subtasks.) Partial details stay marked
+// even with the subtasks that came.
 func detailLossCode(c *model.Checkpoint) int {
+	if c.DetailLoss == model.DetailPartial && len(c.Tasks) > 0 {
+		return lossPartial
+	}
 	for _, t := range c.Tasks {
 		if len(t.Subtasks) > 0 {
 			return lossNone
@@ -674,6 +705,8 @@ func detailLossName(code int) string {
 		return model.DetailTrimmed
 	case lossMissed:
 		return model.DetailMissed
+	case lossPartial:
+		return model.DetailPartial
 	}
 	return ""
 }

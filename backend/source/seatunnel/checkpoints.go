@@ -388,6 +388,13 @@ func (c *Client) History(o CheckpointOverview, intervalMs, timeoutMs int64) mode
 		if p.Counts.Triggered > 0 {
 			h.Triggered = max(h.Triggered, 0) + p.Counts.Triggered
 		}
+		if p.Counts != (CheckpointCounts{}) {
+			if h.Counts == nil {
+				h.Counts = map[int]model.EngineCounts{}
+			}
+			h.Counts[p.Pipeline] = model.EngineCounts{Triggered: p.Counts.Triggered, Completed: p.Counts.Completed,
+				Failed: p.Counts.Failed, InProgress: p.Counts.InProgress, Restored: p.Counts.Restored}
+		}
 		if len(p.History) > h.Capacity {
 			h.Capacity = len(p.History)
 		}

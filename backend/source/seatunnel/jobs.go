@@ -81,15 +81,32 @@ type JobInfo struct {
 	Parallelism int
 }
 
+// PartialListError is returned by Jobs with the running jobs when the finished jobs could not be
+// listed: the running jobs are complete, and errors.Unwrap gives the failure.
+type PartialListError struct {
+	Err error
+}
+
+func (e *PartialListError) Error() string {
+	return "finished jobs not listed (running jobs are): " + e.Err.Error()
+}
+func (e *PartialListError) Unwrap() error { return e.Err }
+
 // Jobs lists the running jobs and the finished ones the cluster still remembers (two requests:
-// /running-jobs and /finished-jobs), without vertices.
+// /running-jobs and /finished-jobs), without vertices. When only the finished jobs fail (some
+// servers answer 404 for the bare /finished-jobs), the running jobs come with a
+// *PartialListError.
 func (c *Client) Jobs(ctx context.Context) ([]model.Job, error) {
 	var running, finished []jobJSON
 	if err := c.get(ctx, "/running-jobs", "/running-jobs", nil, &running); err != nil {
 		return nil, err
 	}
+	var partial error
 	if err := c.get(ctx, "/finished-jobs", "/finished-jobs", nil, &finished); err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		partial, finished = &PartialListError{Err: err}, nil
 	}
 	seen := map[string]int{}
 	var jobs []model.Job
@@ -108,7 +125,7 @@ func (c *Client) Jobs(ctx context.Context) ([]model.Job, error) {
 			jobs = append(jobs, job)
 		}
 	}
-	return jobs, nil
+	return jobs, partial
 }
 
 // Job returns one job with its vertices and edges (GET /job-info/:jobId).

@@ -66,8 +66,16 @@ func (s *Source) Traits() collect.Traits {
 	return collect.Traits{MetricsEvery: MetricsEvery, SampleInFlight: true, DefaultCapacity: HistoryCapacity}
 }
 
-// Jobs lists running and remembered finished jobs (2 requests).
-func (s *Source) Jobs(ctx context.Context) ([]model.Job, error) { return s.c.Jobs(ctx) }
+// Jobs lists running and remembered finished jobs (2 requests). Finished jobs failing costs only
+// them: the running jobs are followed (a *collect.PartialError says what failed).
+func (s *Source) Jobs(ctx context.Context) ([]model.Job, error) {
+	jobs, err := s.c.Jobs(ctx)
+	var partial *PartialListError
+	if errors.As(err, &partial) {
+		return jobs, &collect.PartialError{Err: err}
+	}
+	return jobs, err
+}
 
 // Job returns the job with its graph and remembers its checkpoint interval and timeout for
 // History (1 request).
