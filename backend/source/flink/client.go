@@ -6,7 +6,6 @@
 package flink
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -144,12 +143,5 @@ func (c *Client) transportError(where string, err error) error {
 
 // decodeProblem explains a body that is not the JSON we expected.
 func decodeProblem(data []byte, err error) string {
-	trimmed := bytes.TrimSpace(data)
-	switch {
-	case len(trimmed) == 0:
-		return "empty response body, want JSON"
-	case trimmed[0] == '<':
-		return "response is HTML, not JSON (a proxy or login page?): " + snippet(trimmed)
-	}
-	return fmt.Sprintf("decode JSON: %v", err)
+	return restclient.DecodeProblem(data, err, maxMessage)
 }

@@ -179,6 +179,8 @@ func TestErrorStatusWithBody(t *testing.T) {
 		{"404 plain text from a proxy", "404 page not found\n", 404,
 			"flink: GET /jobs/abc/checkpoints: 404 Not Found: 404 page not found", true},
 		{"502 empty body", "", 502, "flink: GET /jobs/abc/checkpoints: 502 Bad Gateway", false},
+		{"200 json cut in half", `{"counts":{"restored":0,"total":12,"in_prog`, 200,
+			"flink: GET /jobs/abc/checkpoints: 200 OK: truncated JSON: the body ends after 43 bytes in the middle of a value", false},
 		{"200 html login page", "<html><body>Please log in</body></html>", 200,
 			"flink: GET /jobs/abc/checkpoints: 200 OK: response is HTML, not JSON (a proxy or login page?): <html><body>Please log in</body></html>", false},
 	}

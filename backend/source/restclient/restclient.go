@@ -6,11 +6,14 @@
 package restclient
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -147,3 +150,21 @@ type discardLogger struct{}
 func (discardLogger) Errorf(string, ...any) {}
 func (discardLogger) Warnf(string, ...any)  {}
 func (discardLogger) Debugf(string, ...any) {}
+
+// DecodeProblem explains a body that is not the JSON a client expected:
+// empty, an HTML page (a proxy or login page), JSON cut short (a truncated
+// answer: a connection dropped mid-body), or other malformed JSON. max bounds
+// the quoted snippet.
+func DecodeProblem(data []byte, err error, max int) string {
+	trimmed := bytes.TrimSpace(data)
+	var syntax *json.SyntaxError
+	switch {
+	case len(trimmed) == 0:
+		return "empty response body, want JSON"
+	case trimmed[0] == '<':
+		return "response is HTML, not JSON (a proxy or login page?): " + Snippet(trimmed, max)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &syntax) && syntax.Error() == "unexpected end of JSON input":
+		return fmt.Sprintf("truncated JSON: the body ends after %d bytes in the middle of a value", len(data))
+	}
+	return fmt.Sprintf("decode JSON: %v", err)
+}

@@ -33,6 +33,9 @@ type fakeZeta struct {
 	noCheckpointAPI bool
 	// frozen makes every request fail with 503, so a poller falls behind.
 	frozen bool
+	// finishedJobsOnlyByState answers bare /finished-jobs with Jetty's 404, as
+	// servers that serve only /finished-jobs/:state do.
+	finishedJobsOnlyByState bool
 	// realtime: "" (no such API: Jetty 404), "on", "disabled" (503).
 	realtime      string
 	realtimeEdges obj
@@ -225,6 +228,8 @@ func (f *fakeZeta) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			{"failedJobs", "0"}, {"cancelledJobs", "0"}, {"workers", "1"}})
 	case path == "/running-jobs":
 		f.write(w, []obj{f.jobInfo()})
+	case path == "/finished-jobs" && f.finishedJobsOnlyByState:
+		jetty404(w, r)
 	case path == "/finished-jobs":
 		f.write(w, []obj{})
 	case strings.HasPrefix(path, "/job-info/"):

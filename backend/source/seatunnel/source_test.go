@@ -237,6 +237,44 @@ func TestCollectorRecordsEvictedCheckpointsAsGap(t *testing.T) {
 	})
 }
 
+// A server that answers 404 for the bare /finished-jobs (serving only
+// /finished-jobs/:state) costs only the finished jobs: the running job is
+// collected with nothing missed, and health names the endpoint.
+func TestCollectorFollowsRunningJobsWhenFinishedJobsFail(t *testing.T) {
+	f, srv := newFakeZeta(t)
+	f.finishedJobsOnlyByState = true
+	h := startCollector(t, f, srv.URL)
+	ctx := context.Background()
+	q := store.Query{Cluster: "st", JobID: fakeJobID}
+	const n = 6
+	runCheckpoints(f, n)
+	waitFor(t, "all checkpoints final in the store", 5*time.Second, func() bool {
+		cps, err := h.st.Checkpoints(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := 0
+		for _, cp := range cps {
+			if cp.Status.Final() {
+				final++
+			}
+		}
+		return final == n
+	})
+	gaps, err := h.st.Gaps(ctx, q)
+	if err != nil || len(gaps) != 0 {
+		t.Errorf("gaps = %+v, %v; want none", gaps, err)
+	}
+	waitFor(t, "partial health naming /finished-jobs", 3*time.Second, func() bool {
+		hl := h.lastHealth()
+		return hl.State == "partial" && strings.Contains(hl.LastError, "/finished-jobs") && strings.Contains(hl.LastError, "404")
+	})
+	r, ok, err := h.st.Reconciliation(ctx, "st", fakeJobID)
+	if err != nil || !ok || r.Unaccounted != 0 || r.Gaps != 0 || r.Stored != n || r.Engine == nil || r.Engine.Completed+r.Engine.Failed != n {
+		t.Errorf("reconciliation %+v (%v, %v), want %d stored, none missed, the engine's counts", r, ok, err, n)
+	}
+}
+
 func TestCollectorSaysWhenCheckpointAPIIsMissing(t *testing.T) {
 	f, srv := newFakeZeta(t)
 	f.noCheckpointAPI = true
