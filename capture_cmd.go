@@ -73,8 +73,8 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 		every = 10 * time.Second
 	}
 	show := func(p app.RecordProgress, end string) {
-		line := fmt.Sprintf("%s elapsed, %s left: %d checkpoints (%d failed), %d missed, %d metric samples, %d requests",
-			p.Elapsed, p.Remaining, p.Checkpoints, p.Failed, p.Gaps, p.MetricSamples, p.Requests)
+		line := fmt.Sprintf("%s elapsed, %s left: %d checkpoints (%d failed)%s, %d missed, %d metric samples, %d requests",
+			p.Elapsed, p.Remaining, p.Checkpoints, p.Failed, engineCounted(p), missed(p), p.MetricSamples, p.Requests)
 		if *prom != "" {
 			line += fmt.Sprintf(", %d Prometheus samples", p.PromSamples)
 		}
@@ -114,8 +114,8 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	if *prom != "" {
 		promPart = fmt.Sprintf(" (%d from Prometheus in %d requests)", res.PromSamples, res.PromRequests)
 	}
-	fmt.Fprintf(g.stdout, "%s: %d checkpoints (%d failed), %d missed, %d metric samples%s, %d requests in %s\n",
-		*out, res.Checkpoints, res.Failed, res.Gaps, res.MetricSamples, promPart, res.Requests, res.Elapsed)
+	fmt.Fprintf(g.stdout, "%s: %d checkpoints (%d failed)%s, %d missed, %d metric samples%s, %d requests in %s\n",
+		*out, res.Checkpoints, res.Failed, engineCounted(res), missed(res), res.MetricSamples, promPart, res.Requests, res.Elapsed)
 	if res.PromError != "" {
 		fmt.Fprintf(g.stderr, "warning: the capture is complete but may lack backpressure from Prometheus: %s\n", res.PromError)
 	}
@@ -124,3 +124,16 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	}
 	return nil
 }
+
+// engineCounted says how many checkpoints the engine counted over the ids
+// recorded, when it sends counters.
+func engineCounted(p app.RecordProgress) string {
+	if p.EngineCounted < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %d the engine counted", p.EngineCounted)
+}
+
+// missed is the ids the engine reported that the file does not hold: gaps,
+// and ids neither stored nor gapped (the reconciliation's difference).
+func missed(p app.RecordProgress) int64 { return max(p.Gaps, p.Missed) }

@@ -6,10 +6,15 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/model"
 )
 
 func TestParseAnywhere(t *testing.T) {
@@ -110,5 +115,70 @@ func TestClustersAddKeepsTheRequestBudget(t *testing.T) {
 		"--requests-per-second", "0.01", "--data-dir", dir)
 	if err == nil || !strings.Contains(err.Error(), "requests per second 0.01: give 0.1 to 1000") {
 		t.Errorf("a budget of 0.01/s: %v", err)
+	}
+}
+
+// A capture's reconciliation reaches the report: the text names the ids
+// stored, the gaps and what the engine counted; JSON carries the record;
+// ids neither stored nor gapped count as missed.
+func TestReportCommandShowsTheReconciliation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.ckpt.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := capture.NewWriter(f, capture.Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const job = "0123456789abcdef0123456789abcdef"
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.Cluster(model.Cluster{Name: "rec", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:8081"}))
+	must(w.Job(model.Job{Cluster: "rec", ID: job, Name: "reconciled", Engine: model.EngineFlink, State: "RUNNING"}))
+	for id := int64(1); id <= 8; id++ {
+		if id == 4 || id == 5 {
+			continue
+		}
+		must(w.Checkpoint(&model.Checkpoint{Cluster: "rec", JobID: job, ID: id, Status: model.StatusCompleted,
+			TriggerMs: 1_780_000_000_000 + id*1000, EndToEndMs: 50, Kind: model.KindCheckpoint}))
+	}
+	must(w.Gap(model.Gap{Cluster: "rec", JobID: job, FromID: 4, ToID: 4, DetectedMs: 1_780_000_009_000}))
+	must(w.Reconciliation(model.Reconciliation{Cluster: "rec", JobID: job, AtMs: 1_780_000_010_000, Polls: 9, FailedPolls: 2,
+		FirstID: 1, LatestID: 8, IDs: 8, Stored: 6, Gaps: 1, Unaccounted: 1, EngineCounted: 10, WithoutID: 2,
+		Engine: &model.EngineCounts{Triggered: 10, Completed: 6, Failed: 4}}))
+	must(w.Close())
+	must(f.Close())
+
+	out, stderr, err := runCLI(t, "report", path, "--data-dir", t.TempDir())
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{
+		"6 checkpoints from", "2 missed", // the gap and the unaccounted id
+		"Reconciled: ids 1–8: 6 stored, 1 gaps, 1 unaccounted; the engine counted 10 (2 failed before they got an id)",
+		"6 completed, 4 failed, 0 in progress, 0 restored", "2 of 11 list polls failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runCLI(t, "report", path, "--format", "json", "--data-dir", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Summary        struct{ Missed int64 }
+		Reconciliation *model.Reconciliation `json:"reconciliation"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Missed != 2 || r.Reconciliation == nil || r.Reconciliation.Unaccounted != 1 || r.Reconciliation.EngineCounted != 10 {
+		t.Errorf("JSON summary missed %d, reconciliation %+v", r.Summary.Missed, r.Reconciliation)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"checkpoint-explorer/app"
 	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
 )
 
 func runReport(ctx context.Context, g *globals, args []string) error {
@@ -122,6 +123,29 @@ func fmtTime(ms int64) string {
 	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04:05")
 }
 
+// reconciliationText says, in one line, how the engine's ids and counters
+// compare with what was stored; "" when the collector left no account.
+func reconciliationText(r *model.Reconciliation) string {
+	if r == nil || r.IDs == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("ids %d–%d: %d stored, %d gaps, %d unaccounted", r.FirstID, r.LatestID, r.Stored, r.Gaps, r.Unaccounted)
+	if r.EngineCounted >= 0 {
+		s += fmt.Sprintf("; the engine counted %d", r.EngineCounted)
+		if r.WithoutID > 0 {
+			s += fmt.Sprintf(" (%d failed before they got an id)", r.WithoutID)
+		}
+	}
+	if e := r.Engine; e != nil {
+		s += fmt.Sprintf("; its counters at %s: %d completed, %d failed, %d in progress, %d restored",
+			fmtTime(r.AtMs), e.Completed, e.Failed, e.InProgress, e.Restored)
+	}
+	if r.FailedPolls > 0 {
+		s += fmt.Sprintf("; %d of %d list polls failed", r.FailedPolls, r.Polls+r.FailedPolls)
+	}
+	return s
+}
+
 // slowest returns the longest checkpoint of the report, or nil.
 func slowest(r app.Report) *analyze.CheckpointAnalysis {
 	var best *analyze.CheckpointAnalysis
@@ -186,6 +210,9 @@ func writeReportText(w io.Writer, r app.Report) {
 	fmt.Fprintf(w, "Job %s (%s) on %s, %s\n", r.Job.Name, r.Job.ID, r.Job.Cluster, r.Job.Engine)
 	fmt.Fprintf(w, "%d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
 		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
+	if rc := reconciliationText(r.Reconciliation); rc != "" {
+		fmt.Fprintf(w, "Reconciled: %s\n", rc)
+	}
 	if s.Completed > 0 {
 		fmt.Fprintf(w, "Duration of completed ones: median %s, p90 %s, p99 %s, max %s\n",
 			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
@@ -219,6 +246,9 @@ func writeReportMarkdown(w io.Writer, r app.Report) {
 	fmt.Fprintf(w, "- Job `%s` on `%s` (%s)\n", r.Job.ID, r.Job.Cluster, r.Job.Engine)
 	fmt.Fprintf(w, "- %d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
 		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
+	if rc := reconciliationText(r.Reconciliation); rc != "" {
+		fmt.Fprintf(w, "- Reconciled: %s\n", rc)
+	}
 	if s.Completed > 0 {
 		fmt.Fprintf(w, "- Duration: median %s, p90 %s, p99 %s, max %s\n",
 			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))

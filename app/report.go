@@ -14,6 +14,9 @@ import (
 type Report struct {
 	analyze.JobAnalysis
 	Summary analyze.Summary `json:"summary"`
+	// Reconciliation is the collector's latest account of the engine's
+	// checkpoint ids and counters against what was stored (nil if none).
+	Reconciliation *model.Reconciliation `json:"reconciliation,omitempty"`
 }
 
 // Report analyses a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
@@ -33,6 +36,17 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 	}
 	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(heads, in.gaps)}
 	r.Job.Cluster = cluster
+	rec, ok, err := a.store.Reconciliation(ctx, cluster, job)
+	if err != nil {
+		return Report{}, err
+	}
+	if ok {
+		r.Reconciliation = &rec
+		if fromMs == 0 && toMs == 0 {
+			// Ids the collector could account for neither way are missed too.
+			r.Summary.Missed += rec.Unaccounted
+		}
+	}
 	return r, nil
 }
 
