@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,16 +98,23 @@ type RecordProgress struct {
 }
 
 // captureSink is a collector sink that appends to a capture file. Only final
-// checkpoints are written: a capture holds each checkpoint once.
+// checkpoints are written: a capture holds each checkpoint once. For engines
+// whose details cost requests (Flink), a final checkpoint stored without its
+// details (they were deferred, or their request failed) or with part of them
+// is held back until they come, or until it is far enough behind the newest
+// that the collector no longer asks, or until the file is closed.
 type captureSink struct {
-	mu     sync.Mutex
-	w      *capture.Writer
-	jobs   map[string]bool
-	order  []string         // job ids in the order first seen, for the Prometheus reads
-	latest map[string]int64 // job/pipeline → highest final id written
-	seen   map[string]bool  // job/pipeline/id written
-	recon  map[string]model.Reconciliation
-	p      RecordProgress
+	// holdDetails: the engine's details come after the summary (Flink).
+	holdDetails bool
+	held        map[string]*model.Checkpoint // job/pipeline/id → waiting for details
+	mu          sync.Mutex
+	w           *capture.Writer
+	jobs        map[string]bool
+	order       []string         // job ids in the order first seen, for the Prometheus reads
+	latest      map[string]int64 // job/pipeline → highest final id written
+	seen        map[string]bool  // job/pipeline/id written
+	recon       map[string]model.Reconciliation
+	p           RecordProgress
 }
 
 // PutReconciliation keeps each job's latest, for progress and the file's end.
@@ -127,10 +135,14 @@ func (s *captureSink) PutReconciliation(_ context.Context, r model.Reconciliatio
 	return nil
 }
 
-// writeReconciliations writes each job's last reconciliation, before the end.
-func (s *captureSink) writeReconciliations() error {
+// finish writes what is still held and each job's last reconciliation,
+// before the end record.
+func (s *captureSink) finish() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.writeHeld(true); err != nil {
+		return err
+	}
 	ids := make([]string, 0, len(s.recon))
 	for id := range s.recon {
 		ids = append(ids, id)
@@ -192,6 +204,10 @@ func (s *captureSink) writeMetrics(ms []model.MetricSample, prom bool, done func
 	return nil
 }
 
+// holdBehind is how far behind the newest written id a held checkpoint is
+// written as it is: beyond any engine's history depth, so no details can come.
+const holdBehind = 256
+
 func (s *captureSink) PutCheckpoints(_ context.Context, cps []model.Checkpoint) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -204,15 +220,55 @@ func (s *captureSink) PutCheckpoints(_ context.Context, cps []model.Checkpoint) 
 		if s.seen[k] {
 			continue
 		}
-		if err := s.w.Checkpoint(c); err != nil {
+		if s.holdDetails && (len(c.Tasks) == 0 && c.DetailLoss == "" || c.DetailLoss == model.DetailPartial) {
+			held := *c
+			s.held[k] = &held // the newest view wins until written
+			continue
+		}
+		delete(s.held, k)
+		if err := s.writeCheckpoint(k, c); err != nil {
 			return err
 		}
-		s.seen[k] = true
-		pk := sinkKey(c.JobID, c.Pipeline)
-		s.latest[pk] = max(s.latest[pk], c.ID)
-		s.p.Checkpoints++
-		if c.Status == model.StatusFailed {
-			s.p.Failed++
+	}
+	return s.writeHeld(false)
+}
+
+func (s *captureSink) writeCheckpoint(k string, c *model.Checkpoint) error {
+	if err := s.w.Checkpoint(c); err != nil {
+		return err
+	}
+	s.seen[k] = true
+	pk := sinkKey(c.JobID, c.Pipeline)
+	s.latest[pk] = max(s.latest[pk], c.ID)
+	s.p.Checkpoints++
+	if c.Status == model.StatusFailed {
+		s.p.Failed++
+	}
+	return nil
+}
+
+// writeHeld writes the held checkpoints too far behind for details to come
+// (all of them when closing: those still without details are marked missed).
+// s.mu is held.
+func (s *captureSink) writeHeld(closing bool) error {
+	keys := make([]string, 0, len(s.held))
+	for k, c := range s.held {
+		if closing || c.ID < s.latest[sinkKey(c.JobID, c.Pipeline)]-holdBehind {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		ca, cb := s.held[a], s.held[b]
+		return cmp.Or(strings.Compare(ca.JobID, cb.JobID), cmp.Compare(ca.Pipeline, cb.Pipeline), cmp.Compare(ca.ID, cb.ID))
+	})
+	for _, k := range keys {
+		c := s.held[k]
+		if c.DetailLoss == "" {
+			c.DetailLoss = model.DetailMissed
+		}
+		delete(s.held, k)
+		if err := s.writeCheckpoint(k, c); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -319,6 +375,7 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 		return RecordProgress{}, err
 	}
 	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
+		holdDetails: target.Source.Traits().DetailRequests, held: map[string]*model.Checkpoint{},
 		recon: map[string]model.Reconciliation{}, p: RecordProgress{EngineCounted: -1}}
 	if err := w.Cluster(o.Cluster.Public()); err != nil {
 		tmp.Close()
@@ -390,7 +447,7 @@ loop:
 	// The final polls ran in Stop: their writes count.
 	final := progress()
 	final.Requests, final.Health, final.LastError = last.Requests+lastPollRequests(target, last), last.Health, last.LastError
-	err = sink.writeReconciliations()
+	err = sink.finish()
 	if err == nil {
 		err = w.Close()
 	}

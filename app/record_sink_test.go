@@ -1,0 +1,101 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/model"
+)
+
+// A recording of an engine whose details come after the summary holds a
+// checkpoint back until its details come (a capture holds each checkpoint
+// once, so a summary written first would hide them), writes it as it is once
+// it is too far behind for details to come, and marks what is still waiting
+// at the end as missed.
+func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, capture.Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
+		recon: map[string]model.Reconciliation{}, holdDetails: true, held: map[string]*model.Checkpoint{}}
+	ctx := context.Background()
+	cp := func(id int64, loss string, subtasks ...int) model.Checkpoint {
+		c := model.Checkpoint{Cluster: "c", JobID: "j", ID: id, Status: model.StatusCompleted, Kind: model.KindCheckpoint, DetailLoss: loss}
+		for i, n := range subtasks {
+			ts := model.TaskStats{VertexID: string(rune('a' + i)), NumSubtasks: n, Missing: n == 0}
+			for s := 0; s < n; s++ {
+				ts.Subtasks = append(ts.Subtasks, model.SubtaskStats{Index: s, Status: model.SubtaskCompleted, SyncMs: 3})
+			}
+			c.Tasks = append(c.Tasks, ts)
+		}
+		return c
+	}
+	put := func(cs ...model.Checkpoint) {
+		t.Helper()
+		if err := sink.PutCheckpoints(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(cp(1, ""), cp(2, ""), cp(3, ""))                   // summaries: their details were deferred
+	put(cp(1, "", 2, 2))                                   // 1's details came
+	put(cp(2, model.DetailPartial, 2, 0))                  // 2's came in part
+	put(cp(2, "", 2, 2))                                   // and then in full
+	put(cp(4, model.DetailPartial, 2, 0))                  // 4 stays partial
+	put(cp(5, model.DetailMissed))                         // 5 left the history before its details
+	put(cp(6, ""))                                         // 6 waits...
+	put(cp(6+holdBehind+1, "", 1))                         // ... until it is too far behind
+	put(cp(3+holdBehind+2, "", 1), cp(3+holdBehind+3, "")) // 3 too; the last waits to the end
+	// 1, 2 and 5 at once; 3, 4 and 6 once too far behind the newest; the two newer with details.
+	if sink.p.Checkpoints != 8 {
+		t.Errorf("%d checkpoints written before the end, want 8", sink.p.Checkpoints)
+	}
+	if err := sink.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]*model.Checkpoint{}
+	_, err = capture.Read(ctx, &buf, capture.DefaultLimits(), capture.Visitor{Checkpoint: func(c *model.Checkpoint) error {
+		if got[c.ID] != nil {
+			t.Errorf("checkpoint %d written twice", c.ID)
+		}
+		got[c.ID] = c
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subtasks := func(c *model.Checkpoint) int {
+		n := 0
+		for _, t := range c.Tasks {
+			n += len(t.Subtasks)
+		}
+		return n
+	}
+	for _, want := range []struct {
+		id       int64
+		loss     string
+		subtasks int
+	}{
+		{1, "", 4}, {2, "", 4}, {3, model.DetailMissed, 0}, {4, model.DetailPartial, 2}, {5, model.DetailMissed, 0},
+		{6, model.DetailMissed, 0}, {6 + holdBehind + 1, "", 1}, {3 + holdBehind + 2, "", 1}, {3 + holdBehind + 3, model.DetailMissed, 0},
+	} {
+		c := got[want.id]
+		if c == nil {
+			t.Errorf("checkpoint %d not in the file", want.id)
+			continue
+		}
+		if c.DetailLoss != want.loss || subtasks(c) != want.subtasks {
+			t.Errorf("checkpoint %d: loss %q with %d subtasks, want %q with %d", want.id, c.DetailLoss, subtasks(c), want.loss, want.subtasks)
+		}
+	}
+	if len(got) != 9 {
+		t.Errorf("%d checkpoints in the file, want 9", len(got))
+	}
+}
