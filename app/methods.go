@@ -49,6 +49,12 @@ type SourceView struct {
 	Kind               string            `json:"kind"`
 	ReadOnly           bool              `json:"read_only"`
 	Health             Health            `json:"health"`
+	// Problems lists each failing part of a cluster whose health is
+	// "partial" (or "error"), naming the job and endpoint; Missed counts the
+	// checkpoint ids its jobs' engines reported that were not stored this run
+	// (gaps and unaccounted ids). Both only for a polled cluster.
+	Problems []string `json:"problems,omitempty"`
+	Missed   int64    `json:"missed,omitempty"`
 }
 
 // ListClusters lists configured clusters and read-only sources (captures, sample).
@@ -110,6 +116,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 	}
 	if configured {
 		v.Health = a.clusterHealth(c.Name)
+		v.Problems, v.Missed = a.healthDetail(c.Name)
 	} else {
 		v.Health = Health{State: "offline"}
 	}

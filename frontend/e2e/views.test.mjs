@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { captureBytes, generate, MISSED_DETAILS } from '../testdata/gen-capture.mjs';
+import { captureBytes, generate, MISSED_DETAILS, PARTIAL_DETAILS } from '../testdata/gen-capture.mjs';
 
 const CE_URL = process.env.CE_URL;
 const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -280,6 +280,83 @@ describe('views', { skip: !CE_URL }, () => {
     assert.match(await page.getByTestId('bottleneck').innerText(), /left the engine's history before its details could be fetched/);
     await page.getByTestId('lang-zh').click();
     await page.waitForFunction(() => /离开引擎的历史/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 5000 });
+    await page.getByTestId('lang-en').click();
+    await go(back);
+    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+  });
+
+  it('the job header reconciles the engine\'s ids and counters with what is stored, in both languages', async () => {
+    const back = await page.evaluate(() => location.hash);
+    await go(`#/job?cluster=${enc(FLINK)}&job=${flinkJob}`);
+    const r = await call('JobReconciliation', FLINK, flinkJob);
+    assert.ok(r && r.missed === r.gaps + r.unaccounted && r.gaps > 0 && r.without_id > 0, `the capture's reconciliation came with the import: ${JSON.stringify(r)}`);
+    const line = page.getByTestId('reconciliation');
+    await line.waitFor({ timeout: 10_000 });
+    const n = (v) => v.toLocaleString('en-US');
+    assert.equal(
+      (await page.locator('[data-testid="reconciliation"] .recontext').innerText()).trim(),
+      `Engine counted ${n(r.engine_counted)} · stored ${n(r.stored)} · missed ${n(r.missed)} (gaps) · ${n(r.without_id)} failed before an id`,
+    );
+    // Something was not stored: the line is a warning, and its tooltip explains every figure.
+    assert.equal(await line.getAttribute('data-warn'), 'true');
+    const tip = await line.getAttribute('title');
+    assert.match(tip, new RegExp(`^Checkpoints #1 to #${r.latest_id} \\(${r.ids} ids\\)`));
+    for (const w of [/Gaps: ids the engine’s history evicted/, /Unaccounted: ids neither stored nor recorded as a gap/, /since the JobManager started/, /Failed before an id/]) {
+      assert.match(tip, w);
+    }
+    assert.notEqual(
+      await line.evaluate((e) => getComputedStyle(e).color),
+      await page.locator('[data-testid="range-info"] .muted').first().evaluate((e) => getComputedStyle(e).color),
+      'highlighted, not muted',
+    );
+    await page.getByTestId('jobhead').screenshot({ path: `${resultsDir}views-job-header.png` });
+    await shot('job-with-reconciliation');
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => /引擎计数/.test(document.querySelector('[data-testid="reconciliation"]')?.textContent ?? ''), null, { timeout: 5000 });
+    assert.equal(
+      (await page.locator('[data-testid="reconciliation"] .recontext').innerText()).trim(),
+      `引擎计数 ${r.engine_counted} · 已缓存 ${r.stored} · 缺失 ${r.missed}（缺口） · ${r.without_id} 个在获得 id 前失败`,
+    );
+    assert.match(await line.getAttribute('title'), /下落不明/);
+    await shot('zh-job-header');
+    await page.getByTestId('lang-en').click();
+
+    // A job without a reconciliation shows no line (the SeaTunnel job of the file has none).
+    const st = (await call('ListJobs', SEATUNNEL))[0].id;
+    assert.equal(await call('JobReconciliation', SEATUNNEL, st), null);
+    await go(`#/job?cluster=${enc(SEATUNNEL)}&job=${st}`);
+    await page.getByTestId('timeline-canvas').waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByTestId('reconciliation').count(), 0);
+    await go(back);
+    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+  });
+
+  it('a checkpoint with partial details says which vertices lack their stats, in both languages', async () => {
+    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
+    const back = await page.evaluate(() => location.hash);
+    const view = await call('CheckpointView', FLINK, archive, 0, PARTIAL_DETAILS);
+    assert.equal(view.checkpoint.detail_loss, 'partial');
+    const missing = view.checkpoint.tasks.filter((x) => x.missing);
+    assert.equal(missing.length, 1, 'the store marks the vertex stored without subtasks');
+    await go(`#/checkpoint?cluster=${enc(FLINK)}&job=${archive}&id=${PARTIAL_DETAILS}`);
+    const notice = page.getByTestId('partial-notice');
+    await notice.waitFor({ timeout: 10_000 });
+    assert.match(await notice.innerText(), /^Details are incomplete: the per-subtask stats of 1 vertex could not be fetched \(marked in the chart below\)/);
+    // The vertex that came is drawn; the missing one is a labelled row without bars.
+    const canvas = page.getByTestId('gantt-canvas');
+    assert.equal(Number(await canvas.getAttribute('data-missing')), 1);
+    assert.equal(Number(await canvas.getAttribute('data-rows')), new Set(view.subtasks.map((x) => x.vertex_id)).size + 1);
+    await page.waitForTimeout(300); // painted after layout
+    const warnPx = await colourPixels('[data-testid="gantt-canvas"]', '--warn');
+    assert.ok(warnPx > 5, `the "stats not fetched" label is painted (${warnPx} px)`);
+    assert.equal((await page.getByTestId('vertex-not-fetched').innerText()).trim(), 'stats not fetched');
+    await notice.scrollIntoViewIfNeeded();
+    await shot('checkpoint-partial');
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => /详情不完整/.test(document.querySelector('[data-testid="partial-notice"]')?.textContent ?? ''), null, { timeout: 5000 });
+    assert.equal((await page.getByTestId('vertex-not-fetched').innerText()).trim(), '统计未获取');
+    assert.deepEqual(await rawKeys(), []);
     await page.getByTestId('lang-en').click();
     await go(back);
     await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });

@@ -2,7 +2,9 @@
 // situations the explorer must explain: a backpressure episode that makes
 // alignment in one window subtask the bottleneck, a slow-storage episode
 // (async in the sink), expired and async failures, a gap, a savepoint, and a
-// SeaTunnel job with two pipelines, no subtask stats and sampled ack progress.
+// SeaTunnel job with two pipelines, no subtask stats and sampled ack progress;
+// a checkpoint with partial details (one vertex's stats not fetched) and the
+// main job's reconciliation of the engine's ids and counters (format 1.1).
 //
 // It goes through the app's real import path (upload or `checkpoint-explorer
 // import`); nothing here is read by the UI directly.
@@ -73,6 +75,10 @@ function episode(k, n, from, to) {
 /** generate returns the capture's records (without header and end), in file order. */
 /** The id of the clickstream-archive checkpoint whose details were missed. */
 export const MISSED_DETAILS = 31;
+/** The id of the clickstream-archive checkpoint whose sink's per-subtask stats could not be fetched. */
+export const PARTIAL_DETAILS = 45;
+/** Triggers of orders-enrichment that failed before they got an id (the reconciliation's without_id). */
+export const WITHOUT_ID = 3;
 
 export function generate(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
@@ -129,6 +135,12 @@ export function generate(opts = {}) {
         // Its details left Flink's history before they were fetched (the random draws above are kept, so the rest of the file does not change).
         delete cp.tasks;
         cp.detail_loss = 'missed';
+      }
+      if (k === PARTIAL_DETAILS - 1) {
+        // The sink's per-subtask stats could not be fetched; the source's came (the draws above are kept).
+        cp.detail_loss = 'partial';
+        delete cp.tasks[1].subtasks;
+        cp.tasks[1].missing = true;
       }
       push(cp);
     }
@@ -275,6 +287,36 @@ export function generate(opts = {}) {
   }
   if (withGap) push({ type: 'gap', cluster: fc, job_id: jobId, from_id: gapFrom, to_id: gapTo, detected_ms: o.startMs + gapTo * o.intervalMs + 5_000, reason: 'evicted from the JobManager history before a poll' });
 
+  // The job's reconciliation as the collector kept it at its last poll: every id 1..n is
+  // stored or in the gap; the engine's counters also saw WITHOUT_ID triggers that never got an id.
+  const mine = records.filter((x) => x.type === 'checkpoint' && x.job_id === jobId);
+  const gapIds = withGap ? gapTo - gapFrom + 1 : 0;
+  const withoutId = o.vertices ? 0 : WITHOUT_ID;
+  const reconciliation = {
+    type: 'reconciliation',
+    cluster: fc,
+    job_id: jobId,
+    at_ms: o.startMs + n * o.intervalMs + 5_000,
+    polls: Math.ceil((n * o.intervalMs) / 5_000),
+    failed_polls: o.vertices ? 0 : 2,
+    first_id: 1,
+    latest_id: n,
+    ids: n,
+    stored: mine.length,
+    gaps: gapIds,
+    unaccounted: 0,
+    engine_counted: n + withoutId,
+    without_id: withoutId,
+    engine: {
+      triggered: n + withoutId,
+      // The gap's checkpoints completed as far as the engine knows.
+      completed: mine.filter((x) => x.status === 'COMPLETED').length + gapIds,
+      failed: mine.filter((x) => x.status === 'FAILED').length + withoutId,
+      in_progress: 0,
+      restored: 0,
+    },
+  };
+
   // Metrics: backpressure of the vertices upstream of the window, busy of the window.
   const lastMs = o.startMs + n * o.intervalMs;
   for (let t = o.startMs; t <= lastMs; t += o.metricsEveryMs) {
@@ -290,7 +332,10 @@ export function generate(opts = {}) {
     });
   }
 
-  if (!o.seatunnel) return records;
+  if (!o.seatunnel) {
+    push(reconciliation);
+    return records;
+  }
 
   // ---- SeaTunnel ----
   const sc = o.seatunnelCluster;
@@ -341,6 +386,7 @@ export function generate(opts = {}) {
     const bp = k >= 38 && k < 49 ? 0.85 : 0.05;
     push({ type: 'metric_sample', cluster: sc, job_id: stJob, vertex_id: '1', target: '2', subtask: -1, metric: 'bpRatio', time_ms: t, value: bp, source: 'rest' });
   }
+  push(reconciliation); // written before the end record, as the app writes it
   return records;
 }
 
@@ -349,7 +395,7 @@ export function captureBytes(records, note = 'synthetic capture written by front
   const header = {
     type: 'header',
     format: 'checkpoint-explorer-capture',
-    version: '1.0',
+    version: '1.1',
     recorded_by: 'gen-capture.mjs',
     recorded_at: '2026-05-27T12:00:00Z',
     app_version: '',

@@ -6,7 +6,10 @@
 export type Engine = 'flink' | 'seatunnel';
 export type AuthKind = 'none' | 'basic' | 'bearer';
 export type SourceKind = 'cluster' | 'capture' | 'sample';
-export type HealthState = 'ok' | 'error' | 'connecting' | 'idle' | 'offline';
+/** partial: polls work but some requests fail (details, metrics, finished jobs); SourceView.problems names them. */
+export type HealthState = 'ok' | 'partial' | 'error' | 'connecting' | 'idle' | 'offline';
+/** Why a final checkpoint lacks (some of) the per-subtask stats its engine reports. */
+export type DetailLoss = 'trimmed' | 'missed' | 'partial';
 export type Status = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
 export type CheckpointKind = 'checkpoint' | 'unaligned' | 'savepoint';
 
@@ -49,6 +52,10 @@ export interface SourceView {
   kind: SourceKind;
   read_only: boolean;
   health: Health;
+  /** a polled cluster's failing parts ("job …: endpoint: error"), when its health is partial or error */
+  problems?: string[] | null;
+  /** checkpoint ids its jobs' engines reported that were not stored this run (gaps and unaccounted) */
+  missed?: number;
 }
 
 export interface AuthInput {
@@ -188,6 +195,8 @@ export interface TaskDetail {
   num_subtasks: number;
   num_acknowledged: number;
   subtasks?: SubtaskDetail[] | null;
+  /** its per-subtask stats were asked for and could not be fetched (detail_loss "partial") */
+  missing?: boolean;
 }
 
 export interface CheckpointDetail {
@@ -213,9 +222,44 @@ export interface CheckpointDetail {
   failure_message?: string;
   external_path?: string;
   tasks?: TaskDetail[] | null;
-  /** why a final checkpoint lacks the per-subtask stats its engine reports */
-  detail_loss?: 'trimmed' | 'missed';
+  /** why a final checkpoint lacks the per-subtask stats its engine reports, or "partial": some vertices' did not come (tasks[].missing) */
+  detail_loss?: DetailLoss;
   vertex_names?: Record<string, string> | null;
+}
+
+/** The engine's checkpoint counters for a job (summed over pipelines), since its JobManager started following it. */
+export interface EngineCounts {
+  triggered: number;
+  completed: number;
+  failed: number;
+  in_progress: number;
+  restored: number;
+}
+
+/**
+ * A job's reconciliation (JobReconciliation): the ids its engine reported
+ * against what the app accounted for, as of the last successful poll. Every
+ * id of first_id..latest_id is stored or a gap; unaccounted ids are neither.
+ */
+export interface ReconciliationView {
+  cluster: string;
+  job_id: string;
+  at_ms: number;
+  polls: number;
+  failed_polls: number;
+  first_id: number;
+  latest_id: number;
+  ids: number;
+  stored: number;
+  gaps: number;
+  unaccounted: number;
+  /** checkpoints the engine's counters say were triggered over the span; -1 when it sends no counters */
+  engine_counted: number;
+  /** triggers that failed before the checkpoint got an id (nothing to store) */
+  without_id: number;
+  engine?: EngineCounts | null;
+  /** gaps + unaccounted, worked out by the backend */
+  missed: number;
 }
 
 export interface RetentionLimits {
@@ -516,7 +560,7 @@ export interface CheckpointBrief {
   duration_ms: number;
   checkpointed_size: number;
   bottleneck?: Bottleneck;
-  detail_loss?: 'trimmed' | 'missed';
+  detail_loss?: DetailLoss;
 }
 
 export interface Comparison {
@@ -781,6 +825,8 @@ export const api = {
   },
   checkpoint: (cluster: string, job: string, pipeline: number, id: number) =>
     call<CheckpointDetail>('Checkpoint', cluster, job, pipeline, id),
+  /** null when the job has no reconciliation (never polled by this version, an older capture, the sample) */
+  jobReconciliation: async (cluster: string, job: string) => (await call<ReconciliationView | null>('JobReconciliation', cluster, job)) ?? null,
   retention: () => call<RetentionStatus>('Retention'),
   setRetention: (limits: RetentionLimits) => call<void>('SetRetention', limits),
   openCaptureDialog: () => call<ImportResult>('OpenCaptureDialog'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointDetail, SubtaskDetail } from './api';
-import { vertexRows } from './detail';
+import { missingVertices, vertexRows } from './detail';
 
 function sub(index: number, p: Partial<SubtaskDetail>): SubtaskDetail {
   return {
@@ -88,6 +88,7 @@ describe('vertexRows', () => {
         maxAlignmentMs: 120,
         maxSyncMs: 9,
         maxAsyncMs: 40,
+        missing: false,
       },
       {
         vertexId: 'v2',
@@ -101,6 +102,7 @@ describe('vertexRows', () => {
         maxAlignmentMs: null,
         maxSyncMs: null,
         maxAsyncMs: null,
+        missing: false,
       },
     ]);
   });
@@ -108,5 +110,35 @@ describe('vertexRows', () => {
   it('returns no rows when the engine gave no tasks', () => {
     expect(vertexRows(detail({ tasks: null }))).toEqual([]);
     expect(vertexRows(detail({}))).toEqual([]);
+  });
+});
+
+describe('missingVertices', () => {
+  const task = (id: string, missing: boolean) => ({
+    vertex_id: id,
+    latest_ack_ms: 0,
+    end_to_end_ms: 10,
+    state_size: 0,
+    checkpointed_size: 0,
+    processed_data: 0,
+    persisted_data: 0,
+    num_subtasks: 4,
+    num_acknowledged: 4,
+    subtasks: missing ? null : [sub(0, {})],
+    ...(missing ? { missing: true } : {}),
+  });
+
+  it('lists the vertices the backend marked missing, with their names and counts', () => {
+    const d = detail({ detail_loss: 'partial', vertex_names: { v2: 'Sink' }, tasks: [task('v1', false), task('v2', true), task('v3', true)] });
+    expect(missingVertices(d)).toEqual([
+      { vertexId: 'v2', vertexName: 'Sink', acked: 4, total: 4 },
+      { vertexId: 'v3', vertexName: 'v3', acked: 4, total: 4 },
+    ]);
+    expect(vertexRows(d).map((r) => r.missing)).toEqual([false, true, true]);
+  });
+
+  it('is empty for a complete checkpoint', () => {
+    expect(missingVertices(detail({ tasks: [task('v1', false)] }))).toEqual([]);
+    expect(missingVertices(detail({}))).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // with its name and the largest per-subtask phase durations. This is display
 // arithmetic (column maxima), not analysis — phases and bottlenecks come from Go.
 import type { CheckpointDetail, TaskDetail } from './api';
+import type { MissingVertex } from './gantt';
 
 export interface VertexRow {
   vertexId: string;
@@ -16,6 +17,8 @@ export interface VertexRow {
   maxAlignmentMs: number | null;
   maxSyncMs: number | null;
   maxAsyncMs: number | null;
+  /** its per-subtask stats could not be fetched (the checkpoint's details are partial) */
+  missing: boolean;
 }
 
 function maxOf(task: TaskDetail, pick: (s: NonNullable<TaskDetail['subtasks']>[number]) => number): number | null {
@@ -45,5 +48,19 @@ export function vertexRows(d: CheckpointDetail): VertexRow[] {
     maxAlignmentMs: maxOf(task, (s) => s.alignment_ms),
     maxSyncMs: maxOf(task, (s) => s.sync_ms),
     maxAsyncMs: maxOf(task, (s) => s.async_ms),
+    missing: !!task.missing,
   }));
+}
+
+/** missingVertices lists the vertices the backend marked missing (detail_loss "partial"), for the Gantt. */
+export function missingVertices(d: CheckpointDetail): MissingVertex[] {
+  const names = d.vertex_names ?? {};
+  return (d.tasks ?? [])
+    .filter((task) => task.missing)
+    .map((task) => ({
+      vertexId: task.vertex_id,
+      vertexName: names[task.vertex_id] || task.vertex_id,
+      acked: task.num_acknowledged,
+      total: task.num_subtasks,
+    }));
 }

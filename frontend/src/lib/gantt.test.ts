@@ -142,3 +142,44 @@ describe('row geometry', () => {
     expect(rowAtY(g.rows, tops, y)).toBe(want);
   });
 });
+
+describe('ganttRows with vertices whose stats were not fetched', () => {
+  const missing = [{ vertexId: 'b', vertexName: 'name of b', acked: 2, total: 2 }];
+
+  it('puts a labelled row without bars where the vertex belongs in the job order', () => {
+    const l = ganttRows([sub('a', 0), sub('c', 0)], { expanded: new Set(), endMs: 100, missing, order: ['a', 'b', 'c'] });
+    expect(l.rows.map((r) => [r.vertexId, !!r.missing])).toEqual([
+      ['a', false],
+      ['b', true],
+      ['c', false],
+    ]);
+    const b = l.rows[1];
+    expect(b).toMatchObject({ kind: 'vertex', vertexName: 'name of b', segments: [], critical: false, acked: 2, total: 2 });
+    // Only vertices with subtasks can be expanded.
+    expect(l.vertexIds).toEqual(['a', 'c']);
+  });
+
+  it('goes last when the order does not place it, and first when it is upstream of all', () => {
+    expect(ganttRows([sub('a', 0)], { expanded: new Set(), endMs: 100, missing }).rows.map((r) => r.vertexId)).toEqual(['a', 'b']);
+    expect(ganttRows([sub('a', 0)], { expanded: new Set(), endMs: 100, missing, order: ['b', 'a'] }).rows.map((r) => r.vertexId)).toEqual([
+      'b',
+      'a',
+    ]);
+  });
+
+  it('is not expanded and adds no subtask rows, even when asked to', () => {
+    const l = ganttRows([sub('a', 0)], { expanded: new Set(['a', 'b']), endMs: 100, missing, order: ['a', 'b'] });
+    expect(l.rows.map((r) => r.key)).toEqual(['v:a', 's:a:0', 'v:b']);
+  });
+
+  it('shows the rows alone when no vertex has stats', () => {
+    const l = ganttRows([], { expanded: new Set(), endMs: 80, missing, order: ['b'] });
+    expect(l.rows).toHaveLength(1);
+    expect(l.domainMs).toBe(80);
+  });
+
+  it('ignores a vertex marked missing that has subtasks after all', () => {
+    const l = ganttRows([sub('b', 0)], { expanded: new Set(), endMs: 100, missing, order: ['b'] });
+    expect(l.rows.map((r) => !!r.missing)).toEqual([false]);
+  });
+});

@@ -34,14 +34,24 @@ export interface GanttRow {
   total: number;
   /** vertex rows: whether its subtasks are listed below it */
   expanded: boolean;
+  /** vertex rows: its per-subtask stats could not be fetched (the checkpoint's details are partial); no bars */
+  missing?: boolean;
 }
 
 export interface GanttLayout {
   rows: GanttRow[];
   /** the time axis spans 0..domainMs after the trigger */
   domainMs: number;
-  /** vertices in display order (upstream first, as the backend sorted them) */
+  /** vertices with subtasks, in display order (upstream first, as the backend sorted them) */
   vertexIds: string[];
+}
+
+/** A vertex whose per-subtask stats could not be fetched (TaskDetail.missing). */
+export interface MissingVertex {
+  vertexId: string;
+  vertexName: string;
+  acked: number;
+  total: number;
 }
 
 /** stackPhases puts the present phases end to end from the trigger. */
@@ -70,6 +80,29 @@ export interface GanttOptions {
   expanded: ReadonlySet<string>;
   /** where the checkpoint ended, ms after trigger (end to end, or the failure); pending bars run to here */
   endMs: number;
+  /** vertices without stats, each shown as a labelled row without bars */
+  missing?: readonly MissingVertex[];
+  /** the job's vertex ids upstream first (CheckpointView.vertices): where the missing rows go among the others */
+  order?: readonly string[];
+}
+
+/**
+ * placeMissing puts each missing vertex before the first listed vertex that
+ * comes after it in order (at the end when none does, or order does not know it).
+ */
+function placeMissing(present: readonly string[], missing: readonly string[], order: readonly string[]): string[] {
+  const pos = new Map(order.map((id, i) => [id, i]));
+  const out = [...present];
+  for (const m of missing) {
+    const pm = pos.get(m);
+    let at = out.length;
+    if (pm !== undefined) {
+      const k = out.findIndex((id) => (pos.get(id) ?? -1) > pm);
+      if (k >= 0) at = k;
+    }
+    out.splice(at, 0, m);
+  }
+  return out;
 }
 
 /** ganttRows lays out the checkpoint's subtasks as Gantt rows. */
@@ -89,8 +122,26 @@ export function ganttRows(subtasks: readonly SubtaskRow[], opts: GanttOptions): 
     if (e !== undefined) domain = Math.max(domain, e);
   }
   const pendingSeg = (): GanttSegment[] => [{ phase: 'pending', from: 0, to: domain }];
+  const missing = new Map((opts.missing ?? []).filter((m) => !byVertex.has(m.vertexId)).map((m) => [m.vertexId, m]));
   const rows: GanttRow[] = [];
-  for (const vid of order) {
+  for (const vid of placeMissing(order, [...missing.keys()], opts.order ?? [])) {
+    const mv = missing.get(vid);
+    if (mv) {
+      rows.push({
+        key: `v:${vid}`,
+        kind: 'vertex',
+        vertexId: vid,
+        vertexName: mv.vertexName || vid,
+        segments: [],
+        acknowledged: mv.acked === mv.total,
+        critical: false,
+        acked: mv.acked,
+        total: mv.total,
+        expanded: false,
+        missing: true,
+      });
+      continue;
+    }
     const list = byVertex.get(vid)!;
     const name = list.find((s) => s.vertex_name)?.vertex_name || vid;
     let last: SubtaskRow | undefined;

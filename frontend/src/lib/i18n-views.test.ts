@@ -17,7 +17,7 @@ const dynamic = [
   ...['correlation', 'sustained_backpressure', 'bottleneck', 'slow_checkpoints'].map((b) => `basis.${b}`),
   ...['failure', 'phase', 'vertex'].flatMap((k) => [`heatmap.${k}`, `heatmap.explain.${k}`, `heatmap.empty.${k}`]),
   ...['subtask', 'vertex', 'checkpoint', 'pending', 'pendingVertex', 'pendingNoVertex'].map((k) => `bottleneck.${k}`),
-  ...['trimmed', 'missed'].map((k) => `checkpoint.detailLoss.${k}`),
+  ...['trimmed', 'missed', 'partial'].map((k) => `checkpoint.detailLoss.${k}`),
   ...Object.values(views).map((v) => v.titleKey),
   ...[
     'keys.global',

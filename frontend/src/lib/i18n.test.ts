@@ -79,7 +79,7 @@ describe('keys used in the sources', () => {
       ...['checkpoint', 'unaligned', 'savepoint'].flatMap((k) => [`kind.${k}`, `kind.short.${k}`]),
       ...['cluster', 'capture', 'sample'].map((k) => `sources.kind.${k}`),
       ...['flink', 'seatunnel'].map((e) => `engine.${e}`),
-      ...['ok', 'error', 'connecting', 'idle', 'offline'].map((h) => `health.${h}`),
+      ...['ok', 'partial', 'error', 'connecting', 'idle', 'offline'].map((h) => `health.${h}`),
     ];
     expect(dynamic.filter((k) => !exists(k))).toEqual([]);
   });

@@ -257,7 +257,9 @@ class AppState {
         const s = this.sources.find((x) => x.name === ev.cluster);
         if (s) {
           s.health = { ...s.health, state: ev.state, last_error: ev.last_error ?? '' };
-          if (ev.state === 'ok') s.health.last_ok_ms = Date.now();
+          if (ev.state === 'ok' || ev.state === 'partial') s.health.last_ok_ms = Date.now();
+          // The event carries no problem list or missed count: ListClusters has them.
+          this.refreshSources();
         }
       }),
       on('sources', () => this.refreshSources()),

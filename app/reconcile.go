@@ -1,0 +1,51 @@
+package app
+
+import (
+	"slices"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// ReconciliationView is a job's reconciliation as the job view shows it: the
+// stored model.Reconciliation with Missed (gaps + unaccounted) worked out,
+// so the UI only displays it.
+type ReconciliationView struct {
+	model.Reconciliation
+	Missed int64 `json:"missed"`
+}
+
+// JobReconciliation returns a job's latest reconciliation of the checkpoint
+// ids and counters its engine reported with what the cache holds: as of the
+// collector's last successful poll of the job, or as an imported capture
+// recorded it. Nil when none was kept (a job not polled since the store
+// learnt reconciliations, a capture written before format 1.1, the sample).
+func (a *App) JobReconciliation(cluster, job string) (*ReconciliationView, error) {
+	if cluster == "" || job == "" {
+		return nil, badRequest("cluster and job are required")
+	}
+	ctx, cancel := callCtx()
+	defer cancel()
+	r, ok, err := a.store.Reconciliation(ctx, cluster, job)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &ReconciliationView{Reconciliation: r, Missed: r.Missed()}, nil
+}
+
+// healthDetail is what the collector says of a polled cluster beyond its
+// Health: each failing part of a "partial" cluster, and how many checkpoint
+// ids its jobs' engines reported that were not stored this run. Empty for a
+// cluster that is not being polled.
+func (a *App) healthDetail(name string) (problems []string, missed int64) {
+	a.mu.Lock()
+	m := a.coll
+	a.mu.Unlock()
+	if m == nil {
+		return nil, 0
+	}
+	h, ok := m.Health(name)
+	if !ok {
+		return nil, 0
+	}
+	return slices.Clone(h.Problems), h.Missed
+}

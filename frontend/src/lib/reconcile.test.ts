@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReconciliationView } from './api';
+import { reconciliationLine } from './reconcile';
+import { i18n, t } from './i18n.svelte';
+
+beforeEach(() => i18n.set('en'));
+afterEach(() => i18n.set('en'));
+
+/** 120 triggered over ids 1..117: 115 stored, 2 in a gap, 3 triggers that never got an id. */
+function recon(p: Partial<ReconciliationView> = {}): ReconciliationView {
+  return {
+    cluster: 'prod',
+    job_id: 'j',
+    at_ms: Date.UTC(2026, 4, 27, 10, 0, 0),
+    polls: 1440,
+    failed_polls: 2,
+    first_id: 1,
+    latest_id: 117,
+    ids: 117,
+    stored: 115,
+    gaps: 2,
+    unaccounted: 0,
+    engine_counted: 120,
+    without_id: 3,
+    engine: { triggered: 1120, completed: 1100, failed: 20, in_progress: 0, restored: 1 },
+    missed: 2,
+    ...p,
+  };
+}
+
+describe('reconciliationLine', () => {
+  it('is null without a reconciliation', () => {
+    expect(reconciliationLine(null, t, 'en-US')).toBeNull();
+    expect(reconciliationLine(undefined, t, 'en-US')).toBeNull();
+  });
+
+  it('says what the engine counted, what is stored, what was missed and why', () => {
+    const l = reconciliationLine(recon(), t, 'en-US')!;
+    expect(l.text).toBe('Engine counted 120 · stored 115 · missed 2 (gaps) · 3 failed before an id');
+    expect(l.warn).toBe(true);
+  });
+
+  it('tells gaps from unaccounted ids, and both together', () => {
+    expect(reconciliationLine(recon({ gaps: 0, unaccounted: 1, stored: 116, missed: 1 }), t, 'en-US')!.text).toBe(
+      'Engine counted 120 · stored 116 · missed 1 (unaccounted) · 3 failed before an id',
+    );
+    expect(reconciliationLine(recon({ gaps: 2, unaccounted: 1, stored: 114, missed: 3 }), t, 'en-US')!.text).toBe(
+      'Engine counted 120 · stored 114 · missed 3 (2 in gaps, 1 unaccounted) · 3 failed before an id',
+    );
+  });
+
+  it('is plain when nothing was missed, and leaves out what the engine does not send', () => {
+    const l = reconciliationLine(recon({ gaps: 0, stored: 117, missed: 0, without_id: 0, engine_counted: -1, engine: null }), t, 'en-US')!;
+    expect(l.text).toBe('Stored 117 · none missed');
+    expect(l.warn).toBe(false);
+    expect(l.tooltip).toContain('The engine sends no checkpoint counters');
+    expect(l.tooltip).not.toContain('Engine counters:');
+    expect(l.tooltip).not.toContain('Failed before an id');
+  });
+
+  it('warns on unaccounted ids even if a caller left missed at 0', () => {
+    expect(reconciliationLine(recon({ gaps: 0, unaccounted: 1, missed: 0 }), t, 'en-US')!.warn).toBe(true);
+  });
+
+  it('formats numbers for the locale', () => {
+    const l = reconciliationLine(recon({ engine_counted: 12_345, stored: 12_000, ids: 12_342, latest_id: 12_342, gaps: 342, missed: 342 }), t, 'en-US')!;
+    expect(l.text).toBe('Engine counted 12,345 · stored 12,000 · missed 342 (gaps) · 3 failed before an id');
+  });
+
+  it('explains each figure in the tooltip', () => {
+    const tip = reconciliationLine(recon(), t, 'en-US')!.tooltip.split('\n');
+    expect(tip[0]).toMatch(/^Checkpoints #1 to #117 \(117 ids\), as of the last successful poll \(.+\)\./);
+    expect(tip[1]).toMatch(/^Engine counted: .*since the JobManager started following the job\.$/);
+    expect(tip[2]).toMatch(/^Stored: /);
+    expect(tip[3]).toMatch(/^Gaps: ids the engine’s history evicted before a poll saw them/);
+    expect(tip[4]).toBe('Unaccounted: ids neither stored nor recorded as a gap. 0 unless something was lost.');
+    expect(tip[5]).toMatch(/^Failed before an id: /);
+    expect(tip[6]).toBe('Engine counters: 1,120 triggered, 1,100 completed, 20 failed, 0 in progress, 1 restored.');
+    expect(tip[7]).toBe('Polls of the job list this run: 1,440, of which 2 failed.');
+    expect(tip).toHaveLength(8);
+  });
+
+  it('speaks Chinese', () => {
+    i18n.set('zh');
+    const l = reconciliationLine(recon(), t, 'zh-CN')!;
+    expect(l.text).toBe('引擎计数 120 · 已缓存 115 · 缺失 2（缺口） · 3 个在获得 id 前失败');
+    expect(l.tooltip).toContain('下落不明');
+  });
+});

@@ -1,0 +1,57 @@
+// Words for a job's reconciliation (the JobReconciliation facade method): the
+// line in the job header and its tooltip. Display only — every figure,
+// `missed` included, comes from the backend as it is.
+import type { ReconciliationView } from './api';
+import type { Translate } from './explain';
+import { formatDateTime, formatNumber } from './format';
+
+export interface ReconciliationLine {
+  /** the compact line, e.g. "Engine counted 243 · stored 233 · missed 7 (gaps) · 3 failed before an id" */
+  text: string;
+  /** one explanation per line, for the tooltip */
+  tooltip: string;
+  /** something was not stored: show it as a warning */
+  warn: boolean;
+}
+
+/** reconciliationLine words r in the current language; null when there is none. */
+export function reconciliationLine(r: ReconciliationView | null | undefined, t: Translate, locale: string): ReconciliationLine | null {
+  if (!r) return null;
+  const n = (v: number) => formatNumber(v, locale);
+  const parts: string[] = [];
+  if (r.engine_counted >= 0) parts.push(t('recon.engineCounted', { n: n(r.engine_counted) }));
+  parts.push(t(parts.length ? 'recon.stored' : 'recon.storedFirst', { n: n(r.stored) }));
+  if (r.gaps > 0 && r.unaccounted > 0) {
+    parts.push(t('recon.missedBoth', { n: n(r.missed), gaps: n(r.gaps), unaccounted: n(r.unaccounted) }));
+  } else if (r.gaps > 0) {
+    parts.push(t('recon.missedGaps', { n: n(r.missed) }));
+  } else if (r.unaccounted > 0) {
+    parts.push(t('recon.missedUnaccounted', { n: n(r.missed) }));
+  } else {
+    parts.push(t('recon.missedNone'));
+  }
+  if (r.without_id > 0) parts.push(t('recon.withoutId', { n: n(r.without_id) }));
+
+  const tip: string[] = [
+    t('recon.tipSpan', { first: n(r.first_id), last: n(r.latest_id), ids: n(r.ids), time: formatDateTime(r.at_ms, locale) }),
+    r.engine_counted >= 0 ? t('recon.tipEngineCounted') : t('recon.tipNoCounters'),
+    t('recon.tipStored'),
+    t('recon.tipGaps'),
+    t('recon.tipUnaccounted'),
+  ];
+  if (r.without_id > 0) tip.push(t('recon.tipWithoutId'));
+  if (r.engine) {
+    const e = r.engine;
+    tip.push(
+      t('recon.tipCounters', {
+        triggered: n(e.triggered),
+        completed: n(e.completed),
+        failed: n(e.failed),
+        in_progress: n(e.in_progress),
+        restored: n(e.restored),
+      }),
+    );
+  }
+  if (r.polls > 0) tip.push(t('recon.tipPolls', { polls: n(r.polls), failed: n(r.failed_polls) }));
+  return { text: parts.join(' · '), tooltip: tip.join('\n'), warn: r.missed > 0 || r.unaccounted > 0 };
+}
