@@ -614,17 +614,22 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	if ja.Missed > 0 {
 		ja.note(part("note_gaps", "n", fmt.Sprint(ja.Missed)))
 	}
-	var missed, trimmed int
+	var missed, trimmed, partial int
 	for k := range a.heads {
 		switch a.heads[k].DetailLoss {
 		case model.DetailMissed:
 			missed++
 		case model.DetailTrimmed:
 			trimmed++
+		case model.DetailPartial:
+			partial++
 		}
 	}
 	if missed > 0 {
 		ja.note(part("note_details_missed", "n", fmt.Sprint(missed)))
+	}
+	if partial > 0 {
+		ja.note(part("note_details_partial", "n", fmt.Sprint(partial)))
 	}
 	if trimmed > 0 {
 		ja.note(part("note_details_trimmed", "n", fmt.Sprint(trimmed)))

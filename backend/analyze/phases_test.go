@@ -453,3 +453,26 @@ func TestNotesCountCheckpointsWithoutTheirDetails(t *testing.T) {
 		t.Errorf("bottlenecks %v / %v / %v: only checkpoint 1 has details", js(ja.Checkpoints[0].Bottleneck), js(ja.Checkpoints[1].Bottleneck), js(ja.Checkpoints[3].Bottleneck))
 	}
 }
+
+// A completed checkpoint with part of its details (one vertex's subtasks
+// could not be fetched) is counted in the notes; every subtask acknowledged,
+// so its ack progress reaches 100 % at its end, not "never".
+func TestPartialDetailsAreNotedAndReachFullAcknowledgement(t *testing.T) {
+	cps := []model.Checkpoint{healthyCP(1, 1_000_000), healthyCP(2, 1_010_000)}
+	c := &cps[1]
+	c.DetailLoss = model.DetailPartial
+	c.Tasks[3].Subtasks, c.Tasks[3].Missing = nil, true
+	c.Tasks[3].NumAcknowledged = c.Tasks[3].NumSubtasks
+	ja := Analyze(flinkJob(), cps, nil, nil, nil)
+	codes := map[string]string{}
+	for _, p := range ja.NoteParts {
+		codes[p.Code] = p.Args["n"]
+	}
+	if codes["note_details_partial"] != "1" {
+		t.Errorf("note parts %s, want 1 partial", js(ja.NoteParts))
+	}
+	p := CheckpointAckProgress(flinkJob(), c, nil, 0)
+	if p == nil || p.Pending != 0 || p.P100Ms == nil || *p.P100Ms != c.EndToEndMs {
+		t.Errorf("ack progress %s, want every subtask acknowledged and 100 %% at the end (%d ms)", js(p), c.EndToEndMs)
+	}
+}

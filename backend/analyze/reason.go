@@ -104,6 +104,7 @@ var reasonTemplates = map[string]string{
 	"note_no_finalize":     "finalize (last ack → completion) is absent: the engine does not report it for these checkpoints",
 	"note_gaps":            "{{n}} checkpoint(s) are known only as gaps (never seen: evicted from the engine's history before a poll, or not recorded) and are not analysed",
 	"note_details_missed":  "{{n}} checkpoint(s) have no per-subtask stats because they left the engine's history before their details were fetched (the request budget or the engine could not keep up): they have no phases or bottleneck",
+	"note_details_partial": "{{n}} checkpoint(s) have only part of their per-subtask stats: some vertices' requests failed and retries did not get them before the checkpoint left the engine's history; their phases and bottleneck cover the vertices that came",
 	"note_details_trimmed": "{{n}} checkpoint(s) had their per-subtask stats trimmed by the cache's size cap: they have no phases or bottleneck",
 }
 
