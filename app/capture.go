@@ -362,6 +362,18 @@ func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResul
 				return err
 			}
 		}
+		// The reconciliation accounts for the whole history: only a whole export carries it.
+		if req.FromMs == 0 && req.ToMs == 0 {
+			rec, ok, err := a.store.Reconciliation(ctx, req.Cluster, req.Job)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if err := w.Reconciliation(rec); err != nil {
+					return err
+				}
+			}
+		}
 		return w.Close()
 	}()
 	if cerr := tmp.Close(); err == nil {

@@ -151,6 +151,30 @@ func TestImportedCaptureBringsItsReconciliation(t *testing.T) {
 	if got, _ := a.JobReconciliation("lab", "job1"); got != nil {
 		t.Errorf("also kept under the recorded cluster name: %+v", got)
 	}
+	// A whole export carries it on; an export of a time range does not.
+	for _, tc := range []struct {
+		fromMs int64
+		keeps  bool
+	}{{0, true}, {base + 5_000, false}} {
+		out := filepath.Join(t.TempDir(), "again.ckpt.gz")
+		if _, err := a.ExportCapture(ExportRequest{Cluster: "capture: lab", Job: "job1", FromMs: tc.fromMs, Path: out}); err != nil {
+			t.Fatal(err)
+		}
+		b := newTestApp(t, Options{NoSample: true})
+		if _, err := b.OpenCapture(out); err != nil {
+			t.Fatal(err)
+		}
+		again, err := b.JobReconciliation("capture: lab", "job1") // a capture name is kept as it is
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (again != nil) != tc.keeps {
+			t.Errorf("export from %d: reconciliation %+v, want kept %v", tc.fromMs, again, tc.keeps)
+		}
+		if again != nil && (again.Stored != want.Stored || again.Gaps != want.Gaps) {
+			t.Errorf("re-imported reconciliation %+v, want %+v", again, want)
+		}
+	}
 }
 
 // A source that is not polled lists no problems and nothing missed; the
