@@ -52,6 +52,8 @@ TM_CLASS=org.apache.flink.runtime.taskexecutor.TaskManagerRunner
 
 log() { printf '[flink %s %s] %s\n' "$FLINK_VERSION" "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=../proc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../proc.sh"
 
 # with_lock takes an exclusive lock on FILE for the rest of the script. Child scripts inherit
 # the lock (and the descriptor), so restart-jm.sh can call start.sh without deadlocking.
@@ -99,27 +101,6 @@ default_java_opts() {
   sed -n 's/^ *all: *//p' "$FLINK_DIST/conf/config.yaml" | head -n1
 }
 
-# free_port prints a free TCP port on 127.0.0.1.
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-# port_free reports whether PORT can be bound on 127.0.0.1 now. SO_REUSEADDR as Netty and the
-# JDK set it on Linux: connections in TIME_WAIT after a killed JobManager do not block the port.
-port_free() {
-  python3 - "$1" <<'EOF'
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-try:
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-except OSError:
-    sys.exit(1)
-finally:
-    s.close()
-EOF
-}
-
 pid_file() { echo "$FLINK_RUN_DIR/$1.pid"; }
 
 # running_pid prints the pid of COMPONENT (jobmanager|taskmanager) if the recorded process is
@@ -141,22 +122,12 @@ running_pid() {
 
 # stop_component sends TERM to COMPONENT, waits up to FLINK_STOP_TIMEOUT seconds, then KILLs.
 stop_component() {
-  local comp="$1" pid i
+  local comp="$1" pid
   if ! pid="$(running_pid "$comp")"; then
     rm -f "$(pid_file "$comp")"
     return 0
   fi
-  log "stopping $comp (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < ${FLINK_STOP_TIMEOUT:-30} * 10; i++)); do
-    [[ -d "/proc/$pid" ]] || break
-    sleep 0.1
-  done
-  if [[ -d "/proc/$pid" ]]; then
-    log "$comp (pid $pid) ignored TERM; sending KILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    while [[ -d "/proc/$pid" ]]; do sleep 0.1; done
-  fi
+  stop_pid "$pid" "${FLINK_STOP_TIMEOUT:-30}" "$comp"
   rm -f "$(pid_file "$comp")"
 }
 

@@ -19,6 +19,8 @@ PROM_ENV_FILE="$PROM_RUN_DIR/env"
 
 log() { printf '[prometheus %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=../proc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../proc.sh"
 
 # with_lock takes an exclusive lock for the rest of the script, so concurrent test binaries do
 # not start two servers.
@@ -38,24 +40,6 @@ close_lock_fds() {
     [[ "$target" == "$PROM_RUN_DIR/.lock" ]] && eval "exec ${f##*/}>&-"
   done
   return 0
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-port_free() {
-  python3 - "$1" <<'PY'
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-try:
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-except OSError:
-    sys.exit(1)
-finally:
-    s.close()
-PY
 }
 
 # running_pid prints the pid of our server if the recorded process is alive and really is ours

@@ -29,6 +29,8 @@ fi
 
 log() { printf '[seatunnel %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=../proc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../proc.sh"
 
 # lib_dir prints the directory holding the jars for the current pom.xml (its hash in the name, so
 # editing the pom fetches again instead of mixing versions).
@@ -52,23 +54,6 @@ with_lock() {
 close_lock_fds() {
   local fd
   for fd in ${CE_LOCK_FDS:-}; do eval "exec $fd>&-"; done
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-port_free() {
-  python3 - "$1" <<'PY'
-import socket, sys
-s = socket.socket()
-try:
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-except OSError:
-    sys.exit(1)
-finally:
-    s.close()
-PY
 }
 
 # running_pid prints the node's pid if the recorded process is alive and really is ours (main

@@ -28,6 +28,8 @@ TOXI_VERSION_SUFFIX="+checkpoint-explorer"
 
 log() { printf '[toxiproxy %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=../proc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../proc.sh"
 
 # with_lock FILE takes an exclusive lock on FILE for the rest of the script, so concurrent test
 # binaries do not start two servers (or build the binary twice).
@@ -50,24 +52,6 @@ close_lock_fds() {
     esac
   done
   return 0
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-port_free() {
-  python3 - "$1" <<'PY'
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-try:
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-except OSError:
-    sys.exit(1)
-finally:
-    s.close()
-PY
 }
 
 # pinned_version prints the toxiproxy version testenv/tools/go.mod pins (e.g. v2.5.0).

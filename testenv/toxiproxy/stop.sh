@@ -6,17 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 with_lock
 if pid="$(running_pid)"; then
-  log "stopping (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < ${TOXIPROXY_STOP_TIMEOUT:-10} * 10; i++)); do
-    [[ -d "/proc/$pid" ]] || break
-    sleep 0.1
-  done
-  if [[ -d "/proc/$pid" ]]; then
-    log "pid $pid ignored TERM; sending KILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    while [[ -d "/proc/$pid" ]]; do sleep 0.1; done
-  fi
+  stop_pid "$pid" "${TOXIPROXY_STOP_TIMEOUT:-10}" toxiproxy
 fi
 rm -f "$TOXI_PID_FILE" "$TOXI_ENV_FILE"
 log "stopped"
