@@ -266,16 +266,23 @@ func TestFlinkCollectorFollowsAJobManagerRestart(t *testing.T) {
 	env := flinkenv.Dedicated(t, "app-failover")
 	const args = "--name ce-collect-failover --interval-ms 1000 --rate 100"
 	jid := env.Submit(t, strings.Fields(args)...)
-	a := newCollectingApp(t, env.RESTURL)
+	// Through a proxy that can hide the cluster: the last checkpoints of the
+	// old JobManager are never seen, as when it dies between two polls.
+	proxy, srv := startFaultProxy(t, env.RESTURL, jid, 0)
+	a := newCollectingApp(t, srv.URL)
 	waitFor(t, 90*time.Second, "5 checkpoints before the restart", func() bool { return len(finalCheckpoints(t, a, jid)) >= 5 })
+	proxy.setDown(true)
+	time.Sleep(time.Second) // a poll under way ends
 	before := finalCheckpoints(t, a, jid)
 	var lastBefore int64
 	for _, c := range before {
 		lastBefore = max(lastBefore, c.ID)
 	}
+	time.Sleep(2500 * time.Millisecond) // the old JobManager completes a few more
 	// Without HA the job dies with the JobManager (killed, as in a crash); it is
 	// resubmitted with the same id from its latest retained checkpoint, as an operator would.
 	env.RestartJobManager(t, true)
+	proxy.setDown(false)
 	env.Submit(t, append([]string{"--job-id", jid, "--restore", "latest"}, strings.Fields(args)...)...)
 	waitFor(t, 2*time.Minute, "checkpoints after the restart", func() bool {
 		for _, c := range finalCheckpoints(t, a, jid) {
@@ -296,6 +303,58 @@ func TestFlinkCollectorFollowsAJobManagerRestart(t *testing.T) {
 	if ids[0] != before[0].ID || len(after) <= len(before) {
 		t.Errorf("ids before %d..%d, after %v", before[0].ID, lastBefore, ids)
 	}
+
+	// Nothing lost silently across the kill: the job's poller gave up when the
+	// new JobManager did not know the job, and the one following the
+	// resubmitted job reconciles from the cache's newest id on. The ids the
+	// old JobManager triggered after the last poll before the kill are gaps
+	// (or stored), and every id from the first stored on is one or the other.
+	a.stopCollector()
+	r, ok, err := a.store.Reconciliation(context.Background(), "flink", jid)
+	if err != nil || !ok {
+		t.Fatalf("no reconciliation kept (%v)", err)
+	}
+	sc := checkSpan(t, a, jid, r, false)
+	if r.FirstID > lastBefore+1 {
+		t.Errorf("the reconciliation after the restart starts at %d, after the newest id stored before it (%d)", r.FirstID, lastBefore)
+	}
+	var firstNew int64 = -1
+	for _, id := range ids {
+		if id > lastBefore && (firstNew < 0 || id < firstNew) && !sc.gapped[id] {
+			firstNew = id
+		}
+	}
+	var lost []int64
+	for id := before[0].ID; id <= r.LatestID; id++ {
+		_, stored := sc.stored[id]
+		switch {
+		case sc.gapped[id]:
+			lost = append(lost, id)
+			if id <= lastBefore {
+				t.Errorf("checkpoint %d, stored before the restart, is a gap", id)
+			}
+		case !stored:
+			t.Errorf("checkpoint %d neither stored nor a gap (first stored %d, newest %d)", id, before[0].ID, r.LatestID)
+		}
+	}
+	cl, err := flink.New(flink.Config{BaseURL: env.RESTURL, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := cl.Checkpoints(context.Background(), jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new JobManager numbers on from the checkpoint it restored.
+	if list.RestoredID <= lastBefore || firstNew != list.RestoredID+1 {
+		t.Errorf("restored from checkpoint %d (newest stored before the kill %d); the first id stored after it is %d, want %d",
+			list.RestoredID, lastBefore, firstNew, list.RestoredID+1)
+	}
+	if len(lost) == 0 {
+		t.Errorf("no gap: the checkpoints the old JobManager completed while hidden (%d–%d) were stored?", lastBefore+1, list.RestoredID)
+	}
+	t.Logf("JobManager killed after checkpoint %d was stored; restored from %d; ids continue at %d; gaps %v; reconciliation %d–%d: %d ids, %d stored, %d gaps, %d unaccounted, %d polls (%d failed), engine %+v",
+		lastBefore, list.RestoredID, firstNew, lost, r.FirstID, r.LatestID, r.IDs, r.Stored, r.Gaps, r.Unaccounted, r.Polls, r.FailedPolls, r.Engine)
 }
 
 // checkKnobSubtasks checks a completed knob-job checkpoint's stored subtasks

@@ -43,12 +43,17 @@ func newFlinkSource(c *flink.Client, b *collect.Budget, cluster model.Cluster) (
 // flinkHistoryDepth is web.checkpoints.history's default.
 const flinkHistoryDepth = 10
 
+// flinkStatsCache is web.refresh-interval's default: the JobManager answers
+// /checkpoints from statistics up to this old.
+const flinkStatsCache = 3 * time.Second
+
 // flinkMetricsEvery is metrics.fetcher.update-interval's default: sampling
 // faster returns the same values.
 const flinkMetricsEvery = 10 * time.Second
 
 func (s *flinkSource) Traits() collect.Traits {
-	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth, DetailRequests: true}
+	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth, DetailRequests: true,
+		ListStaleness: flinkStatsCache}
 }
 
 func spend[T any](ctx context.Context, b *collect.Budget, fn func() (T, error)) (T, error) {

@@ -48,7 +48,7 @@ type RecordOptions struct {
 // captureFinalPoll bounds the last poll of each job when a recording stops
 // (its duration reached, or Ctrl-C): the checkpoints that ended in its last
 // seconds and their details are fetched within it, then the file is closed.
-const captureFinalPoll = 5 * time.Second
+const captureFinalPoll = 10 * time.Second
 
 // lastPollRequests counts the requests the final polls made after the last
 // progress look.

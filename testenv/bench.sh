@@ -54,6 +54,11 @@ out=$(CE_BENCH_OVERHEAD=1 go test -count=1 -run 'TestFlinkOverheadStaysWithinThe
 echo "$out" | sed -n '/overhead:/,/^---/p' | grep -v '^---' || echo "$out" | tail -20
 summary+=("$(echo "$out" | grep -o 'overhead: .*' | head -1)")
 
+echo "== collection through faults on the real Flink test cluster (toxiproxy TCP toxics with a 20 s cut; HTTP 503/close/stall/truncation)"
+out=$(go test -count=1 -run 'TestFlinkCollectorLosesNothingThroughTCPFaults|TestFlinkCollectorLosesNothingThroughHTTPFaults' -v ./app/ 2>&1)
+echo "$out" | grep -o 'faultproxy: .*' || echo "$out" | tail -20
+while IFS= read -r l; do summary+=("$l"); done < <(echo "$out" | grep -o 'faultproxy: .*')
+
 echo "== timeline in headless Chromium: 10,000 checkpoints x 20 phase bars"
 CE_GEN_CAPTURE="$work/t10k.ckpt.gz" CE_GEN_CHECKPOINTS=10000 CE_GEN_VERTICES=4 CE_GEN_SUBTASKS=1 \
   go test -count=1 -run TestGenerateLargeCapture ./backend/capture/ >/dev/null

@@ -88,6 +88,11 @@ type Traits struct {
 	// DetailRequests says Detail costs requests (Flink): details are then
 	// fetched as time allows, and may be missed; otherwise Detail is free.
 	DetailRequests bool
+	// ListStaleness is how old the engine's checkpoint list may be when it
+	// answers (Flink caches checkpoint statistics for web.refresh-interval,
+	// 3 s): a job that ended, and the final poll of a capture, are polled
+	// again after it so the last checkpoints are not missed.
+	ListStaleness time.Duration
 }
 
 // Sink receives what the collector saw. store.Store is one.
@@ -408,7 +413,9 @@ func (c *clusterPoller) run() {
 			wait = min(wait, bo.next())
 		case err != nil:
 			c.opts.Logger.Warn("list jobs failed", "cluster", c.target.Name, "err", err)
-			wait = bo.next()
+			// Soon enough that a job started during an outage is found
+			// before its first checkpoints leave the engine's history.
+			wait = min(bo.next(), max(c.opts.MinPoll, min(jobsRetryCap, c.opts.JobsEvery)))
 		default:
 			bo.reset()
 			c.syncJobs(jobs, &wg)
@@ -420,6 +427,9 @@ func (c *clusterPoller) run() {
 		}
 	}
 }
+
+// jobsRetryCap bounds the wait after a failed job list.
+const jobsRetryCap = 5 * time.Second
 
 // listJobs lists the cluster's jobs under the request timeout.
 func (c *clusterPoller) listJobs() ([]model.Job, error) {

@@ -44,6 +44,10 @@ type jobPoller struct {
 	polls, failedPolls int64
 	lastMetrics        time.Time
 	metricsSince       int64
+	// endedAt is when the poller first saw the job ended; endPolls counts
+	// the polls since (a stale list may still lack its last checkpoints).
+	endedAt  time.Time
+	endPolls int
 
 	// exited is set when run returns.
 	exited atomic.Bool
@@ -121,6 +125,7 @@ func (j *jobPoller) run() {
 			j.c.report(j.reporterKey(), err)
 			opts.Logger.Warn("poll incomplete", append(j.log(), "err", err)...)
 			retry.reset()
+			attempt = 0
 			wait = max(wait-opts.Now().Sub(began), opts.MinPoll)
 		case err != nil:
 			j.c.report(j.reporterKey(), err)
@@ -132,7 +137,8 @@ func (j *jobPoller) run() {
 		default:
 			j.c.report(j.reporterKey(), nil)
 			retry.reset()
-			if terminalState(j.currentState()) {
+			attempt = 0
+			if terminalState(j.currentState()) && j.settled() {
 				opts.Logger.Info("job ended; stopped polling", append(j.log(), "state", j.currentState())...)
 				return
 			}
@@ -148,9 +154,36 @@ func (j *jobPoller) run() {
 	}
 }
 
+// maxEndPolls bounds the polls of a job after it ended, waiting for its
+// last checkpoints and details.
+const maxEndPolls = 5
+
+// settled reports whether an ended job has nothing more to give: its end is
+// older than the engine's list cache and no details are still due. After
+// maxEndPolls it gives up, storing what waits as missed.
+func (j *jobPoller) settled() bool {
+	now := j.c.opts.Now()
+	if j.endedAt.IsZero() {
+		j.endedAt = now
+		if end := time.UnixMilli(j.job.EndMs); j.job.EndMs > 0 && end.Before(now) {
+			j.endedAt = end
+		}
+	}
+	j.endPolls++
+	if now.Sub(j.endedAt) > j.src.Traits().ListStaleness && j.waiting() == 0 {
+		return true
+	}
+	if j.endPolls < maxEndPolls {
+		return false
+	}
+	j.storeLeft(j.c.ctx, "details missed: the job ended and they could not be fetched")
+	return true
+}
+
 // finalPoll, when the collector stops with Options.FinalPoll set (the end of
 // a capture), polls once more and fetches the details still due within
-// FinalPoll; what it could not fetch is stored as missed.
+// FinalPoll; what it could not fetch is stored as missed. It first waits out
+// the engine's list cache, which may not show the last checkpoints yet.
 func (j *jobPoller) finalPoll(parent context.Context) {
 	opts := j.c.opts
 	if opts.FinalPoll <= 0 || !j.haveGraph {
@@ -159,11 +192,24 @@ func (j *jobPoller) finalPoll(parent context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), opts.FinalPoll)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
+	if wait := min(j.src.Traits().ListStaleness, opts.FinalPoll/2); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
 	// Leave a quarter of the time to store what is left.
 	until := opts.Now().Add(time.Until(deadline) * 3 / 4)
 	if _, err := j.tick(ctx, until); err != nil {
 		opts.Logger.Warn("final poll incomplete", append(j.log(), "err", err)...)
 	}
+	j.storeLeft(ctx, "details missed: the collector stopped before they could be fetched")
+}
+
+// storeLeft stores the checkpoints still waiting for details as they are,
+// marked missed (or partial), and forgets them.
+func (j *jobPoller) storeLeft(ctx context.Context, why string) {
+	opts := j.c.opts
 	var left []model.Checkpoint
 	for _, cps := range j.deferred {
 		for _, c := range cps {
@@ -181,7 +227,7 @@ func (j *jobPoller) finalPoll(parent context.Context) {
 		opts.Logger.Warn("final poll: store checkpoints left without details", append(j.log(), "err", err)...)
 		return
 	}
-	opts.Logger.Info("details missed: the collector stopped before they could be fetched", append(j.log(), "missed", len(left))...)
+	opts.Logger.Info(why, append(j.log(), "missed", len(left))...)
 	j.deferred = nil
 }
 
@@ -274,15 +320,17 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	fetched, deferred, missed := 0, 0, 0
 
 	var (
-		toStore   []model.Checkpoint
-		gaps      []model.Gap
-		newFinal  = map[int][]int64{}
-		newMax    = map[int]int64{}
-		fresh     int // ids never accounted for before this tick
-		freshByP  = map[int]int64{}
-		gapsByP   = map[int]int64{}
-		restarted = map[int]bool{}
-		detailErr error // the first detail failure: no more details this tick
+		toStore     []model.Checkpoint
+		gaps        []model.Gap
+		newFinal    = map[int][]int64{}
+		newMax      = map[int]int64{}
+		fresh       int // ids never accounted for before this tick
+		freshByP    = map[int]int64{}
+		gapsByP     = map[int]int64{}
+		restarted   = map[int]bool{}
+		detailErr   error // the first detail failure, for health
+		failures    int   // detail fetches that failed this tick
+		stopDetails bool  // too many failures, or one that timed out: no more this tick
 	)
 	nowMs := opts.Now().UnixMilli()
 	for _, p := range pipes {
@@ -369,7 +417,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 				continue
 			}
 			pending, waiting := j.deferred[p][cp.ID]
-			if traits.DetailRequests && (detailErr != nil || fetched > 0 && opts.Now().After(detailsUntil)) {
+			if traits.DetailRequests && (stopDetails || fetched > 0 && opts.Now().After(detailsUntil)) {
 				if !waiting {
 					toStore = append(toStore, cp) // its summary, until the details come
 					j.deferDetails(p, cp)
@@ -382,7 +430,15 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 				base = pending // fetch only the vertices still missing
 			}
 			fetched++
+			callStart := opts.Now()
 			full, err := call(ctx, j, 2, func(ctx context.Context) (model.Checkpoint, error) { return j.src.Detail(ctx, &j.job, base) })
+			if err != nil && !errors.Is(err, ErrGone) {
+				// An isolated failure (a 503, a cut body) costs one checkpoint's
+				// details until the next poll; repeated ones, or one that ran
+				// into the timeout (a stalled or cut link), stop the others too.
+				failures++
+				stopDetails = failures >= maxDetailFailures || opts.Now().Sub(callStart) >= j.requestTimeout() || ctx.Err() != nil
+			}
 			var incomplete *IncompleteError
 			switch {
 			case errors.Is(err, ErrGone):
@@ -398,14 +454,18 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 				full.DetailLoss = model.DetailPartial
 				toStore = append(toStore, full)
 				j.deferDetails(p, full)
-				detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
+				if detailErr == nil {
+					detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
+				}
 				continue
 			case err != nil:
 				if !waiting {
 					toStore = append(toStore, cp)
 					j.deferDetails(p, cp)
 				}
-				detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
+				if detailErr == nil {
+					detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
+				}
 				continue
 			}
 			full.Cluster, full.JobID, full.Pipeline = j.c.target.Name, j.job.ID, p
@@ -484,10 +544,27 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	}
 	metricsErr := j.sampleMetrics(ctx, traits)
 	wait := j.nextInterval(h, capacity, fresh, traits)
+	if failures > 0 && j.waiting() > 0 {
+		// Details failed and wait: ask again sooner, while the engine lists them.
+		wait = max(opts.MinPoll, wait/2)
+	}
 	if err := errors.Join(detailErr, metricsErr); err != nil {
 		return wait, &PartialError{Err: err}
 	}
 	return wait, nil
+}
+
+// maxDetailFailures is how many detail fetches may fail in one poll before
+// the rest wait for the next.
+const maxDetailFailures = 3
+
+// waiting counts the checkpoints still waiting for their details.
+func (j *jobPoller) waiting() int {
+	n := 0
+	for _, cps := range j.deferred {
+		n += len(cps)
+	}
+	return n
 }
 
 func (j *jobPoller) failedPoll() {

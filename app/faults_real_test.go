@@ -1,0 +1,833 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/store"
+	"checkpoint-explorer/testenv/flinkenv"
+	"checkpoint-explorer/testenv/toxienv"
+)
+
+// These tests (issue #11) put a flaky network between the collector and the
+// real Flink cluster — TCP faults through Toxiproxy here, HTTP faults in
+// faulthttp_real_test.go — and check that nothing is lost silently: every id
+// of the job's span is stored or recorded as a gap, the reconciliation the app
+// keeps agrees with the store and with Flink's own counters, and the
+// collector's goroutines end with it. The ground truth is a flinkObserver
+// that reads Flink directly, past every proxy.
+
+// flinkObserver polls Flink's checkpoint list directly every 250 ms and keeps
+// each checkpoint in the last state it was seen in: Flink's history holds 10
+// entries, so at one checkpoint a second no checkpoint escapes it.
+type flinkObserver struct {
+	cl  *flink.Client
+	jid string
+
+	mu     sync.Mutex
+	seen   map[int64]model.Checkpoint
+	counts flink.Counts
+	polls  int
+	errs   int
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func observeFlink(t *testing.T, restURL, jid string) *flinkObserver {
+	t.Helper()
+	cl, err := flink.New(flink.Config{BaseURL: restURL, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	o := &flinkObserver{cl: cl, jid: jid, seen: map[int64]model.Checkpoint{}, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			o.poll(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(o.stop)
+	return o
+}
+
+func (o *flinkObserver) poll(ctx context.Context) error {
+	list, err := o.cl.Checkpoints(ctx, o.jid)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.polls++
+	if err != nil {
+		o.errs++
+		return err
+	}
+	o.counts = list.Counts
+	for _, c := range list.History {
+		o.seen[c.ID] = c
+	}
+	return nil
+}
+
+// stop ends the polling; it may be called more than once.
+func (o *flinkObserver) stop() {
+	o.cancel()
+	<-o.done
+}
+
+// final reads Flink once more, once its cache has caught up (the job has
+// ended: its counters no longer move), and returns everything seen and the
+// counters.
+func (o *flinkObserver) final(t *testing.T) (map[int64]model.Checkpoint, flink.Counts) {
+	t.Helper()
+	o.stop()
+	// Flink's REST API caches checkpoint statistics for up to 3 s
+	// (rest.cache.checkpoint-statistics.timeout = web.refresh-interval): an
+	// answer right after the job ended may predate its last checkpoints.
+	time.Sleep(3500 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := o.poll(ctx); err != nil {
+		t.Fatalf("read Flink's checkpoints directly: %v", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return cloneMap(o.seen), o.counts
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// endMs is when a final checkpoint ended: its last acknowledgement
+// (completed; Flink's history has no completion time) or its failure.
+func endMs(c model.Checkpoint) int64 {
+	if c.Status == model.StatusFailed {
+		return c.FailureMs
+	}
+	return c.LatestAckMs
+}
+
+// faultKind is what the faultProxy does with one request.
+type faultKind string
+
+const (
+	faultNone     faultKind = ""
+	fault503      faultKind = "503 HTML"
+	faultHangup   faultKind = "closed mid-response"
+	faultStall    faultKind = "stalled 3 s"
+	faultTruncate faultKind = "JSON cut in half"
+)
+
+var faultCycle = []faultKind{fault503, faultHangup, faultStall, faultTruncate}
+
+// faultProxy is an HTTP proxy in front of the real Flink REST API that counts
+// the requests about one job and, with every > 0, spoils every every-th of
+// them on a deterministic schedule (faultCycle in turn). It reads Flink's
+// whole answer before answering, so it knows which answers reached the client
+// whole.
+type faultProxy struct {
+	upstream *url.URL
+	jid      string
+	every    int
+	client   *http.Client
+	down     bool
+
+	mu         sync.Mutex
+	n          int // requests about the job (and the job list) so far
+	byEndpoint map[string]int
+	faults     map[faultKind]int
+	listTimes  []time.Time  // GET /jobs/:jid/checkpoints, as they arrived
+	listOK     []listAnswer // the answers to them that went out whole
+	// detailOK counts, per checkpoint id, the answers to its details endpoint
+	// that went out with 200 and their whole body; perCheckpoint every
+	// request about it (details and subtask details).
+	detailOK      map[int64]int
+	perCheckpoint map[int64]int
+}
+
+var (
+	detailIDPath  = regexp.MustCompile(`/checkpoints/details/([0-9]+)$`)
+	anyDetailPath = regexp.MustCompile(`/checkpoints/details/([0-9]+)(/|$)`)
+	listPath      = regexp.MustCompile(`^/jobs/[0-9a-f]{32}/checkpoints$`)
+)
+
+func startFaultProxy(t *testing.T, target, jid string, every int) (*faultProxy, *httptest.Server) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &faultProxy{upstream: u, jid: jid, every: every, client: &http.Client{Timeout: 10 * time.Second},
+		byEndpoint: map[string]int{}, faults: map[faultKind]int{}, detailOK: map[int64]int{}, perCheckpoint: map[int64]int{}}
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() {
+		srv.Close()
+		p.client.CloseIdleConnections()
+	})
+	return p, srv
+}
+
+func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ours := strings.Contains(r.URL.Path, p.jid) || r.URL.Path == "/jobs/overview"
+	kind := faultNone
+	var cid int64 = -1
+	if ours {
+		p.mu.Lock()
+		p.n++
+		p.byEndpoint[(&countingProxy{}).endpoint(r.URL.Path)]++
+		if listPath.MatchString(r.URL.Path) {
+			p.listTimes = append(p.listTimes, time.Now())
+		}
+		if m := anyDetailPath.FindStringSubmatch(r.URL.Path); m != nil {
+			id, _ := strconv.ParseInt(m[1], 10, 64)
+			p.perCheckpoint[id]++
+		}
+		if m := detailIDPath.FindStringSubmatch(r.URL.Path); m != nil {
+			cid, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if p.down {
+			kind = fault503
+		} else if p.every > 0 && p.n%p.every == 0 {
+			kind = faultCycle[(p.n/p.every-1)%len(faultCycle)]
+			p.faults[kind]++
+		}
+		p.mu.Unlock()
+	}
+	switch kind {
+	case fault503:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1><p>The upstream is restarting.</p></body></html>")
+		return
+	case faultStall:
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	status, ctype, body, err := p.fetch(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	switch kind {
+	case faultHangup:
+		// The header promises the whole body; half of it comes, then the connection closes.
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			panic("faultProxy: no hijacker")
+		}
+		conn, buf, err := hj.Hijack()
+		if err != nil {
+			return
+		}
+		fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", status, http.StatusText(status), ctype, len(body))
+		buf.Write(body[:len(body)/2])
+		buf.Flush()
+		conn.Close()
+		return
+	case faultTruncate:
+		// A well-formed answer whose JSON is cut in half.
+		half := body[:len(body)/2]
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Length", strconv.Itoa(len(half)))
+		w.WriteHeader(status)
+		w.Write(half)
+		return
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	n, werr := w.Write(body)
+	if werr == nil && n == len(body) && status == http.StatusOK && r.Context().Err() == nil {
+		p.mu.Lock()
+		if cid >= 0 {
+			p.detailOK[cid]++
+		}
+		if ours && listPath.MatchString(r.URL.Path) {
+			var l struct {
+				History []struct {
+					ID int64 `json:"id"`
+				} `json:"history"`
+			}
+			_ = json.Unmarshal(body, &l)
+			a := listAnswer{at: time.Now(), top: -1}
+			for _, h := range l.History {
+				a.top = max(a.top, h.ID)
+			}
+			p.listOK = append(p.listOK, a)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// setDown makes the proxy answer every request about the job (and the job
+// list) with a 503 while down is true: the cluster is hidden.
+func (p *faultProxy) setDown(down bool) {
+	p.mu.Lock()
+	p.down = down
+	p.mu.Unlock()
+}
+
+// setEvery changes the fault schedule (0: no more faults).
+func (p *faultProxy) setEvery(n int) {
+	p.mu.Lock()
+	p.every = n
+	p.mu.Unlock()
+}
+
+// requestsAbout is how many requests about checkpoint id came (details and subtask details).
+func (p *faultProxy) requestsAbout(id int64) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.perCheckpoint[id]
+}
+
+// listAnswer is a list poll's answer that went out whole: when, and the
+// newest checkpoint id it held.
+type listAnswer struct {
+	at  time.Time
+	top int64
+}
+
+// lastListOK is the last whole answer to a list poll before t.
+func (p *faultProxy) lastListOK(t time.Time) listAnswer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := listAnswer{top: -1}
+	for _, a := range p.listOK {
+		if a.at.Before(t) {
+			last = a
+		}
+	}
+	return last
+}
+
+func (p *faultProxy) fetch(r *http.Request) (status int, ctype string, body []byte, err error) {
+	u := *p.upstream
+	u.Path, u.RawQuery = strings.TrimRight(u.Path, "/")+r.URL.Path, r.URL.RawQuery
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), nil)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), body, err
+}
+
+// proxyFigures sums up what a faultProxy saw.
+type proxyFigures struct {
+	requests         int
+	faults           map[faultKind]int
+	perCheckpoint    float64 // requests about each checkpoint asked about, on average
+	mostForOne       int
+	detailOKTwice    []int64 // checkpoints whose details answered 200 more than once
+	listPolls        int
+	spacingMedian    time.Duration
+	spacingMax       time.Duration
+	spacingMaxOut    time.Duration // the longest spacing not overlapping the excluded window
+	byEndpoint       map[string]int
+	detailAnswered   int // checkpoints whose details answered 200 at least once
+	checkpointsAsked int
+}
+
+// figures sums up the proxy's counts; list polls spanning [exFrom, exTo]
+// (a cut) are left out of spacingMaxOut.
+func (p *faultProxy) figures(exFrom, exTo time.Time) proxyFigures {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f := proxyFigures{requests: p.n, faults: cloneMap(p.faults), byEndpoint: cloneMap(p.byEndpoint), listPolls: len(p.listTimes)}
+	var sum int
+	for _, n := range p.perCheckpoint {
+		sum += n
+		f.mostForOne = max(f.mostForOne, n)
+	}
+	f.checkpointsAsked = len(p.perCheckpoint)
+	if len(p.perCheckpoint) > 0 {
+		f.perCheckpoint = float64(sum) / float64(len(p.perCheckpoint))
+	}
+	for id, n := range p.detailOK {
+		f.detailAnswered++
+		if n > 1 {
+			f.detailOKTwice = append(f.detailOKTwice, id)
+		}
+	}
+	slices.Sort(f.detailOKTwice)
+	var gaps []time.Duration
+	for i := 1; i < len(p.listTimes); i++ {
+		a, b := p.listTimes[i-1], p.listTimes[i]
+		d := b.Sub(a)
+		gaps = append(gaps, d)
+		f.spacingMax = max(f.spacingMax, d)
+		if exFrom.IsZero() || b.Before(exFrom) || a.After(exTo) {
+			f.spacingMaxOut = max(f.spacingMaxOut, d)
+		}
+	}
+	if len(gaps) > 0 {
+		slices.Sort(gaps)
+		f.spacingMedian = gaps[len(gaps)/2]
+	}
+	return f
+}
+
+// newFaultApp is newCollectingApp that also returns how many goroutines ran
+// once the app had started but before the cluster was added (the collector
+// then runs no poller).
+func newFaultApp(t *testing.T, restURL string) (*App, int) {
+	t.Helper()
+	a, err := New(context.Background(), Options{
+		DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
+		Logger: faultLogger(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Start(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Close(a) })
+	time.Sleep(100 * time.Millisecond)
+	base := countGoroutines()
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL}); err != nil {
+		t.Fatal(err)
+	}
+	return a, base
+}
+
+// faultLogger discards the app's log, unless CE_FAULT_LOG names a file to append it to.
+func faultLogger(t *testing.T) *slog.Logger {
+	if path := os.Getenv("CE_FAULT_LOG"); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// idleConnGoroutine matches goroutines that are not the collector's: HTTP
+// connections kept alive in a transport's pool (the engine client's, the
+// proxies', the observer's) and the test proxies' server side, which close on
+// their own idle timeouts.
+var idleConnGoroutine = []string{"net/http.(*persistConn)", "net/http.(*conn).serve"}
+
+// countGoroutines counts the goroutines, leaving out idle HTTP connections.
+func countGoroutines() int {
+	n, _ := goroutines()
+	return n
+}
+
+// goroutines returns the count of goroutines that are not idle HTTP
+// connections, and the stacks of those running the collector's code.
+func goroutines() (int, []string) {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var n int
+	var ours []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.TrimSpace(g) == "" {
+			continue
+		}
+		if !slices.ContainsFunc(idleConnGoroutine, func(s string) bool { return strings.Contains(g, s) }) {
+			n++
+		}
+		if strings.Contains(g, "checkpoint-explorer/backend/collect.") || strings.Contains(g, "checkpoint-explorer/app.(*flinkSource)") ||
+			strings.Contains(g, "checkpoint-explorer/backend/source/flink.") {
+			ours = append(ours, g)
+		}
+	}
+	return n, ours
+}
+
+// checkNoGoroutineLeft stops the app's collector and checks that no collector
+// goroutine is left and that the count is back to base (within a few seconds).
+func checkNoGoroutineLeft(t *testing.T, a *App, base int) (after int) {
+	t.Helper()
+	a.stopCollector()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n, ours := goroutines()
+		if len(ours) == 0 && n <= base {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("goroutines after the collector stopped: %d, before it started polling: %d; the collector's still running:\n%s",
+				n, base, strings.Join(ours, "\n\n"))
+			return n
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// collectorHealth is the collector's own view of the cluster (with Problems,
+// which the app's Health leaves out).
+func collectorHealth(a *App) (collect.Health, bool) {
+	a.mu.Lock()
+	m := a.coll
+	a.mu.Unlock()
+	if m == nil {
+		return collect.Health{}, false
+	}
+	return m.Health("flink")
+}
+
+// storedAll reads every stored checkpoint of the job (any status) with its details.
+func storedAll(t *testing.T, a *App, jid string) map[int64]model.Checkpoint {
+	t.Helper()
+	out := map[int64]model.Checkpoint{}
+	err := a.store.ScanCheckpoints(context.Background(), store.Query{Cluster: "flink", JobID: jid}, true, func(c *model.Checkpoint) error {
+		out[c.ID] = *c
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// spanCheck is what checkSpan found.
+type spanCheck struct {
+	recon   model.Reconciliation
+	stored  map[int64]model.Checkpoint
+	gapped  map[int64]bool
+	details struct{ full, partial, missed, none int }
+}
+
+// waitForFinalReconciliation waits until the stored reconciliation of the
+// ended job agrees with Flink's final counters: the collector's first poll
+// after the job ended read them.
+func waitForFinalReconciliation(t *testing.T, a *App, jid string, counts flink.Counts, latestID int64, within time.Duration) model.Reconciliation {
+	t.Helper()
+	var r model.Reconciliation
+	deadline := time.Now().Add(within)
+	for {
+		var ok bool
+		var err error
+		r, ok, err = a.store.Reconciliation(context.Background(), "flink", jid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && r.Engine != nil && r.LatestID == latestID && r.Engine.Completed == counts.Completed &&
+			r.Engine.Failed == counts.Failed && r.Engine.InProgress == 0 && r.Engine.Triggered == counts.Total {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the stored reconciliation %+v (engine %+v) never reached Flink's final counts %+v, newest id %d, within %v",
+				r, r.Engine, counts, latestID, within)
+			return r
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// waitForDetailsSettled waits until no completed checkpoint of the span is
+// still a summary waiting for its details (no Tasks, no DetailLoss): after
+// the job ended the collector still fetches the details left deferred, as
+// long as Flink lists them.
+func waitForDetailsSettled(t *testing.T, a *App, jid string, r model.Reconciliation, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var waiting []int64
+		for id, c := range storedAll(t, a, jid) {
+			if id >= r.FirstID && c.Status == model.StatusCompleted && len(c.Tasks) == 0 && c.DetailLoss == "" {
+				waiting = append(waiting, id)
+			}
+		}
+		if len(waiting) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			slices.Sort(waiting)
+			t.Errorf("checkpoints %v still wait for their details %v after the job ended", waiting, within)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// checkSpan checks the reconciliation against the store: every id of its span
+// stored or in a gap, never both, never neither; Stored+Gaps == IDs and
+// Unaccounted == 0; the store's gaps are the reconciliation's.
+// With ended (the job has ended), every stored checkpoint must be final.
+func checkSpan(t *testing.T, a *App, jid string, r model.Reconciliation, ended bool) spanCheck {
+	t.Helper()
+	sc := spanCheck{recon: r, stored: storedAll(t, a, jid), gapped: map[int64]bool{}}
+	gaps, err := a.store.Gaps(context.Background(), store.Query{Cluster: "flink", JobID: jid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gaps {
+		for id := g.FromID; id <= g.ToID; id++ {
+			if _, ok := sc.stored[id]; ok {
+				t.Errorf("checkpoint %d is both stored and in gap %d–%d", id, g.FromID, g.ToID)
+			}
+			if sc.gapped[id] {
+				t.Errorf("checkpoint %d in two gaps", id)
+			}
+			sc.gapped[id] = true
+		}
+	}
+	if r.Unaccounted != 0 || r.Stored+r.Gaps != r.IDs || r.IDs != r.LatestID-r.FirstID+1 {
+		t.Errorf("reconciliation: %d ids (%d–%d), %d stored + %d gaps, %d unaccounted; want every id stored or a gap",
+			r.IDs, r.FirstID, r.LatestID, r.Stored, r.Gaps, r.Unaccounted)
+	}
+	var neither []int64
+	var storedInSpan, gapsInSpan int64
+	for id := r.FirstID; id <= r.LatestID; id++ {
+		c, stored := sc.stored[id]
+		switch {
+		case stored:
+			storedInSpan++
+			switch {
+			case c.Status != model.StatusCompleted:
+			case c.DetailLoss == model.DetailPartial:
+				sc.details.partial++
+			case c.DetailLoss == model.DetailMissed:
+				sc.details.missed++
+			case len(c.Tasks) > 0:
+				sc.details.full++
+			default:
+				sc.details.none++
+			}
+		case sc.gapped[id]:
+			gapsInSpan++
+		default:
+			neither = append(neither, id)
+		}
+	}
+	if len(neither) > 0 {
+		t.Errorf("checkpoints %v neither stored nor marked as a gap (span %d–%d)", neither, r.FirstID, r.LatestID)
+	}
+	if storedInSpan != r.Stored || gapsInSpan != r.Gaps {
+		t.Errorf("the store holds %d checkpoints and %d gap ids in the span %d–%d; the reconciliation says %d and %d",
+			storedInSpan, gapsInSpan, r.FirstID, r.LatestID, r.Stored, r.Gaps)
+	}
+	for id := range sc.gapped {
+		if id < r.FirstID || id > r.LatestID {
+			t.Errorf("gap id %d outside the reconciled span %d–%d", id, r.FirstID, r.LatestID)
+		}
+	}
+	// An ended job: every stored checkpoint of the span has its final state.
+	for id, c := range sc.stored {
+		if ended && !c.Status.Final() {
+			t.Errorf("checkpoint %d stored %s after the job ended", id, c.Status)
+		}
+	}
+	if t.Failed() {
+		var b strings.Builder
+		for id := r.FirstID; id <= r.LatestID; id++ {
+			if c, ok := sc.stored[id]; ok {
+				fmt.Fprintf(&b, " %d:%s/%d/%s", id, c.Status, len(c.Tasks), c.DetailLoss)
+			}
+		}
+		t.Logf("stored:%s", b.String())
+	}
+	return sc
+}
+
+// checkAgainstFlink checks the span against what the observer saw: the span
+// ends at Flink's newest id, every id the observer saw in the span is stored
+// or gapped, and at least minShare of the completed checkpoints not excused
+// (excused nil: none) are stored as completed. It returns stored/expected.
+func checkAgainstFlink(t *testing.T, p *faultProxy, sc spanCheck, seen map[int64]model.Checkpoint, excused func(model.Checkpoint) bool, minShare float64) (stored, expected int) {
+	t.Helper()
+	var top int64
+	for id := range seen {
+		top = max(top, id)
+	}
+	if sc.recon.LatestID != top {
+		t.Errorf("reconciled span ends at %d, Flink's newest checkpoint is %d", sc.recon.LatestID, top)
+	}
+	// The observer saw every id (Flink's ids have no holes).
+	for id := sc.recon.FirstID; id <= top; id++ {
+		if _, ok := seen[id]; !ok {
+			t.Errorf("the observer never saw checkpoint %d (it polls every 250 ms: the test is broken)", id)
+		}
+	}
+	var lost []int64
+	for id, c := range seen {
+		if id < sc.recon.FirstID || c.Status != model.StatusCompleted {
+			continue
+		}
+		if excused != nil && excused(c) {
+			continue
+		}
+		expected++
+		if s, ok := sc.stored[id]; ok && s.Status == model.StatusCompleted {
+			stored++
+		} else {
+			lost = append(lost, id)
+		}
+	}
+	sort.Slice(lost, func(i, j int) bool { return lost[i] < lost[j] })
+	for _, id := range lost {
+		c := seen[id]
+		t.Logf("not stored: checkpoint %d (requests about it: %d) triggered at %d, ended at %d", id, p.requestsAbout(id), c.TriggerMs, endMs(c))
+	}
+	if expected == 0 || float64(stored) < minShare*float64(expected) {
+		t.Errorf("stored %d of the %d checkpoints Flink completed while the link let anything through, want at least %.0f %%; not stored: %v",
+			stored, expected, 100*minShare, lost)
+	}
+	return stored, expected
+}
+
+// TestFlinkCollectorLosesNothingThroughTCPFaults runs the collector through
+// Toxiproxy (→ a counting proxy → the real Flink REST API) while the link
+// degrades: latency, a bandwidth limit, connection resets, requests that
+// vanish (timeout toxic), and a 20 s cut during which Flink's 10-deep history
+// rolls over.
+func TestFlinkCollectorLosesNothingThroughTCPFaults(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	tp := toxienv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-faults-tcp", "--interval-ms", "1000", "--rate", "100")
+	obs := observeFlink(t, env.RESTURL, jid)
+	counter, csrv := startFaultProxy(t, env.RESTURL, jid, 0)
+	proxy := tp.NewProxy(t, strings.TrimPrefix(csrv.URL, "http://"))
+	start := time.Now()
+	a, base := newFaultApp(t, proxy.URL())
+	waitFor(t, 30*time.Second, "the first checkpoints", func() bool { return len(finalCheckpoints(t, a, jid)) >= 3 })
+
+	phase := func(what string, d time.Duration, toxics ...string) {
+		t.Logf("%5.1f s: %s for %v", time.Since(start).Seconds(), what, d)
+		time.Sleep(d)
+		for _, name := range toxics {
+			if err := proxy.RemoveToxic(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	phase("latency 300 ms ± 100", 5*time.Second, proxy.Latency(t, toxienv.Downstream, 300*time.Millisecond, 100*time.Millisecond))
+	phase("bandwidth 50 KB/s", 5*time.Second, proxy.Bandwidth(t, toxienv.Downstream, 50))
+	t.Logf("%5.1f s: connection resets (half the connections, 0.4 s of every 1.2 s) for 6 s", time.Since(start).Seconds())
+	for end := time.Now().Add(6 * time.Second); time.Now().Before(end); {
+		name, err := proxy.AddToxic("", "reset_peer", toxienv.Downstream, 0.5, map[string]any{"timeout": 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(400 * time.Millisecond)
+		if err := proxy.RemoveToxic(name); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(800 * time.Millisecond)
+	}
+	// Requests vanish and connections hang: only the request timeout (half
+	// the history span, 5 s) ends them.
+	phase("requests lost (timeout toxic upstream)", 4*time.Second, proxy.Timeout(t, toxienv.Upstream, 0))
+	timeoutEnded := time.Now()
+	// A hung request outlives the toxic by up to its 5 s timeout; then the
+	// collector retries within a quarter of the span.
+	phase("clean", 6500*time.Millisecond)
+	cutFrom := time.Now()
+	t.Logf("%5.1f s: cut for 20 s", time.Since(start).Seconds())
+	<-proxy.CutFor(t, 20*time.Second)
+	cutTo := time.Now()
+	if err := proxy.RemoveAllToxics(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%5.1f s: link clean again; catching up", time.Since(start).Seconds())
+	time.Sleep(5 * time.Second)
+	h, _ := collectorHealth(a)
+
+	// The job ends: Flink's counters stop, and the collector's next poll reads them.
+	if err := flinkenv.Cancel(env, jid); err != nil {
+		t.Fatal(err)
+	}
+	seen, counts := obs.final(t)
+	var top int64
+	for id := range seen {
+		top = max(top, id)
+	}
+	r := waitForFinalReconciliation(t, a, jid, counts, top, 20*time.Second)
+	after := checkNoGoroutineLeft(t, a, base)
+	sc := checkSpan(t, a, jid, r, true)
+	// The collector got through again between the timeout toxic and the cut.
+	lastOK := counter.lastListOK(cutFrom)
+	if !lastOK.at.After(timeoutEnded) {
+		t.Errorf("no list poll answered between the end of the timeout toxic (%.1f s) and the cut (%.1f s): last at %.1f s",
+			timeoutEnded.Sub(start).Seconds(), cutFrom.Sub(start).Seconds(), lastOK.at.Sub(start).Seconds())
+	}
+	// During the cut the history (10 deep at 1 s) rolls over: the checkpoints
+	// that ended in it may be gaps. So may those that ended before the cut
+	// but after the newest one the last list answer before it held: the
+	// collector polls every third of the span (3.3 s) by design, Flink's REST
+	// API caches checkpoint statistics for up to 3 s
+	// (rest.cache.checkpoint-statistics.timeout = web.refresh-interval), and
+	// the next answer that gets through, after the 20 s cut, no longer lists
+	// them. The window ends 1 s after the cut for the poll that reconnects.
+	cutEndMs := cutTo.Add(time.Second).UnixMilli()
+	excused := func(c model.Checkpoint) bool { return c.ID > lastOK.top && endMs(c) <= cutEndMs }
+	stored, expected := checkAgainstFlink(t, counter, sc, seen, excused, 0.95)
+	f := counter.figures(cutFrom, cutTo)
+	if t.Failed() {
+		counter.mu.Lock()
+		var at, ok []string
+		for _, x := range counter.listTimes {
+			at = append(at, fmt.Sprintf("%d", x.UnixMilli()))
+		}
+		for _, x := range counter.listOK {
+			ok = append(ok, fmt.Sprintf("%d:%d", x.at.UnixMilli(), x.top))
+		}
+		counter.mu.Unlock()
+		t.Logf("list polls at %v; answered whole at %v; cut %d–%d", at, ok, cutFrom.UnixMilli(), cutTo.UnixMilli())
+	}
+	t.Logf("faultproxy: tcp toxics %.0f s: stored %d/%d completed outside the cut, span %d–%d: %d ids, %d stored, %d gaps, %d unaccounted; "+
+		"details full %d partial %d missed %d none %d; %d polls (%d failed); %d requests, %.2f per checkpoint (most %d); "+
+		"list polls %d, spacing median %v max %v (outside the cut %v); flink %+v; goroutines %d → %d; health 5 s after the cut %s (%s)",
+		time.Since(start).Seconds(), stored, expected, r.FirstID, r.LatestID, r.IDs, r.Stored, r.Gaps, r.Unaccounted,
+		sc.details.full, sc.details.partial, sc.details.missed, sc.details.none, r.Polls, r.FailedPolls,
+		f.requests, f.perCheckpoint, f.mostForOne, f.listPolls, f.spacingMedian.Round(time.Millisecond),
+		f.spacingMax.Round(time.Millisecond), f.spacingMaxOut.Round(time.Millisecond), counts, base, after, h.State, h.LastError)
+	// Retries stay inside the history span (10 × 1 s) outside the cut.
+	if f.spacingMaxOut > 10*time.Second {
+		t.Errorf("list polls %v apart outside the cut, beyond the 10 s history span", f.spacingMaxOut)
+	}
+	// The job's poller is back to normal. (The job list may still report the
+	// cut: its backoff doubles up to MaxBackoff, past the end of the cut.)
+	for _, p := range h.Problems {
+		if strings.HasPrefix(p, "job "+jid) {
+			t.Errorf("5 s after the cut the job's poller still reports %q", p)
+		}
+	}
+	if r.FailedPolls == 0 {
+		t.Errorf("no failed poll recorded through a 20 s cut: %+v", r)
+	}
+}

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/flinkenv"
+)
+
+// TestRecordEndsCleanWithTheLastCheckpoints records a real job checkpointing
+// every second for 12 s and checks, against Flink read directly, that the
+// file holds every checkpoint that completed before the recording's duration
+// ended — those of its last seconds too, which only the final poll sees (the
+// collector polls every third of the 10 s history) — each with all its
+// details, and a reconciliation record with nothing unaccounted.
+func TestRecordEndsCleanWithTheLastCheckpoints(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := flinkenv.SubmitJob(t, "--name", "ce-record-final", "--interval-ms", "1000", "--rate", "100")
+	obs := observeFlink(t, env.RESTURL, jid)
+	out := filepath.Join(t.TempDir(), "final.ckpt.gz")
+	const d = 12 * time.Second
+	// Record starts its clock a little after this: endMs is at or before the
+	// moment its duration ended.
+	began := time.Now()
+	endMs := began.Add(d).UnixMilli()
+	res, err := Record(context.Background(), RecordOptions{
+		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: env.RESTURL},
+		JobID:   jid, Duration: d, Out: out, JobsEvery: time.Second,
+	})
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flink's REST API caches checkpoint statistics for up to 3 s
+	// (rest.cache.checkpoint-statistics.timeout): the observer's view covers
+	// the end of the recording once it lists a checkpoint triggered after it.
+	waitFor(t, 15*time.Second, "Flink to list a checkpoint triggered after the recording ended", func() bool {
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		for _, c := range obs.seen {
+			if c.TriggerMs > endMs {
+				return true
+			}
+		}
+		return false
+	})
+	seen, _ := obs.final(t)
+
+	inFile := map[int64]model.Checkpoint{}
+	var recons []model.Reconciliation
+	_, err = capture.ReadFile(context.Background(), out, capture.DefaultLimits(), capture.Visitor{
+		Checkpoint: func(c *model.Checkpoint) error {
+			if _, dup := inFile[c.ID]; dup {
+				t.Errorf("checkpoint %d twice in the file", c.ID)
+			}
+			inFile[c.ID] = *c
+			return nil
+		},
+		Reconciliation: func(r model.Reconciliation) error {
+			recons = append(recons, r)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatalf("read the capture back: %v", err)
+	}
+
+	var want, last3s []int64
+	for id, c := range seen {
+		if c.Status == model.StatusCompleted && c.LatestAckMs > 0 && c.LatestAckMs <= endMs {
+			want = append(want, id)
+			if c.LatestAckMs > endMs-3000 {
+				last3s = append(last3s, id)
+			}
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(last3s)
+	if len(want) < 8 || len(last3s) < 2 {
+		t.Fatalf("Flink completed %v before the recording ended (%v in its last 3 s): want a dozen", want, last3s)
+	}
+	for _, id := range want {
+		c, ok := inFile[id]
+		switch {
+		case !ok:
+			t.Errorf("checkpoint %d (completed %d ms before the recording ended) is not in the file", id, endMs-seen[id].LatestAckMs)
+		case c.Status != model.StatusCompleted || c.DetailLoss != "" || len(c.Tasks) != 6:
+			t.Errorf("checkpoint %d in the file: %s with %d vertices, detail loss %q; want completed with all 6", id, c.Status, len(c.Tasks), c.DetailLoss)
+		default:
+			for _, ts := range c.Tasks {
+				if len(ts.Subtasks) == 0 || len(ts.Subtasks) != ts.NumSubtasks || ts.Missing {
+					t.Errorf("checkpoint %d vertex %s: %d of %d subtasks (missing %v)", id, ts.VertexID, len(ts.Subtasks), ts.NumSubtasks, ts.Missing)
+				}
+			}
+		}
+	}
+	if len(recons) != 1 {
+		t.Fatalf("%d reconciliation records in the file, want 1: %+v", len(recons), recons)
+	}
+	r := recons[0]
+	if r.JobID != jid || r.Unaccounted != 0 || r.Stored+r.Gaps != r.IDs || r.LatestID < want[len(want)-1] {
+		t.Errorf("reconciliation in the file: %+v; want the job's, nothing unaccounted, up to checkpoint %d at least", r, want[len(want)-1])
+	}
+	// What the file holds is what the reconciliation says was stored (a
+	// checkpoint still running at the end is accounted for, not written).
+	if int64(len(inFile)) > r.Stored || res.Checkpoints != int64(len(inFile)) {
+		t.Errorf("the file holds %d checkpoints, the result says %d, the reconciliation %d stored", len(inFile), res.Checkpoints, r.Stored)
+	}
+	t.Logf("recorded %v (Record returned after %v): %d checkpoints in the file, all %d completed before the end (%d in its last 3 s: %v) with their details; reconciliation %d ids, %d stored, %d gaps, %d unaccounted, %d requests",
+		d, took.Round(time.Millisecond), len(inFile), len(want), len(last3s), last3s, r.IDs, r.Stored, r.Gaps, r.Unaccounted, res.Requests)
+}
