@@ -182,3 +182,28 @@ func TestReportCommandShowsTheReconciliation(t *testing.T) {
 		t.Errorf("JSON summary missed %d, reconciliation %+v", r.Summary.Missed, r.Reconciliation)
 	}
 }
+
+// The text report names where barriers queued, from the bundled real
+// recording: behind the Source at Slow Map's input for the slow-operator job,
+// the sync snapshot for the slow-snapshot job.
+func TestReportNamesWhereBarriersQueued(t *testing.T) {
+	knobs := filepath.Join("app", "sample", "flink-knobs.ckpt.gz")
+	for _, tc := range []struct{ job, want string }{
+		{"1ac863d7989ca7c731d1817c06eb92c1", "barriers queued at the input of Slow Map (behind Source: Numbers)"},
+		{"1a7abe23917e55883b1ebbc8b7c0979f", "— 1.2 s: sync in Slow Snapshot subtask 0"},
+	} {
+		out, stderr, err := runCLI(t, "report", knobs, "--job", tc.job, "--data-dir", t.TempDir())
+		if err != nil {
+			t.Fatalf("report %s: %v\n%s", tc.job, err, stderr)
+		}
+		var slowest string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "Slowest:") {
+				slowest = l
+			}
+		}
+		if !strings.Contains(slowest, tc.want) {
+			t.Errorf("job %s: %q lacks %q", tc.job, slowest, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -158,8 +159,13 @@ func slowest(r app.Report) *analyze.CheckpointAnalysis {
 	return best
 }
 
-// bottleneckText says where a checkpoint's time went, in one phrase.
+// bottleneckText says where a checkpoint's time went, in one phrase: the
+// causes along the barrier path, largest first, when they are known (the
+// origin of queued barriers first), else the bottleneck.
 func bottleneckText(c *analyze.CheckpointAnalysis) string {
+	if s := causesText(c.Causes); s != "" {
+		return s
+	}
 	b := c.Bottleneck
 	if b == nil {
 		return "phases not observable for this engine or checkpoint"
@@ -178,6 +184,40 @@ func bottleneckText(c *analyze.CheckpointAnalysis) string {
 		return fmt.Sprintf("%s in %s: %s of %s", b.Phase, where, fmtMs(*b.PhaseMs), fmtMs(b.EndToEndMs))
 	}
 	return fmt.Sprintf("%s in %s", b.Phase, where)
+}
+
+// causesText lists the causes that took at least 5 % of the time (three at
+// most), e.g. "890 ms: barriers queued at the input of Slow Map (behind
+// Source); 302 ms: sync in Slow Snapshot subtask 0".
+func causesText(cs []analyze.Cause) string {
+	var parts []string
+	for _, c := range cs {
+		if len(parts) == 3 || len(parts) > 0 && c.Share < 0.05 {
+			break
+		}
+		parts = append(parts, fmtMs(c.Ms)+": "+causeText(c))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func causeText(c analyze.Cause) string {
+	where := cmp.Or(c.VertexName, c.VertexID)
+	up := cmp.Or(c.UpstreamVertexName, c.UpstreamVertexID)
+	sub := ""
+	if c.Subtask != nil {
+		sub = fmt.Sprintf(" subtask %d", *c.Subtask)
+	}
+	switch {
+	case c.Phase == analyze.PhaseStartDelay && up != "":
+		return fmt.Sprintf("barriers queued at the input of %s (behind %s)", where, up)
+	case c.Phase == analyze.PhaseStartDelay:
+		return fmt.Sprintf("start delay at %s%s (before it took the barrier: the trigger reached it late)", where, sub)
+	case c.Phase == analyze.PhaseAlignment && up != "":
+		return fmt.Sprintf("alignment in %s%s, waiting for %s's barrier", where, sub, up)
+	case c.Phase == analyze.PhaseFinalize:
+		return "finalize"
+	}
+	return fmt.Sprintf("%s in %s%s", c.Phase, where, sub)
 }
 
 func slowRunText(s analyze.SlowRun) string {

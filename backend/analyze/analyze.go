@@ -54,8 +54,11 @@ type CheckpointAnalysis struct {
 	CheckpointedSize int64 `json:"checkpointed_size"`
 	// Phases are the critical path's phases (the last subtask to acknowledge)
 	// plus finalize; absent phases are omitted.
-	Phases       Phases             `json:"phases"`
-	Bottleneck   *Bottleneck        `json:"bottleneck,omitempty"`
+	Phases     Phases      `json:"phases"`
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	// Causes split the end-to-end time along the barrier path, largest first
+	// (docs/phases.md); absent without per-subtask stats.
+	Causes       []Cause            `json:"causes,omitempty"`
 	AckProgress  *AckProgress       `json:"ack_progress,omitempty"`
 	Failure      *CheckpointFailure `json:"failure,omitempty"`
 	Backpressure *Pressure          `json:"backpressure,omitempty"`
@@ -253,6 +256,10 @@ func (a *Analyzer) one(k int, c *model.Checkpoint, sc *scratch) {
 		out.Failure = classifyFailure(a.g, c, &r, last, sc)
 	}
 	out.Bottleneck = bottleneckOf(a.g, c, &r, out.Failure)
+	out.Causes = causesOf(a.g, c, &r)
+	if out.Bottleneck != nil {
+		out.Bottleneck.Origin = originOf(out.Bottleneck, out.Causes)
+	}
 	a.res[k] = r
 	h := *c
 	h.Tasks = nil

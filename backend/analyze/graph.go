@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"slices"
+	"strings"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -19,6 +20,16 @@ type graph struct {
 	rank []int
 	// ancestors lists, per vertex, every vertex upstream of it (transitively).
 	ancestors [][]int
+	// inputs lists, per vertex, its direct upstream vertices (barrier path).
+	inputs [][]input
+}
+
+// input is one edge into a vertex: where it comes from, and whether each
+// subtask reads only the upstream subtask of its own index (Flink FORWARD
+// between equal parallelisms) rather than every upstream subtask.
+type input struct {
+	v       int
+	forward bool
 }
 
 type vertexInfo struct {
@@ -55,6 +66,11 @@ func newJobGraph(job model.Job) *graph {
 	n := len(g.vertices)
 	children := make([][]int, n)
 	parents := make([][]int, n)
+	g.inputs = make([][]input, n)
+	par := map[string]int{}
+	for _, v := range job.Vertices {
+		par[v.ID] = v.Parallelism
+	}
 	for _, e := range job.Edges {
 		s, okS := g.index[e.Source]
 		t, okT := g.index[e.Target]
@@ -64,6 +80,8 @@ func newJobGraph(job model.Job) *graph {
 		g.hasEdges = true
 		children[s] = append(children[s], t)
 		parents[t] = append(parents[t], s)
+		fwd := strings.EqualFold(e.ShipStrategy, "FORWARD") && par[e.Source] == par[e.Target] && par[e.Source] > 0
+		g.inputs[t] = append(g.inputs[t], input{v: s, forward: fwd})
 	}
 	g.rank = topoRank(children, parents)
 	g.ancestors = make([][]int, n)
@@ -98,6 +116,7 @@ func (g *graph) addTasks(c *model.Checkpoint) {
 		g.add(id, "")
 		g.rank = append(g.rank, 0)
 		g.ancestors = append(g.ancestors, nil)
+		g.inputs = append(g.inputs, nil)
 	}
 }
 

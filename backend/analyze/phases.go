@@ -232,4 +232,7 @@ type Bottleneck struct {
 	Pending bool `json:"pending,omitempty"`
 	// PendingSubtasks counts the subtasks that never acknowledged.
 	PendingSubtasks int `json:"pending_subtasks,omitempty"`
+	// Origin, for a start-delay or alignment bottleneck, is where the
+	// barriers queued: often upstream of the vertex named above.
+	Origin *Origin `json:"origin,omitempty"`
 }

@@ -97,7 +97,9 @@ func TestBottleneck(t *testing.T) {
 				{vWin, with(3, ph{sd: 2000, al: 16882, sy: 40, as: 90, ack: 10})},
 				{vSink, all4(healthy)},
 			}, 0, ""),
-			want:   Bottleneck{Phase: PhaseAlignment, VertexID: vWin, VertexName: nameWin, Subtask: intp(3), PhaseMs: i64p(16882), EndToEndMs: 19022},
+			want: Bottleneck{Phase: PhaseAlignment, VertexID: vWin, VertexName: nameWin, Subtask: intp(3), PhaseMs: i64p(16882), EndToEndMs: 19022,
+				// Barriers waited at the Window's input for Map(enrich)'s.
+				Origin: &Origin{VertexID: vWin, VertexName: nameWin, UpstreamVertexID: vMap, UpstreamVertexName: nameMap}},
 			phases: map[Phase]int64{PhaseStartDelay: 2000, PhaseAlignment: 16882, PhaseSync: 40, PhaseAsync: 90, PhaseAck: 10},
 		},
 		{

@@ -1,0 +1,267 @@
+package analyze
+
+import (
+	"reflect"
+	"testing"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// chainJob is a job of named vertices, each edge given as source, target,
+// ship strategy; every vertex has the parallelism given.
+func chainJob(par map[string]int, edges ...[3]string) model.Job {
+	j := model.Job{Cluster: "c", ID: "j", Engine: model.EngineFlink}
+	for _, e := range edges {
+		for _, id := range []string{e[0], e[1]} {
+			found := false
+			for _, v := range j.Vertices {
+				found = found || v.ID == id
+			}
+			if !found {
+				j.Vertices = append(j.Vertices, model.Vertex{ID: id, Name: "V " + id, Parallelism: par[id]})
+			}
+		}
+		j.Edges = append(j.Edges, model.Edge{Source: e[0], Target: e[1], ShipStrategy: e[2]})
+	}
+	return j
+}
+
+// cause is a short form for the expected causes: phase, vertex, upstream, subtask, ms.
+type cause struct {
+	ph      Phase
+	v, up   string
+	sub, ms int64
+}
+
+func short(cs []Cause) []cause {
+	out := make([]cause, 0, len(cs))
+	for _, c := range cs {
+		sub := int64(-1)
+		if c.Subtask != nil {
+			sub = int64(*c.Subtask)
+		}
+		out = append(out, cause{ph: c.Phase, v: c.VertexID, up: c.UpstreamVertexID, sub: sub, ms: c.Ms})
+	}
+	return out
+}
+
+// The barrier path, case by case; expected values worked out by hand (each
+// case's causes add up to the critical subtask's end-to-end time, plus
+// finalize).
+func TestCausesFollowTheBarrierThroughTheGraph(t *testing.T) {
+	p1 := func(ids ...string) map[string]int {
+		m := map[string]int{}
+		for _, id := range ids {
+			m[id] = 1
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name   string
+		job    model.Job
+		cp     model.Checkpoint
+		want   []cause
+		origin *Origin
+	}{
+		{
+			// The user story: barriers queue at Slow Map's input behind the
+			// backpressured Source's data (925 − 35 = 890 ms), then Slow
+			// Snapshot takes 302 ms to snapshot.
+			name: "chain: barriers queued at a slow operator, then a slow sync downstream",
+			job: chainJob(p1("src", "map", "cnt", "snap", "sink"),
+				[3]string{"src", "map", "REBALANCE"}, [3]string{"map", "cnt", "HASH"},
+				[3]string{"cnt", "snap", "FORWARD"}, [3]string{"snap", "sink", "FORWARD"}),
+			cp: buildCP(1, 1_000_000, []vtx{
+				{"src", []*ph{{35, 0, 1, 2, 2}}},
+				{"map", []*ph{{925, 0, 1, 1, 3}}},
+				{"cnt", []*ph{{928, 0, 1, 1, 2}}},
+				{"snap", []*ph{{930, 0, 302, 5, 3}}},
+				{"sink", []*ph{{931, 0, 1, 1, 2}}},
+			}, 0, ""),
+			want: []cause{
+				{ph: PhaseStartDelay, v: "map", up: "src", sub: 0, ms: 890},
+				{ph: PhaseSync, v: "snap", sub: 0, ms: 302},
+				{ph: PhaseStartDelay, v: "src", sub: 0, ms: 35},
+				{ph: PhaseAsync, v: "snap", sub: 0, ms: 5},
+				{ph: PhaseAck, v: "snap", sub: 0, ms: 3},
+				{ph: PhaseStartDelay, v: "cnt", up: "map", sub: 0, ms: 3},
+				{ph: PhaseStartDelay, v: "snap", up: "cnt", sub: 0, ms: 2},
+			},
+			// The bottleneck is start delay at Slow Snapshot; the barriers queued at Slow Map.
+			origin: &Origin{VertexID: "map", VertexName: "V map", UpstreamVertexID: "src", UpstreamVertexName: "V src"},
+		},
+		{
+			name: "only a slow sync: no barrier queue is invented",
+			job: chainJob(p1("src", "map", "snap"),
+				[3]string{"src", "map", "REBALANCE"}, [3]string{"map", "snap", "FORWARD"}),
+			cp: buildCP(2, 1_000_000, []vtx{
+				{"src", []*ph{{2, 0, 1, 2, 1}}},
+				{"map", []*ph{{4, 0, 1, 1, 1}}},
+				{"snap", []*ph{{6, 0, 300, 5, 3}}},
+			}, 0, ""),
+			want: []cause{
+				{ph: PhaseSync, v: "snap", sub: 0, ms: 300},
+				{ph: PhaseAsync, v: "snap", sub: 0, ms: 5},
+				{ph: PhaseAck, v: "snap", sub: 0, ms: 3},
+				// Equal ones in the order the walk met them, downstream first.
+				{ph: PhaseStartDelay, v: "snap", up: "map", sub: 0, ms: 2},
+				{ph: PhaseStartDelay, v: "map", up: "src", sub: 0, ms: 2},
+				{ph: PhaseStartDelay, v: "src", sub: 0, ms: 2},
+			},
+		},
+		{
+			// Fan-in: the join's first barrier came from A at 5 ms; it then
+			// aligned for 498 ms waiting for B's, which left at 500 ms.
+			name: "fan-in: alignment waits for the late input",
+			job:  chainJob(p1("a", "b", "join"), [3]string{"a", "join", "HASH"}, [3]string{"b", "join", "HASH"}),
+			cp: buildCP(3, 1_000_000, []vtx{
+				{"a", []*ph{{2, 0, 1, 1, 1}}},
+				{"b", []*ph{{500, 0, 1, 1, 1}}},
+				{"join", []*ph{{5, 498, 3, 4, 5}}},
+			}, 0, ""),
+			want: []cause{
+				{ph: PhaseAlignment, v: "join", up: "b", sub: 0, ms: 498},
+				{ph: PhaseAck, v: "join", sub: 0, ms: 5},
+				{ph: PhaseAsync, v: "join", sub: 0, ms: 4},
+				{ph: PhaseSync, v: "join", sub: 0, ms: 3},
+				{ph: PhaseStartDelay, v: "join", up: "a", sub: 0, ms: 3},
+				{ph: PhaseStartDelay, v: "a", sub: 0, ms: 2},
+			},
+			origin: &Origin{VertexID: "join", VertexName: "V join", UpstreamVertexID: "b", UpstreamVertexName: "V b"},
+		},
+		{
+			// Rebalance from 2 to 3 subtasks: Map subtask 0's first barrier
+			// came from the earliest Source subtask (10 ms).
+			name: "rebalance with changed parallelism",
+			job:  chainJob(map[string]int{"src": 2, "map": 3}, [3]string{"src", "map", "REBALANCE"}),
+			cp: buildCP(4, 1_000_000, []vtx{
+				{"src", []*ph{{10, 0, 1, 1, 1}, {40, 0, 1, 1, 1}}},
+				{"map", []*ph{{300, 30, 5, 5, 5}, {50, 0, 1, 1, 1}, {60, 0, 1, 1, 1}}},
+			}, 0, ""),
+			want: []cause{
+				{ph: PhaseStartDelay, v: "map", up: "src", sub: 0, ms: 290},
+				{ph: PhaseAlignment, v: "map", up: "src", sub: 0, ms: 30},
+				{ph: PhaseStartDelay, v: "src", sub: 0, ms: 10},
+				{ph: PhaseAck, v: "map", sub: 0, ms: 5},
+				{ph: PhaseAsync, v: "map", sub: 0, ms: 5},
+				{ph: PhaseSync, v: "map", sub: 0, ms: 5},
+			},
+			origin: &Origin{VertexID: "map", VertexName: "V map", UpstreamVertexID: "src", UpstreamVertexName: "V src"},
+		},
+		{
+			// Forward between equal parallelisms: Map subtask 1 reads Source
+			// subtask 1 only (emitted at 100 ms), not the earliest (10 ms).
+			name: "forward: the same subtask upstream",
+			job:  chainJob(map[string]int{"src": 2, "map": 2}, [3]string{"src", "map", "FORWARD"}),
+			cp: buildCP(5, 1_000_000, []vtx{
+				{"src", []*ph{{10, 0, 1, 1, 1}, {100, 0, 1, 1, 1}}},
+				{"map", []*ph{{12, 0, 1, 1, 1}, {150, 0, 10, 5, 5}}},
+			}, 0, ""),
+			want: []cause{
+				{ph: PhaseStartDelay, v: "src", sub: 1, ms: 100},
+				{ph: PhaseStartDelay, v: "map", up: "src", sub: 1, ms: 50},
+				{ph: PhaseSync, v: "map", sub: 1, ms: 10},
+				{ph: PhaseAck, v: "map", sub: 1, ms: 5},
+				{ph: PhaseAsync, v: "map", sub: 1, ms: 5},
+			},
+			// The trigger reached Source subtask 1 late: the delay starts there.
+			origin: &Origin{VertexID: "src", VertexName: "V src"},
+		},
+		{
+			// Clock skew: Map received the barrier "before" the Source sent it.
+			// Nothing queued at Map; the delay is the Source's.
+			name: "clamped: downstream start delay below the upstream's",
+			job:  chainJob(p1("src", "map"), [3]string{"src", "map", "REBALANCE"}),
+			cp: buildCP(6, 1_000_000, []vtx{
+				{"src", []*ph{{100, 0, 1, 1, 1}}},
+				{"map", []*ph{{80, 0, 5, 5, 20}}},
+			}, 0, ""),
+			want: []cause{
+				{ph: PhaseStartDelay, v: "src", sub: 0, ms: 80},
+				{ph: PhaseAck, v: "map", sub: 0, ms: 20},
+				{ph: PhaseAsync, v: "map", sub: 0, ms: 5},
+				{ph: PhaseSync, v: "map", sub: 0, ms: 5},
+			},
+			origin: &Origin{VertexID: "src", VertexName: "V src"},
+		},
+		{
+			// Unaligned: the barrier overtook the buffered data (alignment is
+			// the overtaking); the path is the same.
+			name: "unaligned checkpoint",
+			job:  chainJob(p1("src", "map"), [3]string{"src", "map", "REBALANCE"}),
+			cp: func() model.Checkpoint {
+				c := buildCP(7, 1_000_000, []vtx{
+					{"src", []*ph{{5, 0, 1, 1, 1}}},
+					{"map", []*ph{{20, 15, 2, 40, 3}}},
+				}, 0, "")
+				c.Kind = model.KindUnaligned
+				for i := range c.Tasks[1].Subtasks {
+					c.Tasks[1].Subtasks[i].Unaligned = true
+				}
+				return c
+			}(),
+			want: []cause{
+				{ph: PhaseAsync, v: "map", sub: 0, ms: 40},
+				{ph: PhaseAlignment, v: "map", up: "src", sub: 0, ms: 15},
+				{ph: PhaseStartDelay, v: "map", up: "src", sub: 0, ms: 15},
+				{ph: PhaseStartDelay, v: "src", sub: 0, ms: 5},
+				{ph: PhaseAck, v: "map", sub: 0, ms: 3},
+				{ph: PhaseSync, v: "map", sub: 0, ms: 2},
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ja := Analyze(tc.job, []model.Checkpoint{tc.cp}, nil, nil, nil)
+			got := ja.Checkpoints[0]
+			if !reflect.DeepEqual(short(got.Causes), tc.want) {
+				t.Errorf("causes\n got %+v\nwant %+v", short(got.Causes), tc.want)
+			}
+			var sum int64
+			var share float64
+			for _, c := range got.Causes {
+				sum += c.Ms
+				share += c.Share
+			}
+			if sum != tc.cp.EndToEndMs {
+				t.Errorf("causes add up to %d ms, the checkpoint took %d", sum, tc.cp.EndToEndMs)
+			}
+			if share < 0.99 || share > 1.01 {
+				t.Errorf("shares add up to %.3f", share)
+			}
+			if got.Bottleneck == nil || !reflect.DeepEqual(got.Bottleneck.Origin, tc.origin) {
+				t.Errorf("bottleneck %s, want origin %s", js(got.Bottleneck), js(tc.origin))
+			}
+		})
+	}
+}
+
+// An upstream vertex without stats (it reported none) ends the walk: the
+// rest of the start delay stays at the vertex, naming that upstream. A
+// failed checkpoint has no measured critical path and so no causes;
+// finalize, where the engine shows it, is a cause of its own.
+func TestCausesAtTheEdgesOfWhatIsKnown(t *testing.T) {
+	job := chainJob(map[string]int{"src": 1, "map": 1}, [3]string{"src", "map", "REBALANCE"})
+	c := buildCP(1, 1_000_000, []vtx{{"src", []*ph{{5, 0, 1, 1, 1}}}, {"map", []*ph{{200, 0, 2, 3, 5}}}}, 0, "")
+	c.Tasks[0].Subtasks = nil // the source reported no per-subtask stats
+	fin := int64(100)
+	c.FinalizeMs = &fin
+	got := Analyze(job, []model.Checkpoint{c}, nil, nil, nil).Checkpoints[0].Causes
+	want := []cause{
+		{ph: PhaseStartDelay, v: "map", up: "src", sub: 0, ms: 200},
+		{ph: PhaseFinalize, sub: -1, ms: 100},
+		{ph: PhaseAck, v: "map", sub: 0, ms: 5},
+		{ph: PhaseAsync, v: "map", sub: 0, ms: 3},
+		{ph: PhaseSync, v: "map", sub: 0, ms: 2},
+	}
+	if !reflect.DeepEqual(short(got), want) {
+		t.Errorf("causes\n got %+v\nwant %+v", short(got), want)
+	}
+	if got[0].Share != 0.645 { // 200 of 310
+		t.Errorf("share of the first cause %.3f, want 0.645", got[0].Share)
+	}
+
+	failed := buildCP(2, 1_000_000, []vtx{{"src", []*ph{{5, 0, 1, 1, 1}}}, {"map", []*ph{nil}}}, 60_000, "Checkpoint expired before completing.")
+	if cs := Analyze(job, []model.Checkpoint{failed}, nil, nil, nil).Checkpoints[0].Causes; cs != nil {
+		t.Errorf("a failed checkpoint with a pending subtask has causes %+v", cs)
+	}
+}
