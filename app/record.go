@@ -436,14 +436,16 @@ loop:
 		<-promDone
 	}
 	last := progress()
-	m.Stop()
 	if pr != nil {
-		// The tail since the last read, even after Ctrl-C; a failure here is
-		// reported in the result and costs only the tail.
+		// The tail since the last read, even after Ctrl-C, read right at the
+		// stop (before the collector's final poll, which waits out Flink's
+		// statistics cache); a failure here is reported in the result and
+		// costs only the tail.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), promFinalTimeout)
 		pr.read(fctx, stopMs, true)
 		cancel()
 	}
+	m.Stop()
 	// The final polls ran in Stop: their writes count.
 	final := progress()
 	final.Requests, final.Health, final.LastError = last.Requests+lastPollRequests(target, last), last.Health, last.LastError

@@ -328,7 +328,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		freshByP    = map[int]int64{}
 		gapsByP     = map[int]int64{}
 		restarted   = map[int]bool{}
-		detailErr   error // the first detail failure, for health
+		detailErr   error // the detail failures (maxDetailFailures at most), for health
 		failures    int   // detail fetches that failed this tick
 		stopDetails bool  // too many failures, or one that timed out: no more this tick
 	)
@@ -454,18 +454,14 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 				full.DetailLoss = model.DetailPartial
 				toStore = append(toStore, full)
 				j.deferDetails(p, full)
-				if detailErr == nil {
-					detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
-				}
+				detailErr = errors.Join(detailErr, fmt.Errorf("checkpoint %d details: %w", cp.ID, err))
 				continue
 			case err != nil:
 				if !waiting {
 					toStore = append(toStore, cp)
 					j.deferDetails(p, cp)
 				}
-				if detailErr == nil {
-					detailErr = fmt.Errorf("checkpoint %d details: %w", cp.ID, err)
-				}
+				detailErr = errors.Join(detailErr, fmt.Errorf("checkpoint %d details: %w", cp.ID, err))
 				continue
 			}
 			full.Cluster, full.JobID, full.Pipeline = j.c.target.Name, j.job.ID, p
