@@ -173,9 +173,12 @@ func TestRecordReadsBackpressureFromARealPrometheus(t *testing.T) {
 		if ts[0] < before.UnixMilli() || ts[0] > before.UnixMilli()+step+2_000 {
 			t.Errorf("%s: first point %s, recording started %s", name, time.UnixMilli(ts[0]), before)
 		}
-		// The final read keeps the point past the stop: it summarises the tail.
-		if last := ts[len(ts)-1]; last < after.UnixMilli()-2_000 || last > after.UnixMilli()+step {
-			t.Errorf("%s: last point %s, recording ended %s: want the point after the stop, for the tail", name, time.UnixMilli(last), after)
+		// The final read keeps the point past the stop: it summarises the tail. The
+		// recording stops at its duration; Record returns later (the collector's
+		// final poll waits out Flink's statistics cache).
+		if last, stop := ts[len(ts)-1], before.Add(dur); last < stop.UnixMilli()-2_000 || last > after.UnixMilli()+step {
+			t.Errorf("%s: last point %s, recording stopped %s (returned %s): want the point after the stop, for the tail",
+				name, time.UnixMilli(last), stop, after)
 		}
 		for i := 1; i < len(ts); i++ {
 			if ts[i]-ts[i-1] != step {
