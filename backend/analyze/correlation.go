@@ -82,9 +82,12 @@ type Pressure struct {
 	UpstreamOf string   `json:"upstream_of,omitempty"`
 	// Samples counts the backpressure samples used.
 	Samples int `json:"samples"`
-	// Nearest is set when no sample fell in the window and the nearest one
-	// before it (within one sampling interval) was used.
-	Nearest bool `json:"nearest,omitempty"`
+	// Basis says which samples were used: "window" (from the trigger to one
+	// sampling interval after the end: a rate sampled then is averaged over
+	// the checkpoint's time) or "nearest" (none did; the last one within an
+	// interval before the trigger). Nearest is the same, as a flag.
+	Basis   string `json:"basis,omitempty"`
+	Nearest bool   `json:"nearest,omitempty"`
 	// Busy is the highest busy ratio (0..1) in the window.
 	Busy *float64 `json:"busy,omitempty"`
 	// SampledAlignmentMs is the highest checkpointAlignmentTime gauge value in
@@ -207,8 +210,10 @@ func (se *series) sortAndLag() {
 	}
 }
 
-// window is the highest value sampled in [from, to+lag]; failing that, the
-// last sample in [from-lag, from).
+// window is the highest value sampled in [from, to+lag] — a rate or gauge
+// sampled up to one interval after the end still describes the window (it
+// is averaged over, or reports on, the time before it) — failing that, the
+// last sample in [from-lag, from): the nearest before.
 func (se *series) window(from, to int64) (v float64, n int, nearest, ok bool) {
 	lo := sort.Search(len(se.t), func(i int) bool { return se.t[i] >= from })
 	hi := sort.Search(len(se.t), func(i int) bool { return se.t[i] > to+se.lag })
@@ -284,6 +289,10 @@ func (mi *metricIndex) pressure(g *graph, c *model.Checkpoint, focus int, out *P
 	}
 	anyFound := found
 	if found {
+		out.Basis = "window"
+		if out.Nearest {
+			out.Basis = "nearest"
+		}
 		vals[0] = maxAll
 		out.Max = &vals[0]
 		if haveUp {

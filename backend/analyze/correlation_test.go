@@ -187,7 +187,32 @@ func TestAnalyzeLinksAlignmentToUpstreamBackpressure(t *testing.T) {
 		t.Fatalf("correlation = %s", js(c))
 	}
 	p := ja.Checkpoints[10].Backpressure
-	if p == nil || p.UpstreamOf != vWin || p.Upstream == nil || *p.Upstream != 0.4 || p.Max == nil || *p.Max != 0.9 {
+	if p == nil || p.UpstreamOf != vWin || p.Upstream == nil || *p.Upstream != 0.4 || p.Max == nil || *p.Max != 0.9 || p.Basis != "window" {
 		t.Errorf("pressure of checkpoint 11 = %s, want upstream 0.4 (the Map) of the Window, max 0.9 (the Sink)", js(p))
+	}
+}
+
+// A checkpoint between two samples takes the last one within a sampling
+// interval before it, and says so; inside its window it says "window".
+func TestPressureSaysWhichSamplesItUsed(t *testing.T) {
+	job := flinkJob()
+	trig := int64(1_000_000)
+	var ms []model.MetricSample
+	for s := int64(0); s <= 40_000; s += 10_000 {
+		ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: vMap, Subtask: -1, Agg: model.AggMax,
+			Metric: model.MetricBackPressuredMsPerSec, TimeMs: trig + s, Value: float64(100 + s/100)})
+	}
+	// 30 ms checkpoints: one on a sample, one between two (the next within an interval after its end:
+	// "window"), one 5 s past the last sample (none after it: "nearest", the one before).
+	cps := []model.Checkpoint{healthyCP(1, trig+10_000), healthyCP(2, trig+13_000), healthyCP(3, trig+45_000)}
+	ja := Analyze(job, cps, nil, ms, nil)
+	for i, want := range []struct {
+		basis string
+		v     float64
+	}{{"window", 0.3}, {"window", 0.3}, {"nearest", 0.5}} {
+		p := ja.Checkpoints[i].Backpressure
+		if p == nil || p.Basis != want.basis || p.Max == nil || *p.Max != want.v || p.Nearest != (want.basis == "nearest") {
+			t.Errorf("checkpoint %d pressure %s, want basis %s and %.1f", i+1, js(p), want.basis, want.v)
+		}
 	}
 }

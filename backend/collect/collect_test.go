@@ -66,8 +66,11 @@ func (e *rollingEngine) triggered(now time.Time) int64 {
 func (e *rollingEngine) checkpoint(id int64, now time.Time) model.Checkpoint {
 	trig := e.start.Add(time.Duration(id) * e.interval)
 	c := model.Checkpoint{ID: id, TriggerMs: trig.UnixMilli(), Kind: model.KindCheckpoint, NumSubtasks: 1}
-	if now.Sub(trig) >= e.dur {
-		c.Status, c.EndToEndMs, c.LatestAckMs, c.CompletionMs = model.StatusCompleted, e.dur.Milliseconds(), trig.Add(e.dur).UnixMilli(), trig.Add(e.dur).UnixMilli()
+	e.mu.Lock()
+	dur := e.dur
+	e.mu.Unlock()
+	if now.Sub(trig) >= dur {
+		c.Status, c.EndToEndMs, c.LatestAckMs, c.CompletionMs = model.StatusCompleted, dur.Milliseconds(), trig.Add(dur).UnixMilli(), trig.Add(dur).UnixMilli()
 		c.NumAcknowledged = 1
 	} else {
 		c.Status = model.StatusInProgress

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,12 @@ type jobPoller struct {
 	// the polls since (a stale list may still lack its last checkpoints).
 	endedAt  time.Time
 	endPolls int
+	// durations are the end-to-end times of the latest completed checkpoints;
+	// gotMetrics is set once the engine answered with values, emptyMetrics
+	// counts its empty answers before that.
+	durations    []int64
+	gotMetrics   bool
+	emptyMetrics int
 
 	// exited is set when run returns.
 	exited atomic.Bool
@@ -417,6 +424,9 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 				continue
 			}
 			pending, waiting := j.deferred[p][cp.ID]
+			if !waiting {
+				j.noteDuration(cp)
+			}
 			if traits.DetailRequests && (stopDetails || fetched > 0 && opts.Now().After(detailsUntil)) {
 				if !waiting {
 					toStore = append(toStore, cp) // its summary, until the details come
@@ -538,7 +548,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	if len(toStore) > 0 || len(gaps) > 0 {
 		opts.OnStored(j.c.target.Name, j.job.ID)
 	}
-	metricsErr := j.sampleMetrics(ctx, traits)
+	metricsErr := j.sampleMetrics(ctx, traits, j.runsLong(h, nowMs))
 	wait := j.nextInterval(h, capacity, fresh, traits)
 	if failures > 0 && j.waiting() > 0 {
 		// Details failed and wait: ask again sooner, while the engine lists them.
@@ -682,10 +692,58 @@ func (j *jobPoller) forgetBelow(p int, floor int64) {
 	}
 }
 
-func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits) error {
+// Metrics sampling beyond the engine's own cadence (Traits.MetricsEvery):
+// while a checkpoint runs longer than usual, every longCheckpointEvery, so
+// that a slow checkpoint gets samples inside its window; and, until the
+// engine first answers with values (Flink's fetcher starts some seconds after
+// a job), at every poll, emptyRetries times at most.
+const (
+	longCheckpointEvery = 2 * time.Second
+	emptyRetries        = 6
+	// recentDurations is how many completed checkpoints the usual duration is the median of.
+	recentDurations = 20
+)
+
+// noteDuration keeps the end-to-end time of a checkpoint seen final for the
+// first time.
+func (j *jobPoller) noteDuration(c model.Checkpoint) {
+	if c.Status != model.StatusCompleted || c.EndToEndMs <= 0 {
+		return
+	}
+	j.durations = append(j.durations, c.EndToEndMs)
+	if n := len(j.durations); n > recentDurations {
+		j.durations = append(j.durations[:0], j.durations[n-recentDurations:]...)
+	}
+}
+
+// runsLong reports whether a checkpoint in flight has run longer than the
+// usual (twice the median of the recent ones, and at least a second).
+func (j *jobPoller) runsLong(h model.History, nowMs int64) bool {
+	if len(j.durations) == 0 {
+		return false
+	}
+	sorted := slices.Clone(j.durations)
+	slices.Sort(sorted)
+	usual := max(2*sorted[len(sorted)/2], 1000)
+	for _, c := range h.Checkpoints {
+		if c.Status == model.StatusInProgress && c.TriggerMs > 0 && nowMs-c.TriggerMs > usual {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits, long bool) error {
 	now := j.c.opts.Now()
 	// An ended job has no live backpressure to sample.
-	if traits.MetricsEvery <= 0 || now.Sub(j.lastMetrics) < traits.MetricsEvery || terminalState(j.currentState()) {
+	if traits.MetricsEvery <= 0 || terminalState(j.currentState()) {
+		return nil
+	}
+	since := now.Sub(j.lastMetrics)
+	due := since >= traits.MetricsEvery ||
+		long && since >= longCheckpointEvery ||
+		!j.gotMetrics && j.emptyMetrics > 0 && j.emptyMetrics <= emptyRetries
+	if !due {
 		return nil
 	}
 	j.lastMetrics = now
@@ -696,8 +754,10 @@ func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits) error {
 		return fmt.Errorf("metrics of %s: %w", j.job.ID, err)
 	}
 	if len(samples) == 0 {
+		j.emptyMetrics++
 		return nil
 	}
+	j.gotMetrics = true
 	for i := range samples {
 		samples[i].Cluster, samples[i].JobID = j.c.target.Name, j.job.ID
 		j.metricsSince = max(j.metricsSince, samples[i].TimeMs)
