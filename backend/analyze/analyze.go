@@ -581,6 +581,13 @@ func (a *Analyzer) correlate(ja *JobAnalysis, mi *metricIndex, medians []float64
 			ci.bottleneck = out.Bottleneck.Phase
 			ci.bnVertex = cmp.Or(out.Bottleneck.VertexName, out.Bottleneck.VertexID)
 		}
+		if cs := out.Causes; len(cs) > 0 && (cs[0].Phase == PhaseStartDelay || cs[0].Phase == PhaseAlignment) && cs[0].UpstreamVertexID != "" {
+			ci.queueAt, ci.queueUp = cmp.Or(cs[0].VertexName, cs[0].VertexID), cmp.Or(cs[0].UpstreamVertexName, cs[0].UpstreamVertexID)
+			ci.queueShare = cs[0].Share
+			if len(cs) > 1 {
+				ci.second = &cs[1]
+			}
+		}
 		in[k] = ci
 	}
 	ja.Correlation = correlate(in)

@@ -265,3 +265,75 @@ func TestCausesAtTheEdgesOfWhatIsKnown(t *testing.T) {
 		t.Errorf("a failed checkpoint with a pending subtask has causes %+v", cs)
 	}
 }
+
+// Mixed causes: in every checkpoint barriers queue ~2 s at the Map's input
+// behind a backpressured Source, and the Window's sync takes 300 ms and
+// makes the last acknowledgement. The verdict is backpressure naming the Map,
+// with the sync as the next cause, although backpressure never varies (no
+// correlation) and the bottleneck is start delay at the Window.
+func TestVerdictNamesTheOperatorWhereBarriersQueue(t *testing.T) {
+	job := flinkJob()
+	var cps []model.Checkpoint
+	var ms []model.MetricSample
+	for i := int64(0); i < 16; i++ {
+		trig := 1_000_000 + i*10_000
+		q := 1800 + (i%4)*100 // the queue varies a little
+		p := func(sd, sy int64) *ph { v := ph{sd: sd, al: 0, sy: sy, as: 20, ack: 2}; return &v }
+		cps = append(cps, buildCP(i+1, trig, []vtx{
+			{vSrc, []*ph{p(30, 1), p(30, 1), p(30, 1), p(30, 1)}},
+			{vMap, []*ph{p(30+q, 1), p(30+q, 1), p(30+q, 1), p(30+q, 1)}},
+			{vWin, []*ph{p(40+q, 300), p(40+q, 2), p(40+q, 2), p(40+q, 2)}},
+			{vSink, []*ph{p(45+q, 1), p(45+q, 1), p(45+q, 1), p(45+q, 1)}},
+		}, 0, ""))
+		ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: vSrc, Subtask: -1, Agg: model.AggMax,
+			Metric: model.MetricBackPressuredMsPerSec, TimeMs: trig + 1000, Value: 960})
+	}
+	ja := Analyze(job, cps, nil, ms, nil)
+	c := ja.Correlation
+	if c.Verdict != VerdictBackpressure || c.Basis != BasisSustained {
+		t.Fatalf("verdict %s (%s): %s", c.Verdict, c.Basis, c.Reason)
+	}
+	codes := map[string]map[string]string{}
+	for _, p := range c.ReasonParts {
+		codes[p.Code] = p.Args
+	}
+	if q := codes["queue_dominant"]; q == nil || q["vertex"] != nameMap || q["upstream"] != nameSrc || q["share"] != "100" || q["level"] != "96" {
+		t.Errorf("reason parts %s: want barriers queued at %s behind %s in 100%% of the slowest, backpressure 96%%", js(c.ReasonParts), nameMap, nameSrc)
+	}
+	if s := codes["queue_second"]; s == nil || s["phase"] != "sync" || s["vertex"] != nameWin {
+		t.Errorf("reason parts %s: want the Window's sync as the next cause", js(c.ReasonParts))
+	}
+	if b := ja.Checkpoints[15].Bottleneck; b == nil || b.Phase != PhaseStartDelay || b.VertexID != vWin || b.Origin == nil || b.Origin.VertexID != vMap {
+		t.Errorf("bottleneck %s: want start delay at the Window with its origin at the Map", js(b))
+	}
+}
+
+// A checkpointed size that wanders by a few percent cannot explain durations
+// that vary a hundredfold, however well it correlates.
+func TestSizeThatBarelyVariesExplainsNothing(t *testing.T) {
+	job := flinkJob()
+	var cps []model.Checkpoint
+	for i := int64(0); i < 24; i++ {
+		trig := 1_000_000 + i*10_000
+		async := 20 + i*i*10 // 20 ms … 5.3 s
+		c := buildCP(i+1, trig, []vtx{{vSrc, all4(healthy)}, {vMap, all4(healthy)},
+			{vWin, with(0, ph{sd: 2, al: 1, sy: 3, as: async, ack: 2})}, {vSink, all4(healthy)}}, 0, "")
+		c.CheckpointedSize = 1_000_000 + i*1_000 // +2.3 % over the run, rising with the duration
+		cps = append(cps, c)
+	}
+	ja := Analyze(job, cps, nil, nil, nil)
+	c := ja.Correlation
+	if c.CheckpointedSize.Rho == nil || *c.CheckpointedSize.Rho < 0.9 {
+		t.Fatalf("size correlation %s: the test wants a strong one", js(c.CheckpointedSize))
+	}
+	if c.Verdict == VerdictStateSize {
+		t.Errorf("verdict state_size from a size that varies by 2 %%: %s", c.Reason)
+	}
+	found := false
+	for _, p := range c.ReasonParts {
+		found = found || p.Code == "size_too_small"
+	}
+	if !found {
+		t.Errorf("the reason does not say the size varies too little: %s", c.Reason)
+	}
+}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -345,6 +346,128 @@ type corrInput struct {
 	medianE2E   float64 // baseline median when it was judged, 0 if not
 	slow        bool    // end-to-end judged slow against its baseline
 	unaligned   bool
+	// queueAt and queueUp name where barriers queued longest when that is
+	// the checkpoint's first cause (start delay or alignment behind an
+	// upstream), with queueShare its share; second is the next cause.
+	queueAt, queueUp string
+	queueShare       float64
+	second           *Cause
+}
+
+// MinSizeEffect is how much checkpointed size must vary (p90 − p10 over the
+// median) before a correlation with it can explain anything, and
+// SizeEffectPerSlowdown how much of the duration's variation it must be at
+// least: a size that wanders by 3 % cannot explain a 100× slowdown.
+const (
+	MinSizeEffect         = 0.05
+	SizeEffectPerSlowdown = 0.1
+)
+
+// relSpread is (p90 − p10) / median of xs; 0 when the median is 0.
+func relSpread(xs []float64) float64 {
+	vs := make([]int64, len(xs))
+	for i, x := range xs {
+		vs[i] = int64(x)
+	}
+	med := Quantile(vs, 0.5)
+	if med == 0 {
+		return 0
+	}
+	return float64(Quantile(vs, 0.9)-Quantile(vs, 0.1)) / float64(med)
+}
+
+// sizeEffectFits reports whether size varies enough to explain how much the
+// durations vary.
+func sizeEffectFits(size, e2e []float64) bool {
+	s := relSpread(size)
+	return s >= MinSizeEffect && s >= SizeEffectPerSlowdown*relSpread(e2e)
+}
+
+// queueDominant is, over the slowest quarter of completed checkpoints with
+// causes, whether most of them (StorageAsyncShare) spent their largest part
+// with barriers queued behind an upstream measured backpressured; with the
+// vertex where that happened most often, its upstream, the mean share, and
+// the most common second cause.
+type queueFinding struct {
+	ok             bool
+	share, level   float64
+	vertex, up     string
+	causeShare     float64
+	second         *Cause
+	secondCount, n int
+}
+
+func queueDominant(in []corrInput) queueFinding {
+	var e2e []int64
+	for _, c := range in {
+		if c.completed && c.hasPhases {
+			e2e = append(e2e, c.e2e)
+		}
+	}
+	if len(e2e) < MinCorrelationN {
+		return queueFinding{}
+	}
+	cut := Quantile(e2e, 0.75)
+	type key struct{ v, up string }
+	count := map[key]int{}
+	share := map[key]float64{}
+	seconds := map[string]int{}
+	secondOf := map[string]*Cause{}
+	var f queueFinding
+	for _, c := range in {
+		if !c.completed || !c.hasPhases || c.e2e < cut {
+			continue
+		}
+		f.n++
+		if c.queueAt == "" || c.upstream == nil || *c.upstream < SustainedBackpressure {
+			continue
+		}
+		k := key{c.queueAt, c.queueUp}
+		count[k]++
+		share[k] += c.queueShare
+		f.level = math.Max(f.level, *c.upstream)
+		if c.second != nil {
+			sk := string(c.second.Phase) + "\x00" + cmp.Or(c.second.VertexName, c.second.VertexID)
+			seconds[sk]++
+			if secondOf[sk] == nil {
+				secondOf[sk] = c.second
+			}
+		}
+	}
+	var best key
+	total := 0
+	for k, n := range count {
+		total += n
+		if n > count[best] || n == count[best] && (k.v < best.v || k.v == best.v && k.up < best.up) {
+			best = k
+		}
+	}
+	if f.n == 0 || float64(total) < StorageAsyncShare*float64(f.n) {
+		return queueFinding{}
+	}
+	f.ok, f.share = true, float64(total)/float64(f.n)
+	f.vertex, f.up, f.causeShare = best.v, best.up, share[best]/float64(count[best])
+	var bestSecond string
+	for k, n := range seconds {
+		if n > seconds[bestSecond] || n == seconds[bestSecond] && k < bestSecond {
+			bestSecond = k
+		}
+	}
+	if bestSecond != "" {
+		f.second, f.secondCount = secondOf[bestSecond], seconds[bestSecond]
+	}
+	return f
+}
+
+// queueParts says where barriers queued and what came second.
+func (f queueFinding) parts() []ReasonPart {
+	out := []ReasonPart{part("queue_dominant", "share", pct(f.share), "vertex", f.vertex, "upstream", f.up,
+		"cause_share", pct(f.causeShare), "level", pct(f.level))}
+	if f.second != nil {
+		out = append(out, part("queue_second", "phase", string(f.second.Phase),
+			"vertex", cmp.Or(f.second.VertexName, f.second.VertexID, "—"), "n", fmt.Sprint(f.secondCount)))
+	}
+	return out
 }
 
 func strong(s Spearman) bool {
@@ -412,14 +535,31 @@ func correlate(in []corrInput) Correlation {
 		bp, bpCode = cor.AlignmentBackpressure, "bp_rises_align"
 	}
 	bpStrong, sizeStrong := strong(bp), strong(cor.CheckpointedSize)
+	sizeTooSmall := sizeStrong && !sizeEffectFits(sx, sy)
+	if sizeTooSmall {
+		sizeStrong = false
+	}
+	queue := queueDominant(in)
 	var reason []ReasonPart
 	waits := barrierWait(in)
 	switch {
 	case bpStrong && (!sizeStrong || *bp.Rho >= *cor.CheckpointedSize.Rho):
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisCorrelation
 		reason = append(reason, part(bpCode, "stat", describe(bp)))
+		if queue.ok {
+			reason = append(reason, queue.parts()...)
+		}
 		if sizeStrong {
 			reason = append(reason, part("size_also", "stat", describe(cor.CheckpointedSize)))
+		}
+	case queue.ok:
+		// Barriers queue at one operator's input behind backpressured data in
+		// most slow checkpoints: that operator is what to fix, whatever made
+		// the last acknowledgement (a slow sync downstream is listed second).
+		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSustained
+		reason = append(reason, queue.parts()...)
+		if sizeTooSmall {
+			reason = append(reason, part("size_too_small", "stat", describe(cor.CheckpointedSize), "spread", pct(relSpread(sx))))
 		}
 	case sizeStrong:
 		cor.Verdict, cor.Basis = VerdictStateSize, BasisCorrelation
@@ -435,6 +575,9 @@ func correlate(in []corrInput) Correlation {
 	case asyncOK:
 		cor.Verdict, cor.Basis = VerdictStorage, BasisBottleneck
 		reason = append(reason, part("storage", "share", pct(*cor.AsyncShare), "stat", describe(cor.CheckpointedSize)))
+		if sizeTooSmall {
+			reason = append(reason, part("size_too_small", "stat", describe(cor.CheckpointedSize), "spread", pct(relSpread(sx))))
+		}
 	case waits != nil:
 		// Too few checkpoints to correlate, yet the slow ones say where their
 		// time went: barriers queued behind buffered data.
@@ -451,7 +594,11 @@ func correlate(in []corrInput) Correlation {
 			reason = append(reason, d)
 		}
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
-		reason = append(reason, weakness(varSize, cor.CheckpointedSize, sx)...)
+		if sizeTooSmall {
+			reason = append(reason, part("size_too_small", "stat", describe(cor.CheckpointedSize), "spread", pct(relSpread(sx))))
+		} else {
+			reason = append(reason, weakness(varSize, cor.CheckpointedSize, sx)...)
+		}
 		switch {
 		case cor.AsyncShare == nil:
 			reason = append(reason, part("async_unknown"))
