@@ -68,6 +68,15 @@ func TestFlinkCausesNameWhereBarriersQueued(t *testing.T) {
 			completed, queued, thenSync)
 	}
 
+	// The verdict names the slow operator, though Slow Snapshot's sync makes the last acknowledgement.
+	var named bool
+	for _, p := range r.Correlation.ReasonParts {
+		named = named || p.Code == "queue_dominant" && strings.Contains(p.Args["vertex"], "Slow Map")
+	}
+	if r.Correlation.Verdict != analyze.VerdictBackpressure || !named {
+		t.Errorf("verdict %s (%s): %s; want backpressure naming Slow Map", r.Correlation.Verdict, r.Correlation.Basis, r.Correlation.Reason)
+	}
+
 	r, err = a.Report("flink", snapOnly, 0, 0)
 	if err != nil {
 		t.Fatal(err)
