@@ -780,8 +780,45 @@ func (j *jobPoller) nextInterval(h model.History, capacity, fresh int, traits Tr
 		// The history filled faster than planned (short checkpoints, manual triggers).
 		d /= 2
 	}
-	if traits.SampleInFlight && len(h.InFlight) > 0 {
-		d = min(d, time.Second)
+	if traits.SampleInFlight {
+		d = min(d, j.inFlightWait(h))
 	}
 	return max(opts.MinPoll, min(d, opts.MaxPoll))
+}
+
+// Ack-progress sampling for engines that show it only as it happens
+// (SeaTunnel): every inFlightEvery while a checkpoint runs, and from
+// afterTrigger after the next trigger is due (the last trigger plus the
+// interval, or the last end if later) until one is seen, for one interval at
+// most. So the first sample lands within about half a second of a trigger.
+const (
+	inFlightEvery = 500 * time.Millisecond
+	afterTrigger  = 300 * time.Millisecond
+)
+
+// inFlightWait is how long until the next ack-progress sample is due.
+func (j *jobPoller) inFlightWait(h model.History) time.Duration {
+	if len(h.InFlight) > 0 {
+		return inFlightEvery
+	}
+	if h.IntervalMs <= 0 {
+		return j.c.opts.MaxPoll
+	}
+	var lastTrigger, lastEnd int64
+	for _, c := range h.Checkpoints {
+		lastTrigger = max(lastTrigger, c.TriggerMs)
+		lastEnd = max(lastEnd, c.EndMs())
+	}
+	if lastTrigger == 0 {
+		return inFlightEvery
+	}
+	due := max(lastTrigger+h.IntervalMs, lastEnd) + afterTrigger.Milliseconds()
+	now := j.c.opts.Now().UnixMilli()
+	switch {
+	case due > now:
+		return time.Duration(due-now) * time.Millisecond
+	case now-due <= h.IntervalMs:
+		return inFlightEvery // due: look until it shows
+	}
+	return j.c.opts.MaxPoll
 }

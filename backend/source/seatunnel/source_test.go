@@ -2,6 +2,7 @@ package seatunnel
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
@@ -38,8 +40,15 @@ type harness struct {
 	health collect.Health
 }
 
-// startCollector runs a real collect.Manager with a real store against the fake engine.
+// startCollector runs a real collect.Manager with a real store against the fake engine, polling
+// fast (50–150 ms) so that tests take a second or two.
 func startCollector(t *testing.T, f *fakeZeta, url string) *harness {
+	t.Helper()
+	return startCollectorWith(t, f, url, collect.Options{MinPoll: 50 * time.Millisecond, MaxPoll: 150 * time.Millisecond})
+}
+
+// startCollectorWith is startCollector with the given poll bounds (zero: the collector's defaults).
+func startCollectorWith(t *testing.T, f *fakeZeta, url string, bounds collect.Options) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
@@ -51,7 +60,7 @@ func startCollector(t *testing.T, f *fakeZeta, url string) *harness {
 	h.src = NewSource(newClient(t, url), h.budget)
 	h.m = collect.NewManager(ctx, collect.Options{
 		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MinPoll: 50 * time.Millisecond, MaxPoll: 150 * time.Millisecond, JobsEvery: time.Second,
+		MinPoll: bounds.MinPoll, MaxPoll: bounds.MaxPoll, JobsEvery: time.Second,
 		OnHealth: func(_ string, hl collect.Health) { h.mu.Lock(); h.health = hl; h.mu.Unlock() },
 	})
 	h.m.Apply([]collect.Target{{Name: "st", Key: "1", Source: h.src, Budget: h.budget.Budget}})
@@ -347,4 +356,79 @@ func (f *fakeZeta) snapshotRequests() map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// Slow checkpoints (about 3.5 s at a 1.5 s interval) where most tasks
+// acknowledge within 0.2 s and one straggles to the end, polled with the
+// collector's default bounds: the first in-flight sample lands within about
+// half a second of each trigger (the poller expects it from the cadence), so
+// the p50 is known early and the p100 at the straggler; ack-progress polls
+// stay within 3 + duration / 0.5 s per checkpoint.
+func TestCollectorSamplesAckProgressFromTheCheckpointCadence(t *testing.T) {
+	f, srv := newFakeZeta(t)
+	h := startCollectorWith(t, f, srv.URL, collect.Options{})
+	ctx := context.Background()
+	q := store.Query{Cluster: "st", JobID: fakeJobID}
+	waitFor(t, "the job followed", 5*time.Second, func() bool {
+		_, err := h.st.Job(ctx, "st", fakeJobID)
+		return err == nil
+	})
+	const n, tasks = 5, 8
+	before := f.snapshotRequests()["/jobs/checkpoints/:jobId"]
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		time.Sleep(1500 * time.Millisecond) // the interval since the last one ended
+		f.trigger(1, TypeCheckpoint, tasks)
+		time.Sleep(150 * time.Millisecond)
+		f.ack(1, tasks-1) // all but the straggler
+		time.Sleep(3350 * time.Millisecond)
+		f.ack(1, tasks)
+		f.complete(1, 2)
+	}
+	elapsed := time.Since(start)
+	waitFor(t, "all checkpoints final in the store", 15*time.Second, func() bool {
+		cps, _ := h.st.Checkpoints(ctx, q)
+		final := 0
+		for _, c := range cps {
+			if c.Status.Final() {
+				final++
+			}
+		}
+		return final == n
+	})
+	polls := f.snapshotRequests()["/jobs/checkpoints/:jobId"] - before
+	cps, _ := h.st.Checkpoints(ctx, q)
+	acks, _ := h.st.AckSamples(ctx, q)
+	job, _ := h.st.Job(ctx, "st", fakeJobID)
+	early, late := 0, 0
+	for i := range cps {
+		c := &cps[i]
+		p := analyze.CheckpointAckProgress(job, c, acks, 0)
+		if p == nil {
+			t.Errorf("checkpoint %d: no ack progress", c.ID)
+			continue
+		}
+		if p.P50Ms != nil && *p.P50Ms <= 1500 {
+			early++
+		}
+		if p.P100Ms != nil && *p.P100Ms >= 2500 {
+			late++
+		}
+		t.Logf("checkpoint %d: %d ms, p50 %v, p100 %v", c.ID, c.EndToEndMs, fmtPtr(p.P50Ms), fmtPtr(p.P100Ms))
+	}
+	if early*10 < n*8 || late*10 < n*8 {
+		t.Errorf("%d of %d checkpoints have p50 ≤ 1.5 s and %d p100 ≥ 2.5 s; want 80 %%", early, n, late)
+	}
+	// Per checkpoint: the poll when the trigger is due, in-flight polls every 0.5 s, one after.
+	if bound := n * (3 + 3500/500); polls > bound {
+		t.Errorf("%d list polls for %d checkpoints in %v, want at most %d", polls, n, elapsed.Round(time.Second), bound)
+	}
+	t.Logf("%d list polls for %d checkpoints of 3.5 s in %v: %.1f per checkpoint", polls, n, elapsed.Round(time.Second), float64(polls)/n)
+}
+
+func fmtPtr(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
 }
