@@ -53,6 +53,8 @@ type CheckpointBrief struct {
 	DurationMs       int64        `json:"duration_ms"`
 	CheckpointedSize int64        `json:"checkpointed_size"`
 	Bottleneck       *Bottleneck  `json:"bottleneck,omitempty"`
+	// Causes are the checkpoint's causes along the barrier path (CheckpointAnalysis.Causes).
+	Causes []Cause `json:"causes,omitempty"`
 	// DetailLoss is the checkpoint's model.Checkpoint.DetailLoss: why it has no bottleneck.
 	DetailLoss string `json:"detail_loss,omitempty"`
 }
@@ -87,7 +89,8 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 	brief := func(k int) CheckpointBrief {
 		c, o := &an.heads[k], &an.out[k]
 		return CheckpointBrief{ID: c.ID, Pipeline: c.Pipeline, Status: c.Status, TriggerMs: c.TriggerMs,
-			DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize, Bottleneck: o.Bottleneck, DetailLoss: c.DetailLoss}
+			DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize, Bottleneck: o.Bottleneck, Causes: o.Causes,
+			DetailLoss: c.DetailLoss}
 	}
 	cmp := Comparison{
 		A: brief(0), B: brief(1),

@@ -17,6 +17,10 @@ func TestCompare(t *testing.T) {
 	if cmp.A.ID != 1 || cmp.B.ID != 2 || cmp.B.Bottleneck == nil || cmp.B.Bottleneck.Phase != PhaseAlignment {
 		t.Fatalf("sides = %s / %s", js(cmp.A), js(cmp.B))
 	}
+	// Each side carries its causes: b's largest is the Window's alignment, waiting for the Map.
+	if len(cmp.B.Causes) == 0 || cmp.B.Causes[0].Phase != PhaseAlignment || cmp.B.Causes[0].VertexID != vWin || cmp.B.Causes[0].UpstreamVertexID != vMap || len(cmp.A.Causes) == 0 {
+		t.Errorf("causes = %s / %s", js(cmp.A.Causes), js(cmp.B.Causes))
+	}
 	if !reflect.DeepEqual(cmp.EndToEnd, Delta{A: i64p(30), B: i64p(19022), Diff: i64p(18992)}) {
 		t.Errorf("end to end = %s", js(cmp.EndToEnd))
 	}

@@ -696,10 +696,12 @@ func (j *jobPoller) forgetBelow(p int, floor int64) {
 // while a checkpoint runs longer than usual, every longCheckpointEvery, so
 // that a slow checkpoint gets samples inside its window; and, until the
 // engine first answers with values (Flink's fetcher starts some seconds after
-// a job), at every poll, emptyRetries times at most.
+// a job), every emptyRetryEvery (polls come that often meanwhile),
+// emptyRetries times at most.
 const (
 	longCheckpointEvery = 2 * time.Second
-	emptyRetries        = 6
+	emptyRetryEvery     = time.Second
+	emptyRetries        = 15
 	// recentDurations is how many completed checkpoints the usual duration is the median of.
 	recentDurations = 20
 )
@@ -782,6 +784,9 @@ func (j *jobPoller) nextInterval(h model.History, capacity, fresh int, traits Tr
 	}
 	if traits.SampleInFlight {
 		d = min(d, j.inFlightWait(h))
+	}
+	if traits.MetricsEvery > 0 && !j.gotMetrics && j.emptyMetrics > 0 && j.emptyMetrics <= emptyRetries {
+		d = min(d, emptyRetryEvery) // the first values are near
 	}
 	return max(opts.MinPoll, min(d, opts.MaxPoll))
 }

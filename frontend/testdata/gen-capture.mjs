@@ -3,8 +3,10 @@
 // alignment in one window subtask the bottleneck, a slow-storage episode
 // (async in the sink), expired and async failures, a gap, a savepoint, and a
 // SeaTunnel job with two pipelines, no subtask stats and sampled ack progress;
-// a checkpoint with partial details (one vertex's stats not fetched) and the
-// main job's reconciliation of the engine's ids and counters (format 1.1).
+// a checkpoint with partial details (one vertex's stats not fetched), the
+// main job's reconciliation of the engine's ids and counters (format 1.1), and
+// a chain of forward edges whose barriers queue at one input (the user story
+// of docs/phases.md, "Barrier path and causes").
 //
 // It goes through the app's real import path (upload or `checkpoint-explorer
 // import`); nothing here is read by the UI directly.
@@ -79,6 +81,55 @@ export const MISSED_DETAILS = 31;
 export const PARTIAL_DETAILS = 45;
 /** Triggers of orders-enrichment that failed before they got an id (the reconciliation's without_id). */
 export const WITHOUT_ID = 3;
+/** The job whose barriers queue at the input of Slow Map, behind its source. */
+export const CHAIN_JOB = 'barrier-chain';
+/** Its checkpoint of the user story: start delays grow 35 → 925 → 928 → 930 → 931 ms, Slow Snapshot syncs 302 ms. */
+export const CHAIN_STORY = 12;
+
+/**
+ * chainJob writes the barrier-chain job: Source: Numbers → Slow Map → Stateful Counter → Slow Snapshot → Sink,
+ * parallelism 1, FORWARD edges, so the barrier path follows subtask 0 down the chain. Checkpoint CHAIN_STORY is
+ * the user story: barriers wait 890 ms behind the source's data at Slow Map's input, then pass the rest of the
+ * chain in a few ms each. It draws from its own generator so the other jobs' values do not change.
+ */
+function chainJob(push, cluster, startMs) {
+  const r = rng(20261201);
+  const names = ['Source: Numbers', 'Slow Map', 'Stateful Counter', 'Slow Snapshot', 'Sink: Print'];
+  const vs = names.map((name) => ({ id: hex(r, 32), name, parallelism: 1 }));
+  const id = hex(r, 32);
+  const edges = vs.slice(1).map((v, i) => ({ source: vs[i].id, target: v.id, ship_strategy: 'FORWARD' }));
+  push({ type: 'job', cluster, id, name: CHAIN_JOB, engine: 'flink', state: 'RUNNING', start_ms: startMs - 30_000, vertices: vs, edges });
+  for (let k = 0; k < 30; k++) {
+    const cid = k + 1;
+    const trig = startMs + k * 20_000 + 317;
+    const story = cid === CHAIN_STORY;
+    // [start delay, sync, async, ack] per vertex; start delays grow along the chain (a barrier arrives after the one upstream left).
+    const ph = story
+      ? [[35, 2, 5, 1], [925, 1, 3, 1], [928, 2, 4, 1], [930, 302, 5, 3], [931, 1, 2, 1]]
+      : vs.map((_, vi) => {
+          const sd = (vi === 0 ? 2 : 0) + Math.floor(r() * 6) + vi * 3;
+          return [sd, vi === 3 ? 40 + Math.floor(r() * 40) : 1 + Math.floor(r() * 3), 4 + Math.floor(r() * 12), 1 + Math.floor(r() * 2)];
+        });
+    if (!story) for (let vi = 1; vi < ph.length; vi++) ph[vi][0] = Math.max(ph[vi][0], ph[vi - 1][0] + 1);
+    const e2es = ph.map(([sd, sy, as, ack]) => sd + sy + as + ack);
+    const e2e = Math.max(...e2es);
+    push({
+      type: 'checkpoint', cluster, job_id: id, id: cid, kind: 'checkpoint', status: 'COMPLETED',
+      trigger_ms: trig, latest_ack_ms: trig + e2e, end_to_end_ms: e2e, state_size: 3_000_000, checkpointed_size: 250_000,
+      processed_data: 0, persisted_data: 0, num_subtasks: vs.length, num_acknowledged: vs.length,
+      external_path: `s3://ckpt-bucket/flink/${id}/chk-${cid}`,
+      tasks: vs.map((v, vi) => {
+        const [sd, sy, as] = ph[vi];
+        return {
+          vertex_id: v.id, latest_ack_ms: trig + e2es[vi], end_to_end_ms: e2es[vi], state_size: 600_000, checkpointed_size: 50_000,
+          processed_data: 0, persisted_data: 0, num_subtasks: 1, num_acknowledged: 1,
+          subtasks: [{ index: 0, status: 'completed', ack_ms: trig + e2es[vi], end_to_end_ms: e2es[vi], start_delay_ms: sd, alignment_ms: 0,
+            sync_ms: sy, async_ms: as, state_size: 600_000, checkpointed_size: 50_000, processed_data: 0, persisted_data: 0 }],
+        };
+      }),
+    });
+  }
+}
 
 export function generate(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
@@ -144,6 +195,7 @@ export function generate(opts = {}) {
       }
       push(cp);
     }
+    chainJob(push, fc, o.startMs);
   }
 
   const withGap = !o.vertices;

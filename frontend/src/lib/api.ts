@@ -336,6 +336,39 @@ export interface Bottleneck {
   end_to_end_ms: number;
   pending?: boolean;
   pending_subtasks?: number;
+  /** for a start-delay or alignment bottleneck: where the barriers queued (docs/phases.md, "Barrier path and causes") */
+  origin?: Origin;
+}
+
+/**
+ * Where barriers queued for a start-delay or alignment bottleneck: the vertex
+ * at whose input they waited, and that input. Often upstream of the vertex
+ * the bottleneck names.
+ */
+export interface Origin {
+  vertex_id: string;
+  vertex_name?: string;
+  upstream_vertex_id?: string;
+  upstream_vertex_name?: string;
+}
+
+/**
+ * One part of a completed checkpoint's end-to-end time along the barrier path
+ * (backend/analyze/causes.go). start_delay with an upstream: barriers queued at
+ * the input of the vertex behind that upstream; without: at a source (the
+ * trigger reached it late). alignment: the upstream is the input whose barrier
+ * came last. finalize has no vertex.
+ */
+export interface Cause {
+  phase: Phase;
+  vertex_id?: string;
+  vertex_name?: string;
+  upstream_vertex_id?: string;
+  upstream_vertex_name?: string;
+  subtask?: number;
+  ms: number;
+  /** of the sum of all causes (end to end plus finalize), 0..1 */
+  share: number;
 }
 
 export interface Straggler {
@@ -411,6 +444,8 @@ export interface CheckpointAnalysis {
   checkpointed_size: number;
   phases: Phases;
   bottleneck?: Bottleneck;
+  /** the end-to-end time split along the barrier path, largest first; absent without per-subtask stats or for a failed checkpoint */
+  causes?: Cause[];
   ack_progress?: AckProgress;
   failure?: CheckpointFailure;
   backpressure?: Pressure;
@@ -560,6 +595,8 @@ export interface CheckpointBrief {
   duration_ms: number;
   checkpointed_size: number;
   bottleneck?: Bottleneck;
+  /** the barrier-path causes, when the backend sends them with the brief (CheckpointAnalysis.causes) */
+  causes?: Cause[];
   detail_loss?: DetailLoss;
 }
 

@@ -113,4 +113,26 @@ describe('checkpointSummaryText', () => {
     expect(lines).toContain('Failure: Checkpoint expired before completing.');
     expect(lines).toContain('Phase when it failed: alignment (timeout)');
   });
+
+  it('names the causes along the barrier path, origin first, and the phase of the critical subtask after', () => {
+    const v = view();
+    v.analysis.phases = { start_delay: 930, alignment: 0, sync: 302, async: 5, ack: 3 };
+    v.analysis.bottleneck = {
+      phase: 'start_delay',
+      vertex_id: 'n',
+      vertex_name: 'Slow Snapshot',
+      subtask: 0,
+      phase_ms: 930,
+      end_to_end_ms: 1240,
+      origin: { vertex_id: 'm', vertex_name: 'Slow Map', upstream_vertex_id: 's', upstream_vertex_name: 'Source: Numbers' },
+    };
+    v.analysis.causes = [
+      { phase: 'start_delay', vertex_id: 'm', vertex_name: 'Slow Map', upstream_vertex_id: 's', upstream_vertex_name: 'Source: Numbers', subtask: 0, ms: 890, share: 0.718 },
+      { phase: 'sync', vertex_id: 'n', vertex_name: 'Slow Snapshot', subtask: 0, ms: 302, share: 0.244 },
+      { phase: 'start_delay', vertex_id: 's', vertex_name: 'Source: Numbers', subtask: 0, ms: 35, share: 0.028 },
+    ];
+    const lines = checkpointSummaryText(v, { t, locale: 'en-US', jobName: 'chain', cluster: 'prod' }).split('\n');
+    expect(lines).toContain('Bottleneck: 890 ms: barriers queued at the input of Slow Map (behind Source: Numbers); 302 ms: sync in Slow Snapshot subtask 0');
+    expect(lines).toContain('Largest phase of the subtask that acknowledged last: start delay in Slow Snapshot subtask 0: 930 ms of 1.24 sec');
+  });
 });

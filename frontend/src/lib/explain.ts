@@ -1,15 +1,13 @@
 // Sentences built from what the backend concluded: the bottleneck line and
 // the plain-text summary a user copies into a ticket. The wording lives in the
 // i18n catalogues; this picks the message and fills it with formatted values.
-import { ALL_PHASES, type Bottleneck, type CheckpointViewData, type Phase } from './api';
+import { ALL_PHASES, type Bottleneck, type Cause, type CheckpointViewData, type Phase } from './api';
 import { checkpointSize, formatBytes, formatDateTime, formatMs, formatNumber, formatPercent, formatSpan, truncate } from './format';
 import { phaseValue } from './phases';
 import { basisText, notesText } from './reason';
+import { causesSentence, originText, SENTENCE_NAME_MAX, type Translate } from './causes';
 
-export type Translate = (key: string, opts?: Record<string, unknown>) => string;
-
-/** The longest vertex name a sentence shows; the full name goes in a tooltip. */
-export const SENTENCE_NAME_MAX = 48;
+export { SENTENCE_NAME_MAX, type Translate };
 
 /**
  * bottleneckSentence says where the time went, e.g. "alignment in Window(…)
@@ -37,6 +35,27 @@ export function bottleneckSentence(b: Bottleneck | undefined, t: Translate, loca
   return t('bottleneck.subtask', { phase, vertex, subtask: b.subtask, value, total });
 }
 
+/**
+ * explainBottleneck is the sentence a view shows for a checkpoint's
+ * bottleneck: the causes when the backend sent them (origin first); else the
+ * origin followed by the bottleneck; else the bottleneck sentence alone.
+ * Undefined when there is none of these.
+ */
+export function explainBottleneck(a: { bottleneck?: Bottleneck; causes?: Cause[] }, t: Translate, locale: string): string | undefined {
+  const b = a.bottleneck;
+  if (!b?.pending) {
+    const s = causesSentence(a.causes, b?.origin, t, locale);
+    if (s) return s;
+  }
+  const plain = bottleneckSentence(b, t, locale);
+  if (plain && b?.origin && !b.pending) {
+    // The cause of a queued barrier is named only when it is elsewhere than the bottleneck says.
+    const same = b.origin.vertex_id === b.vertex_id && !b.origin.upstream_vertex_id;
+    if (!same) return t('cause.withOrigin', { origin: originText(b.origin, t), bottleneck: plain });
+  }
+  return plain;
+}
+
 /** checkpointSummaryText is the "copy summary" text of a checkpoint view, one fact per line. */
 export function checkpointSummaryText(
   v: CheckpointViewData,
@@ -59,8 +78,10 @@ export function checkpointSummaryText(
       : `${t('table.size')}: ${formatBytes(size.bytes, locale)}`,
   );
   if (c.num_subtasks > 0) lines.push(`${t('table.acked')}: ${formatNumber(c.num_acknowledged, locale)} / ${formatNumber(c.num_subtasks, locale)}`);
-  const b = bottleneckSentence(a.bottleneck, t, locale);
+  const b = explainBottleneck(a, t, locale);
   if (b) lines.push(`${t('checkpoint.bottleneck')}: ${b}`);
+  const plain = bottleneckSentence(a.bottleneck, t, locale);
+  if (plain && b !== plain && !b?.includes(plain)) lines.push(`${t('cause.lastAck')}: ${plain}`);
   const phases = ALL_PHASES.map((p: Phase) => {
     const val = phaseValue(a.phases, p);
     return `${t(`phase.${p}`)} ${val === undefined ? t('phase.notObservable') : formatMs(val, locale)}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SubtaskRow } from './api';
-import { GANTT_SUBTASK_ROW, GANTT_VERTEX_ROW, ganttRows, relTicks, rowAtY, rowOffsets, segmentAt, stackPhases } from './gantt';
+import { GANTT_SUBTASK_ROW, GANTT_VERTEX_ROW, ganttRows, originLabelFit, originLabelPlace, originRows, relTicks, rowAtY, rowOffsets, segmentAt, stackPhases } from './gantt';
 
 function sub(vertex: string, subtask: number, p: Partial<SubtaskRow> = {}): SubtaskRow {
   return {
@@ -181,5 +181,61 @@ describe('ganttRows with vertices whose stats were not fetched', () => {
   it('ignores a vertex marked missing that has subtasks after all', () => {
     const l = ganttRows([sub('b', 0)], { expanded: new Set(), endMs: 100, missing, order: ['b'] });
     expect(l.rows.map((r) => !!r.missing)).toEqual([false]);
+  });
+});
+
+describe('originRows', () => {
+  const rows: SubtaskRow[] = [
+    sub('src', 0, { end_to_end_ms: 60, phases: { start_delay: 35, sync: 5, async: 15, ack: 5 } }),
+    sub('map', 0, { end_to_end_ms: 950, phases: { start_delay: 925, alignment: 0, sync: 5, async: 15, ack: 5 } }),
+    sub('map', 1, { end_to_end_ms: 100, phases: { start_delay: 80, alignment: 0, sync: 5, async: 10, ack: 5 } }),
+    sub('snap', 0, { end_to_end_ms: 1240, critical: true, phases: { start_delay: 930, alignment: 0, sync: 302, async: 5, ack: 3 } }),
+  ];
+
+  it('marks the origin vertex with the time queued at the end of its start delay', () => {
+    const g = ganttRows(rows, { expanded: new Set(), endMs: 1240 });
+    // Slow Map's row shows subtask 0 (acked last); 890 ms of its 925 ms start delay were queued: 35 → 925.
+    expect(originRows(g.rows, { vertexId: 'map', subtask: 0, phase: 'start_delay', ms: 890 })).toEqual([{ index: 1, from: 35, to: 925 }]);
+    // No interval on a row that shows another subtask, or without the time.
+    expect(originRows(g.rows, { vertexId: 'map', subtask: 1, phase: 'start_delay', ms: 50 })).toEqual([{ index: 1 }]);
+    expect(originRows(g.rows, { vertexId: 'map' })).toEqual([{ index: 1 }]);
+    expect(originRows(g.rows, undefined)).toEqual([]);
+    expect(originRows(g.rows, { vertexId: 'nowhere' })).toEqual([]);
+  });
+
+  it('marks the measured subtask too when the vertex is expanded, and keeps the interval inside the phase', () => {
+    const g = ganttRows(rows, { expanded: new Set(['map']), endMs: 1240 });
+    expect(g.rows.map((r) => r.key)).toEqual(['v:src', 'v:map', 's:map:0', 's:map:1', 'v:snap']);
+    expect(originRows(g.rows, { vertexId: 'map', subtask: 0, phase: 'start_delay', ms: 5000 })).toEqual([
+      { index: 1, from: 0, to: 925 },
+      { index: 2, from: 0, to: 925 },
+    ]);
+  });
+
+  it('skips a vertex whose stats were not fetched', () => {
+    const g = ganttRows([], { expanded: new Set(), endMs: 10, missing: [{ vertexId: 'm', vertexName: 'M', acked: 0, total: 1 }] });
+    expect(originRows(g.rows, { vertexId: 'm' })).toEqual([]);
+  });
+});
+
+describe('originLabelFit', () => {
+  it('drops detail as room shrinks: tag and edge, tag, nothing', () => {
+    expect(originLabelFit(300, 120, 150)).toBe('full');
+    expect(originLabelFit(270, 120, 150)).toBe('tag');
+    expect(originLabelFit(120, 120, 150)).toBe('tag');
+    expect(originLabelFit(119, 120, 150)).toBe('none');
+    expect(originLabelFit(300, 120, 0)).toBe('tag');
+  });
+});
+
+describe('originLabelPlace', () => {
+  it('prefers the whole label in any slot over the tag alone in the first', () => {
+    const after = { x: 900, room: 250 };
+    const inside = { x: 300, room: 600 };
+    expect(originLabelPlace([after, inside], 120, 150)).toEqual({ slot: 1, fit: 'full' });
+    expect(originLabelPlace([{ x: 900, room: 300 }, inside], 120, 150)).toEqual({ slot: 0, fit: 'full' });
+    expect(originLabelPlace([after, { x: 300, room: 100 }], 120, 150)).toEqual({ slot: 0, fit: 'tag' });
+    expect(originLabelPlace([{ x: 0, room: 50 }, { x: 0, room: 80 }], 120, 150)).toEqual({ slot: -1, fit: 'none' });
+    expect(originLabelPlace([], 120, 150)).toEqual({ slot: -1, fit: 'none' });
   });
 });

@@ -265,3 +265,75 @@ export function rowAtY(rows: readonly GanttRow[], tops: readonly number[], y: nu
   const h = rows[lo].kind === 'vertex' ? GANTT_VERTEX_ROW : GANTT_SUBTASK_ROW;
   return y < tops[lo] + h ? lo : -1;
 }
+
+/** The origin of queued barriers as the Gantt marks it (lib/causes ganttOrigin). */
+export interface GanttOriginMark {
+  vertexId: string;
+  /** the subtask the queued time was measured on, when known */
+  subtask?: number;
+  /** the phase whose segment holds the queued time (start_delay or alignment), when known */
+  phase?: Phase;
+  /** how long the barriers queued there, when known */
+  ms?: number;
+}
+
+/** A row to mark as the origin, with the queued interval on it (ms after trigger) when it can be placed. */
+export interface OriginRowMark {
+  index: number;
+  from?: number;
+  to?: number;
+}
+
+/**
+ * originRows finds the rows to mark for the origin: its vertex row and, when
+ * expanded, the subtask row the time was measured on. The queued interval is
+ * the last `ms` of the row's segment of that phase (barriers queued until the
+ * phase ended), placed only on a row showing that subtask.
+ */
+export function originRows(rows: readonly GanttRow[], o: GanttOriginMark | undefined): OriginRowMark[] {
+  if (!o) return [];
+  const out: OriginRowMark[] = [];
+  rows.forEach((r, index) => {
+    if (r.vertexId !== o.vertexId || r.missing) return;
+    if (r.kind === 'subtask' && o.subtask !== undefined && r.subtask !== o.subtask) return;
+    const m: OriginRowMark = { index };
+    const seg = o.phase && r.segments.find((s) => s.phase === o.phase);
+    const sameSub = o.subtask === undefined || r.subtask === o.subtask;
+    if (seg && sameSub && o.ms !== undefined && o.ms > 0 && seg.to > seg.from) {
+      m.to = seg.to;
+      m.from = Math.max(seg.from, seg.to - o.ms);
+    }
+    out.push(m);
+  });
+  return out;
+}
+
+/**
+ * originLabelFit says how much of the origin's label fits in roomPx, most
+ * detail first: the tag and the edge ("barriers queued here ← behind X"),
+ * the tag alone, or nothing (the row keeps its marker).
+ */
+export function originLabelFit(roomPx: number, tagPx: number, edgePx: number, gapPx = 6): 'full' | 'tag' | 'none' {
+  if (edgePx > 0 && tagPx + gapPx + edgePx <= roomPx) return 'full';
+  if (tagPx <= roomPx) return 'tag';
+  return 'none';
+}
+
+/** A place the origin's label may go: x where it starts and the room it has (px). */
+export interface LabelSlot {
+  x: number;
+  room: number;
+}
+
+/**
+ * originLabelPlace picks where the origin's label goes and how much of it:
+ * the first slot (after the bar, then inside the queued time) where the whole
+ * label fits, else the first where the tag alone fits, else none.
+ */
+export function originLabelPlace(slots: readonly LabelSlot[], tagPx: number, edgePx: number, gapPx = 6): { slot: number; fit: 'full' | 'tag' | 'none' } {
+  for (const want of ['full', 'tag'] as const) {
+    const i = slots.findIndex((s) => originLabelFit(s.room, tagPx, edgePx, gapPx) === want);
+    if (i >= 0) return { slot: i, fit: want };
+  }
+  return { slot: -1, fit: 'none' };
+}
