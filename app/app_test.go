@@ -327,8 +327,8 @@ func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 		}
 		byName[s.Name] = s
 	}
-	if len(list) != 2 {
-		t.Fatalf("first run sources %+v, want the two samples", list)
+	if len(list) != 3 {
+		t.Fatalf("first run sources %+v, want the three samples", list)
 	}
 	var phase23 string
 	for n := range byName {
@@ -469,7 +469,7 @@ func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 	if err := a.RemoveCluster(phase23); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := a.ListClusters(); len(list) != 1 {
+	if list, _ := a.ListClusters(); len(list) != 2 {
 		t.Errorf("after removing a sample: %+v", list)
 	}
 }
@@ -669,5 +669,48 @@ func TestServeExportsTheAppsOwnMetricsBehindTheToken(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// The bundled Flink 1.20 recording with two problems at once (a
+// backpressured source and a slow snapshot downstream) says where barriers
+// queued: in most checkpoints the largest cause is the queue at Slow Map's
+// input behind the Source, the slow sync comes after it, and the verdict
+// names Slow Map as the slow operator.
+func TestTheMixedCauseSampleNamesWhereBarriersQueued(t *testing.T) {
+	a := newTestApp(t, Options{})
+	const src = "sample: Flink 1.20 mixed causes"
+	jobs, err := a.ListJobs(src)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs of %s: %+v, %v", src, jobs, err)
+	}
+	r, err := a.Report(src, jobs[0].ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	completed, queued, sync := 0, 0, 0
+	for _, c := range r.Checkpoints {
+		if c.Status != model.StatusCompleted || len(c.Causes) < 2 {
+			continue
+		}
+		completed++
+		if c.Causes[0].Phase == analyze.PhaseStartDelay && strings.Contains(c.Causes[0].VertexName, "Slow Map") &&
+			strings.Contains(c.Causes[0].UpstreamVertexName, "Numbers") {
+			queued++
+		}
+		if c.Causes[1].Phase == analyze.PhaseSync && strings.Contains(c.Causes[1].VertexName, "Slow Snapshot") {
+			sync++
+		}
+	}
+	if completed < 30 || queued*10 < completed*8 || sync*10 < completed*8 {
+		t.Errorf("of %d completed checkpoints %d start with the queue at Slow Map behind the Source and %d have Slow Snapshot's sync next; want 80 %%",
+			completed, queued, sync)
+	}
+	var named bool
+	for _, p := range r.Correlation.ReasonParts {
+		named = named || p.Code == "queue_dominant" && p.Args["vertex"] == "Slow Map"
+	}
+	if r.Correlation.Verdict != analyze.VerdictBackpressure || !named {
+		t.Errorf("verdict %s: %s; want backpressure naming Slow Map", r.Correlation.Verdict, r.Correlation.Reason)
 	}
 }

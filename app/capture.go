@@ -18,11 +18,17 @@ import (
 
 // The bundled samples, opened on a first run so that a new user sees real
 // data at once: a capture of the knob job on a real Flink 2.3 cluster taken
-// through each knob in turn (testenv/flink/record-sample.sh), and the artifact
-// of a real Flink CDC job under induced backpressure.
+// through each knob in turn (testenv/flink/record-sample.sh), a capture of
+// the knob job on a real Flink 1.20 cluster with two problems at once
+// (testenv/flink/record-mixed-sample.sh: barriers queue behind a
+// backpressured source, and a slow synchronous snapshot downstream), and the
+// artifact of a real Flink CDC job under induced backpressure.
 //
 //go:embed sample/flink-knobs.ckpt.gz
 var sampleKnobs []byte
+
+//go:embed sample/flink120-mixed.ckpt.gz
+var sampleMixed []byte
 
 //go:embed sample/phase-2.3-checkpoint-metrics.json
 var samplePhase23 []byte
@@ -36,6 +42,7 @@ type bundledSample struct {
 
 var bundledSamples = []bundledSample{
 	{file: "flink-knobs.ckpt.gz", data: sampleKnobs, name: "sample: Flink 2.3 knob job"},
+	{file: "flink120-mixed.ckpt.gz", data: sampleMixed, name: "sample: Flink 1.20 mixed causes"},
 	{file: "phase-2.3-checkpoint-metrics.json", data: samplePhase23},
 }
 

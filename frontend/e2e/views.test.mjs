@@ -564,8 +564,37 @@ describe('views', { skip: !CE_URL }, () => {
     }
   });
 
+  it('the bundled Flink 1.20 recording with mixed causes names where barriers queued, in both languages', async () => {
+    const sample = (await call('ListClusters')).find((s) => s.kind === 'sample' && s.name === 'sample: Flink 1.20 mixed causes');
+    assert.ok(sample, 'the mixed-cause sample is bundled');
+    const [job] = await call('ListJobs', sample.name);
+    const report = await call('Report', sample.name, job.id, 0, 0);
+    const slow = report.checkpoints.find((c) => c.id === report.summary.slowest[0]);
+    const [first, second] = slow.causes;
+    // A real 1.20 run: barriers queue at Slow Map's input behind the backpressured source; Slow Snapshot's sync follows.
+    assert.deepEqual([first.phase, first.vertex_name, first.upstream_vertex_name, second.phase, second.vertex_name],
+      ['start_delay', 'Slow Map', 'Source: Numbers', 'sync', 'Slow Snapshot']);
+    assert.equal(slow.bottleneck.origin.vertex_name, 'Slow Map');
+    await go(`#/checkpoint?cluster=${enc(sample.name)}&job=${job.id}&id=${slow.id}`);
+    await page.getByTestId('causes').waitFor({ timeout: 10_000 });
+    const en = `${first.ms} ms: barriers queued at the input of Slow Map (behind Source: Numbers); ${second.ms} ms: sync in Slow Snapshot subtask 0`;
+    assert.ok((await page.getByTestId('bottleneck').innerText()).trim().startsWith(`Bottleneck: ${en}`));
+    const canvas = page.getByTestId('gantt-canvas');
+    assert.equal(await canvas.getAttribute('data-origin'), first.vertex_id);
+    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: 5000 });
+    assert.equal(await canvas.getAttribute('data-origin-label'), 'barriers queued here ← behind Source: Numbers');
+    await shot('sample-mixed-causes');
+    await page.getByTestId('lang-zh').click();
+    const zh = `${first.ms}毫秒：barrier 在 Slow Map 的输入端排队（排在 Source: Numbers 的数据之后）；${second.ms}毫秒：Slow Snapshot 子任务 0 的同步`;
+    await page.waitForFunction((want) => document.querySelector('[data-testid="bottleneck"]')?.textContent.includes(want), zh, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel?.startsWith('barrier'), null, { timeout: 5000 });
+    assert.deepEqual(await rawKeys(), []);
+    await shot('zh-sample-mixed-causes');
+    await page.getByTestId('lang-en').click();
+  });
+
   it('the bundled Flink sample (a real recording) explains its checkpoints', async (t) => {
-    const sample = (await call('ListClusters')).find((s) => s.kind === 'sample' && s.name.startsWith('sample: Flink'));
+    const sample = (await call('ListClusters')).find((s) => s.kind === 'sample' && s.name.startsWith('sample: Flink 2.3'));
     if (!sample) {
       t.skip('this build bundles no recorded Flink sample');
       return;
