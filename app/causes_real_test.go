@@ -15,10 +15,18 @@ import (
 // input behind the Source, and Slow Snapshot's sync after it. With only the
 // slow snapshot, the sync comes first and no barrier queue is invented.
 func TestFlinkCausesNameWhereBarriersQueued(t *testing.T) {
-	env := flinkenv.Ensure(t)
-	mixed := flinkenv.SubmitJob(t, "--name", "ce-causes-mixed", "--interval-ms", "2000", "--rate", "2000",
+	checkCausesOnACluster(t, flinkenv.Ensure(t))
+}
+
+// The same on Flink 1.20 (the version of the user story), on its shared test cluster.
+func TestFlink120CausesNameWhereBarriersQueued(t *testing.T) {
+	checkCausesOnACluster(t, flinkenv.EnsureVersion(t, flink120))
+}
+
+func checkCausesOnACluster(t *testing.T, env flinkenv.Env) {
+	mixed := env.Submit(t, "--name", "ce-causes-mixed", "--interval-ms", "2000", "--rate", "2000",
 		"--sleep-ms", "3", "--slow-snapshot-ms", "300")
-	snapOnly := flinkenv.SubmitJob(t, "--name", "ce-causes-snap", "--interval-ms", "2000", "--rate", "100",
+	snapOnly := env.Submit(t, "--name", "ce-causes-snap", "--interval-ms", "2000", "--rate", "100",
 		"--slow-snapshot-ms", "300")
 	a := newCollectingApp(t, env.RESTURL)
 	src := vertexByNameEventually(t, a, mixed, "Numbers")
