@@ -189,7 +189,7 @@ func TestReportCommandShowsTheReconciliation(t *testing.T) {
 func TestReportNamesWhereBarriersQueued(t *testing.T) {
 	knobs := filepath.Join("app", "sample", "flink-knobs.ckpt.gz")
 	for _, tc := range []struct{ job, want string }{
-		{"1ac863d7989ca7c731d1817c06eb92c1", "barriers queued at the input of Slow Map (behind Source: Numbers)"},
+		{"1ac863d7989ca7c731d1817c06eb92c1", "barriers queued at the input of Slow Map (behind Source: Numbers, backpressured 100 %; Slow Map busy 100 %)"},
 		{"1a7abe23917e55883b1ebbc8b7c0979f", "— 1.2 s: sync in Slow Snapshot subtask 0"},
 	} {
 		out, stderr, err := runCLI(t, "report", knobs, "--job", tc.job, "--data-dir", t.TempDir())

@@ -209,7 +209,7 @@ func causeText(c analyze.Cause) string {
 	}
 	switch {
 	case c.Phase == analyze.PhaseStartDelay && up != "":
-		return fmt.Sprintf("barriers queued at the input of %s (behind %s)", where, up)
+		return fmt.Sprintf("barriers queued at the input of %s (behind %s%s)", where, up, queueEvidence(c, where))
 	case c.Phase == analyze.PhaseStartDelay:
 		return fmt.Sprintf("start delay at %s%s (before it took the barrier: the trigger reached it late)", where, sub)
 	case c.Phase == analyze.PhaseAlignment && up != "":
@@ -218,6 +218,19 @@ func causeText(c analyze.Cause) string {
 		return "finalize"
 	}
 	return fmt.Sprintf("%s in %s%s", c.Phase, where, sub)
+}
+
+// queueEvidence is what the metrics say of a queue: ", backpressured 96 %;
+// Slow Map busy 100 %", or "" without samples.
+func queueEvidence(c analyze.Cause, where string) string {
+	s := ""
+	if c.UpstreamBackpressure != nil {
+		s += fmt.Sprintf(", backpressured %.0f %%", 100**c.UpstreamBackpressure)
+	}
+	if c.Busy != nil {
+		s += fmt.Sprintf("; %s busy %.0f %%", where, 100**c.Busy)
+	}
+	return s
 }
 
 func slowRunText(s analyze.SlowRun) string {

@@ -565,6 +565,7 @@ func (a *Analyzer) correlate(ja *JobAnalysis, mi *metricIndex, medians []float64
 		if mi.pressure(a.g, c, focus, &press[k], &vals[k]) {
 			out.Backpressure = &press[k]
 		}
+		mi.annotate(c, out.Causes)
 		ci := corrInput{
 			id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
 			upstream: press[k].Upstream, maxBP: press[k].Max, busy: press[k].Busy, sampledAlig: press[k].SampledAlignmentMs,

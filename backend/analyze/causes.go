@@ -21,6 +21,12 @@ type Cause struct {
 	Subtask            *int    `json:"subtask,omitempty"`
 	Ms                 int64   `json:"ms"`
 	Share              float64 `json:"share"`
+	// For barriers queued behind an upstream (start delay or alignment with
+	// an upstream), what the sampled metrics say in the checkpoint's window:
+	// the upstream's backpressure (it is held back) and this vertex's busy
+	// ratio (it is the slow one), 0..1; absent without samples.
+	UpstreamBackpressure *float64 `json:"upstream_backpressure,omitempty"`
+	Busy                 *float64 `json:"busy,omitempty"`
 }
 
 // Origin names where barriers queued for a start-delay or alignment
@@ -180,6 +186,29 @@ func causesOf(g *graph, c *model.Checkpoint, r *cpResult) []Cause {
 		return 0
 	})
 	return out
+}
+
+// annotate adds, to the causes where barriers queued behind an upstream, the
+// upstream's backpressure and the vertex's busy ratio in the checkpoint's
+// window (the same windows as Pressure).
+func (mi *metricIndex) annotate(c *model.Checkpoint, causes []Cause) {
+	from, to := windowOf(c)
+	for i := range causes {
+		cs := &causes[i]
+		if cs.UpstreamVertexID == "" || (cs.Phase != PhaseStartDelay && cs.Phase != PhaseAlignment) {
+			continue
+		}
+		if se := mi.by[kindBackpressure][cs.UpstreamVertexID]; se != nil {
+			if v, _, _, ok := se.window(from, to); ok {
+				cs.UpstreamBackpressure = &v
+			}
+		}
+		if se := mi.by[kindBusy][cs.VertexID]; se != nil {
+			if v, _, _, ok := se.window(from, to); ok {
+				cs.Busy = &v
+			}
+		}
+	}
 }
 
 // originOf is where barriers queued, for a start-delay or alignment

@@ -286,7 +286,9 @@ func TestVerdictNamesTheOperatorWhereBarriersQueue(t *testing.T) {
 			{vSink, []*ph{p(45+q, 1), p(45+q, 1), p(45+q, 1), p(45+q, 1)}},
 		}, 0, ""))
 		ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: vSrc, Subtask: -1, Agg: model.AggMax,
-			Metric: model.MetricBackPressuredMsPerSec, TimeMs: trig + 1000, Value: 960})
+			Metric: model.MetricBackPressuredMsPerSec, TimeMs: trig + 1000, Value: 960},
+			model.MetricSample{JobID: job.ID, VertexID: vMap, Subtask: -1, Agg: model.AggMax,
+				Metric: model.MetricBusyMsPerSec, TimeMs: trig + 1000, Value: 1000})
 	}
 	ja := Analyze(job, cps, nil, ms, nil)
 	c := ja.Correlation
@@ -305,6 +307,14 @@ func TestVerdictNamesTheOperatorWhereBarriersQueue(t *testing.T) {
 	}
 	if b := ja.Checkpoints[15].Bottleneck; b == nil || b.Phase != PhaseStartDelay || b.VertexID != vWin || b.Origin == nil || b.Origin.VertexID != vMap {
 		t.Errorf("bottleneck %s: want start delay at the Window with its origin at the Map", js(b))
+	}
+	// The queue says why: the Source is held back (96 % backpressured), the Map is busy (100 %).
+	q := ja.Checkpoints[15].Causes[0]
+	if q.UpstreamBackpressure == nil || *q.UpstreamBackpressure != 0.96 || q.Busy == nil || *q.Busy != 1 {
+		t.Errorf("first cause %s: want the Source's backpressure 0.96 and the Map's busy 1", js(q))
+	}
+	if s := ja.Checkpoints[15].Causes[1]; s.UpstreamBackpressure != nil || s.Busy != nil {
+		t.Errorf("second cause %s: a sync carries no queue evidence", js(s))
 	}
 }
 

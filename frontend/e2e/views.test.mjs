@@ -579,6 +579,9 @@ describe('views', { skip: !CE_URL }, () => {
     await page.getByTestId('causes').waitFor({ timeout: 10_000 });
     const en = `${first.ms} ms: barriers queued at the input of Slow Map (behind Source: Numbers); ${second.ms} ms: sync in Slow Snapshot subtask 0`;
     assert.ok((await page.getByTestId('bottleneck').innerText()).trim().startsWith(`Bottleneck: ${en}`));
+    // Why barriers queued there: the source is held back, Slow Map is busy (the recording's own samples).
+    assert.ok(first.upstream_backpressure > 0.5 && first.busy > 0.5, JSON.stringify(first));
+    assert.match(await page.getByTestId('cause-evidence').first().innerText(), /^Source: Numbers backpressured \d+% · Slow Map busy \d+%$/);
     const canvas = page.getByTestId('gantt-canvas');
     assert.equal(await canvas.getAttribute('data-origin'), first.vertex_id);
     await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: 5000 });

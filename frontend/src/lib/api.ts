@@ -369,6 +369,9 @@ export interface Cause {
   ms: number;
   /** of the sum of all causes (end to end plus finalize), 0..1 */
   share: number;
+  /** for barriers queued behind an upstream: its backpressure and this vertex's busy ratio in the window, 0..1 */
+  upstream_backpressure?: number;
+  busy?: number;
 }
 
 export interface Straggler {

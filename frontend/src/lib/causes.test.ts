@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bottleneck, Cause, Origin } from './api';
-import { causeItem, causeShare, causesSentence, causeText, ganttOrigin, originCause, originText, shownCauses } from './causes';
+import { causeEvidence, causeItem, causeShare, causesSentence, causeText, ganttOrigin, originCause, originText, shownCauses } from './causes';
 import { explainBottleneck } from './explain';
 import { i18n, t } from './i18n.svelte';
 
@@ -64,6 +64,20 @@ describe('causeText', () => {
     expect(causeItem(story[0], t, 'en-US')).toBe('890 ms: barriers queued at the input of Slow Map (behind Source: Numbers)');
     expect(causeItem({ ...story[1], ms: 16_900 }, t, 'en-US')).toBe('16.9 sec: sync in Slow Snapshot subtask 0');
     expect(causeShare(story[0], 'en-US')).toBe('72%');
+  });
+});
+
+describe('causeEvidence', () => {
+  it('says what the metrics show of a queue, in both languages', () => {
+    const q = { ...story[0], upstream_backpressure: 0.96, busy: 1 };
+    expect(causeEvidence(q, t, 'en-US')).toBe('Source: Numbers backpressured 96% · Slow Map busy 100%');
+    i18n.set('zh');
+    expect(causeEvidence(q, t, 'zh-CN')).toBe('Source: Numbers 反压 96%，Slow Map 繁忙 100%');
+  });
+  it('says nothing without samples, or for a cause that is not a queue', () => {
+    expect(causeEvidence(story[0], t, 'en-US')).toBe('');
+    expect(causeEvidence({ ...story[0], busy: 0.5 }, t, 'en-US')).toBe('Slow Map busy 50%');
+    expect(causeEvidence(story[1], t, 'en-US')).toBe('');
   });
 });
 

@@ -70,6 +70,22 @@ export function causeText(c: Cause, t: Translate): string {
   return t('cause.phaseIn', { phase, where: at });
 }
 
+/**
+ * causeEvidence says what the sampled metrics show of a queue: "Source: Numbers
+ * backpressured 96% · Slow Map busy 100%" (the upstream is held back, the vertex
+ * is the slow one); "" without samples or for other causes.
+ */
+export function causeEvidence(c: Cause, t: Translate, locale: string): string {
+  const parts: string[] = [];
+  const upstream = name(c.upstream_vertex_name, c.upstream_vertex_id);
+  const vertex = name(c.vertex_name, c.vertex_id);
+  if (c.upstream_backpressure != null && upstream) {
+    parts.push(t('cause.evidenceBackpressure', { upstream, pct: formatPercent(c.upstream_backpressure, locale, 0) }));
+  }
+  if (c.busy != null && vertex) parts.push(t('cause.evidenceBusy', { vertex, pct: formatPercent(c.busy, locale, 0) }));
+  return parts.join(t('cause.evidenceSep'));
+}
+
 /** causeItem is one cause with its duration: "890 ms: barriers queued at …". */
 export function causeItem(c: Cause, t: Translate, locale: string): string {
   return t('cause.item', { ms: formatSpan(c.ms, locale), text: causeText(c, t) });
