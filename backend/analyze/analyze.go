@@ -256,7 +256,7 @@ func (a *Analyzer) one(k int, c *model.Checkpoint, sc *scratch) {
 		out.Failure = classifyFailure(a.g, c, &r, last, sc)
 	}
 	out.Bottleneck = bottleneckOf(a.g, c, &r, out.Failure)
-	out.Causes = causesOf(a.g, c, &r)
+	out.Causes = causesOf(a.g, c, &r, sc)
 	if out.Bottleneck != nil {
 		out.Bottleneck.Origin = originOf(out.Bottleneck, out.Causes)
 	}

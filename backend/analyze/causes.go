@@ -45,6 +45,7 @@ type barrierStats struct {
 	subs          []*model.SubtaskStats // by subtask index; nil where unknown or not acknowledged
 	first, last   int                   // subtask indexes; -1 when none acknowledged
 	firstT, lastT int64
+	seen          bool // the vertex has per-subtask stats in this checkpoint
 }
 
 func emitTime(s *model.SubtaskStats) int64 { return max(0, s.StartDelayMs) + max(0, s.AlignmentMs) }
@@ -57,22 +58,26 @@ func emitTime(s *model.SubtaskStats) int64 { return max(0, s.StartDelayMs) + max
 // (or a vertex whose upstream has no stats). The upstream followed is the
 // one whose barrier left first: start delay ends with the first barrier
 // received. Nil without a measured critical path.
-func causesOf(g *graph, c *model.Checkpoint, r *cpResult) []Cause {
+func causesOf(g *graph, c *model.Checkpoint, r *cpResult, sc *scratch) []Cause {
 	if !r.critOK || c.Status != model.StatusCompleted {
 		return nil
 	}
-	stats := make([]*barrierStats, len(g.vertices))
+	// Per vertex, reused: subs keeps its capacity, first < 0 marks "no stats".
+	for len(sc.barrier) < len(g.vertices) {
+		sc.barrier = append(sc.barrier, barrierStats{})
+	}
+	stats := sc.barrier[:len(g.vertices)]
+	for v := range stats {
+		stats[v].subs, stats[v].first, stats[v].last, stats[v].seen = stats[v].subs[:0], -1, -1, false
+	}
 	for t := range c.Tasks {
 		ts := &c.Tasks[t]
 		v, ok := g.index[ts.VertexID]
 		if !ok || len(ts.Subtasks) == 0 {
 			continue
 		}
-		b := stats[v]
-		if b == nil {
-			b = &barrierStats{first: -1, last: -1}
-			stats[v] = b
-		}
+		b := &stats[v]
+		b.seen = true
 		for i := range ts.Subtasks {
 			s := &ts.Subtasks[i]
 			if !s.Acknowledged() || s.Index < 0 || s.Index > 1<<16 {
@@ -113,7 +118,7 @@ func causesOf(g *graph, c *model.Checkpoint, r *cpResult) []Cause {
 	lastInput := func(v int) int {
 		best, bestT := -1, int64(-1)
 		for _, in := range g.inputs[v] {
-			if b := stats[in.v]; b != nil && b.last >= 0 && b.lastT > bestT {
+			if b := &stats[in.v]; b.last >= 0 && b.lastT > bestT {
 				best, bestT = in.v, b.lastT
 			}
 		}
@@ -131,8 +136,8 @@ func causesOf(g *graph, c *model.Checkpoint, r *cpResult) []Cause {
 		// The input whose barrier left first, and the subtask it came from.
 		up, upSub, upT := -1, -1, int64(0)
 		for _, in := range g.inputs[v] {
-			b := stats[in.v]
-			if b == nil || b.first < 0 {
+			b := &stats[in.v]
+			if b.first < 0 {
 				continue
 			}
 			s, t := b.first, b.firstT

@@ -35,6 +35,9 @@ type scratch struct {
 	vSeen  []bool
 	vSum   []phaseVec // per vertex, summed over its acknowledged subtasks
 	roots  []int
+	// barrier holds the barrier path's per-vertex stats (causes.go), reused
+	// from one checkpoint to the next.
+	barrier []barrierStats
 }
 
 func newScratch(nV int) *scratch {
