@@ -305,6 +305,10 @@ func TestVerdictNamesTheOperatorWhereBarriersQueue(t *testing.T) {
 	if s := codes["queue_second"]; s == nil || s["phase"] != "sync" || s["vertex"] != nameWin {
 		t.Errorf("reason parts %s: want the Window's sync as the next cause", js(c.ReasonParts))
 	}
+	// The slowest checkpoint's clause names the origin too, after the phase of its last ack.
+	if o := codes["slowest_origin"]; o == nil || o["vertex"] != nameMap || o["upstream"] != nameSrc {
+		t.Errorf("reason parts %s: want the slowest checkpoint's origin at %s", js(c.ReasonParts), nameMap)
+	}
 	if b := ja.Checkpoints[15].Bottleneck; b == nil || b.Phase != PhaseStartDelay || b.VertexID != vWin || b.Origin == nil || b.Origin.VertexID != vMap {
 		t.Errorf("bottleneck %s: want start delay at the Window with its origin at the Map", js(b))
 	}

@@ -803,6 +803,10 @@ func slowestEvidence(in []corrInput) []ReasonPart {
 		"x", fmt.Sprintf("%.0f", float64(c.e2e)/c.medianE2E), "median", trimFloat(c.medianE2E))}
 	if c.bottleneck != "" {
 		parts = append(parts, part("slowest_bottleneck", "phase", string(c.bottleneck)))
+		if c.queueAt != "" {
+			// Where the time went first: the origin, before the phase of the last ack.
+			parts = append(parts, part("slowest_origin", "vertex", c.queueAt, "upstream", c.queueUp, "share", pct(c.queueShare)))
+		}
 	} else {
 		parts = append(parts, part("slowest_no_phases"))
 	}

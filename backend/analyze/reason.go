@@ -53,6 +53,7 @@ var reasonTemplates = map[string]string{
 	"async_low":           "async is the bottleneck in only {{share}}% of the slowest quarter (needs {{need}}% for storage)",
 	"slowest":             "the slowest checkpoint, {{id}}, took {{ms}} ms ({{x}}× the median of {{median}} ms before it)",
 	"slowest_bottleneck":  "its bottleneck is {{phase}}",
+	"slowest_origin":      "{{share}}% of its time was barriers queued at the input of {{vertex}} behind {{upstream}}",
 	"slowest_no_phases":   "it has no per-subtask stats, so its phases are unknown",
 	"slowest_bp":          "backpressure in its window peaked at {{level}} over {{n}} sample(s)",
 	"slowest_no_bp":       "no backpressure samples cover it",
