@@ -78,6 +78,24 @@ func (h *harness) lastHealth() collect.Health {
 	return h.health
 }
 
+// waitFinal waits until n checkpoints of q are final in the store.
+func (h *harness) waitFinal(t *testing.T, q store.Query, n int, d time.Duration) {
+	t.Helper()
+	waitFor(t, "all checkpoints final in the store", d, func() bool {
+		cps, err := h.st.Checkpoints(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := 0
+		for _, cp := range cps {
+			if cp.Status.Final() {
+				final++
+			}
+		}
+		return final == n
+	})
+}
+
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
@@ -119,19 +137,7 @@ func TestCollectorWithSource(t *testing.T) {
 
 	const n = 10
 	runCheckpoints(f, n)
-	waitFor(t, "all checkpoints final in the store", 5*time.Second, func() bool {
-		cps, err := h.st.Checkpoints(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		final := 0
-		for _, cp := range cps {
-			if cp.Status.Final() {
-				final++
-			}
-		}
-		return final == n
-	})
+	h.waitFinal(t, q, n, 5*time.Second)
 
 	cps, err := h.st.Checkpoints(ctx, q)
 	if err != nil {
@@ -257,19 +263,7 @@ func TestCollectorFollowsRunningJobsWhenFinishedJobsFail(t *testing.T) {
 	q := store.Query{Cluster: "st", JobID: fakeJobID}
 	const n = 6
 	runCheckpoints(f, n)
-	waitFor(t, "all checkpoints final in the store", 5*time.Second, func() bool {
-		cps, err := h.st.Checkpoints(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		final := 0
-		for _, cp := range cps {
-			if cp.Status.Final() {
-				final++
-			}
-		}
-		return final == n
-	})
+	h.waitFinal(t, q, n, 5*time.Second)
 	gaps, err := h.st.Gaps(ctx, q)
 	if err != nil || len(gaps) != 0 {
 		t.Errorf("gaps = %+v, %v; want none", gaps, err)
@@ -386,16 +380,7 @@ func TestCollectorSamplesAckProgressFromTheCheckpointCadence(t *testing.T) {
 		f.complete(1, 2)
 	}
 	elapsed := time.Since(start)
-	waitFor(t, "all checkpoints final in the store", 15*time.Second, func() bool {
-		cps, _ := h.st.Checkpoints(ctx, q)
-		final := 0
-		for _, c := range cps {
-			if c.Status.Final() {
-				final++
-			}
-		}
-		return final == n
-	})
+	h.waitFinal(t, q, n, 15*time.Second)
 	polls := f.snapshotRequests()["/jobs/checkpoints/:jobId"] - before
 	cps, _ := h.st.Checkpoints(ctx, q)
 	acks, _ := h.st.AckSamples(ctx, q)
