@@ -149,6 +149,11 @@ func trimBefore(ts []time.Time, cut time.Time) []time.Time {
 // Options are the budget's settings, defaults filled in.
 func (b *Budget) Options() BudgetOptions { return b.opts }
 
+// Spare reports whether n requests could go now without waiting: sampling
+// beyond the engine's cadence only spends what the budget has to spare, so
+// it never holds back the polls that keep checkpoints from being missed.
+func (b *Budget) Spare(n int) bool { return b.lim.Tokens() >= float64(n) }
+
 // HeldBack is the share of the last minute's requests that waited at least
 // 100 ms for the budget: near 0 the budget is not in the way; a large share
 // means the collector wants more than the cluster's budget allows.

@@ -706,6 +706,20 @@ const (
 	recentDurations = 20
 )
 
+// awaitingMetrics: the engine answered metrics empty so far, and a few more
+// early tries are allowed.
+func (j *jobPoller) awaitingMetrics() bool {
+	return !j.gotMetrics && j.emptyMetrics > 0 && j.emptyMetrics <= emptyRetries
+}
+
+// spare reports whether the cluster's budget could take a metrics round (one
+// request per vertex) and a list poll now without waiting: extra sampling
+// never competes with the polls under a tight budget.
+func (j *jobPoller) spare() bool {
+	b := j.c.target.Budget
+	return b == nil || b.Spare(2*(len(j.job.Vertices)+1))
+}
+
 // noteDuration keeps the end-to-end time of a checkpoint seen final for the
 // first time.
 func (j *jobPoller) noteDuration(c model.Checkpoint) {
@@ -742,14 +756,13 @@ func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits, long bool)
 		return nil
 	}
 	since := now.Sub(j.lastMetrics)
-	due := since >= traits.MetricsEvery ||
-		long && since >= longCheckpointEvery ||
-		!j.gotMetrics && j.emptyMetrics > 0 && j.emptyMetrics <= emptyRetries
-	if !due {
+	extra := long && since >= longCheckpointEvery || j.awaitingMetrics()
+	if since < traits.MetricsEvery && !(extra && j.spare()) {
 		return nil
 	}
 	j.lastMetrics = now
-	samples, err := call(ctx, j, 1, func(ctx context.Context) ([]model.MetricSample, error) {
+	// One request per vertex, like details: twice the timeout of one call.
+	samples, err := call(ctx, j, 2, func(ctx context.Context) ([]model.MetricSample, error) {
 		return j.src.Metrics(ctx, &j.job, j.metricsSince)
 	})
 	if err != nil {
@@ -785,7 +798,7 @@ func (j *jobPoller) nextInterval(h model.History, capacity, fresh int, traits Tr
 	if traits.SampleInFlight {
 		d = min(d, j.inFlightWait(h))
 	}
-	if traits.MetricsEvery > 0 && !j.gotMetrics && j.emptyMetrics > 0 && j.emptyMetrics <= emptyRetries {
+	if traits.MetricsEvery > 0 && j.awaitingMetrics() && j.spare() {
 		d = min(d, emptyRetryEvery) // the first values are near
 	}
 	return max(opts.MinPoll, min(d, opts.MaxPoll))
