@@ -50,15 +50,6 @@ type RecordOptions struct {
 // seconds and their details are fetched within it, then the file is closed.
 const captureFinalPoll = 10 * time.Second
 
-// lastPollRequests counts the requests the final polls made after the last
-// progress look.
-func lastPollRequests(t collect.Target, last RecordProgress) int64 {
-	if t.Budget == nil {
-		return 0
-	}
-	return max(0, t.Budget.Total()-last.Requests)
-}
-
 // Prometheus reads while recording.
 const (
 	DefaultPromEvery = 30 * time.Second
@@ -448,7 +439,10 @@ loop:
 	m.Stop()
 	// The final polls ran in Stop: their writes count.
 	final := progress()
-	final.Requests, final.Health, final.LastError = last.Requests+lastPollRequests(target, last), last.Health, last.LastError
+	final.Requests, final.Health, final.LastError = last.Requests, last.Health, last.LastError
+	if target.Budget != nil {
+		final.Requests = target.Budget.Total() // the final polls' requests included
+	}
 	err = sink.finish()
 	if err == nil {
 		err = w.Close()

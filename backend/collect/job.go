@@ -220,10 +220,7 @@ func (j *jobPoller) storeLeft(ctx context.Context, why string) {
 	var left []model.Checkpoint
 	for _, cps := range j.deferred {
 		for _, c := range cps {
-			if c.DetailLoss != model.DetailPartial {
-				c.DetailLoss = model.DetailMissed
-			}
-			left = append(left, c)
+			left = append(left, detailsLost(c))
 		}
 	}
 	if len(left) == 0 {
@@ -383,10 +380,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		// for good: their summaries (or partial details) are stored again, marked so.
 		for id, sc := range j.deferred[p] {
 			if id < cps[0].ID {
-				if sc.DetailLoss != model.DetailPartial {
-					sc.DetailLoss = model.DetailMissed
-				}
-				toStore = append(toStore, sc)
+				toStore = append(toStore, detailsLost(sc))
 				newFinal[p] = append(newFinal[p], id)
 				delete(j.deferred[p], id)
 				missed++
@@ -454,10 +448,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 			case errors.Is(err, ErrGone):
 				// Keep the summary: better than nothing, and say so in the log.
 				opts.Logger.Info("details evicted before fetch; stored the summary", append(j.log(), "checkpoint", cp.ID)...)
-				full = base
-				if full.DetailLoss != model.DetailPartial {
-					full.DetailLoss = model.DetailMissed
-				}
+				full = detailsLost(base)
 			case errors.As(err, &incomplete):
 				// Store what came; the missing vertices are asked for again next poll.
 				full.Cluster, full.JobID, full.Pipeline = j.c.target.Name, j.job.ID, p
@@ -558,6 +549,15 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		return wait, &PartialError{Err: err}
 	}
 	return wait, nil
+}
+
+// detailsLost marks a checkpoint whose details will not come any more: what
+// came in part stays partial, a summary has missed them.
+func detailsLost(c model.Checkpoint) model.Checkpoint {
+	if c.DetailLoss != model.DetailPartial {
+		c.DetailLoss = model.DetailMissed
+	}
+	return c
 }
 
 // maxDetailFailures is how many detail fetches may fail in one poll before
