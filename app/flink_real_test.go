@@ -87,7 +87,23 @@ func TestFlinkCollectorStoresEveryCheckpointWithAllDetail(t *testing.T) {
 	jid := flinkenv.SubmitJob(t, "--name", "ce-collect-all", "--interval-ms", "1000", "--rate", "200",
 		"--slow-snapshot-ms", "600", "--fail-every", "7", "--parallelism", "2", "--state-bytes-per-record", "32")
 	a := newCollectingApp(t, env.RESTURL)
-	waitFor(t, 3*time.Minute, "40 final checkpoints in the cache", func() bool { return len(finalCheckpoints(t, a, jid)) >= 40 })
+	// Details of the newest checkpoints may be deferred to the next poll, so
+	// wait for a moment when every stored one has them; checkpoints stored
+	// after that moment may still await theirs when the collector stops.
+	var settled int64
+	waitFor(t, 3*time.Minute, "40 final checkpoints in the cache, all with details", func() bool {
+		cps := finalCheckpoints(t, a, jid)
+		if len(cps) < 40 {
+			return false
+		}
+		for _, c := range cps {
+			if c.Status == model.StatusCompleted && len(c.Tasks) == 0 {
+				return false
+			}
+			settled = max(settled, c.ID)
+		}
+		return true
+	})
 	a.stopCollector()
 	cps := finalCheckpoints(t, a, jid)
 
@@ -145,6 +161,10 @@ func TestFlinkCollectorStoresEveryCheckpointWithAllDetail(t *testing.T) {
 			}
 		case model.StatusCompleted:
 			completed++
+			if len(c.Tasks) == 0 && c.ID > settled && c.DetailLoss == "" {
+				t.Logf("checkpoint %d stored after the wait; its details were still due when the collector stopped", c.ID)
+				continue
+			}
 			if len(c.Tasks) != 6 {
 				t.Errorf("checkpoint %d has %d vertices, want 6", c.ID, len(c.Tasks))
 				continue
