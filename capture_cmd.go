@@ -37,8 +37,13 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	var rps float64
 	var inFlight int
 	addBudgetFlags(fs, &rps, &inFlight)
+	var jmLog string
+	addJobManagerLogFlag(fs, &jmLog)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := app.CheckJobManagerLogMode(jmLog); err != nil {
+		return fmt.Errorf("capture: --jobmanager-log: %w", err)
 	}
 	if *url == "" || (*job == "") == !*newJobs || *out == "" {
 		fs.Usage()
@@ -55,6 +60,9 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	c := model.Cluster{Name: *name, Engine: model.Engine(*engine), BaseURL: *url, PrometheusURL: *prom,
 		Auth: model.Auth{Kind: model.AuthKind(*auth), Username: *user}, CAFile: *caFile, InsecureSkipVerify: *insecure,
 		RequestsPerSecond: rps, MaxInFlight: inFlight}
+	if c.Engine == model.EngineFlink {
+		c.JobManagerLog = jmLog
+	}
 	switch c.Auth.Kind {
 	case model.AuthBasic:
 		c.Auth.Password, err = readSecret(*pwStdin, "CE_PASSWORD")

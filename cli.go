@@ -224,6 +224,7 @@ func runClusters(ctx context.Context, g *globals, args []string) error {
   checkpoint-explorer clusters add --name N --engine flink|seatunnel --url URL [--prometheus URL]
         [--auth none|basic|bearer] [--user U] [--password-stdin | --token-stdin] [--ca-file F] [--insecure]
         [--reporter URL]... [--prometheus-name KEY=NAME]... [--requests-per-second R] [--max-in-flight N]
+        [--jobmanager-log auto|on|off]
         (secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the command line)
   checkpoint-explorer clusters remove NAME
   checkpoint-explorer clusters retention [--max-checkpoints N] [--max-age 30d] [--max-db-size 512MiB]
@@ -277,7 +278,7 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(g.stdout, "\nCache %s: %s of %s, %d checkpoints (%d subtask rows) in %d jobs\n",
-		ret.Path, humanBytes(ret.FileBytes), limitText(ret.Limits.MaxBytes, humanBytes), ret.Checkpoints, ret.SubtaskRows, ret.Jobs)
+		ret.Path, app.HumanBytes(ret.FileBytes), limitText(ret.Limits.MaxBytes, app.HumanBytes), ret.Checkpoints, ret.SubtaskRows, ret.Jobs)
 	fmt.Fprintf(g.stdout, "Retention: at most %s checkpoints per job, kept %s\n",
 		limitText(int64(ret.Limits.MaxCheckpointsPerJob), func(n int64) string { return strconv.FormatInt(n, 10) }),
 		limitText(ret.Limits.MaxAgeMs, func(ms int64) string { return "for " + (time.Duration(ms) * time.Millisecond).String() }))
@@ -288,6 +289,11 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 func addBudgetFlags(fs *flag.FlagSet, requestsPerSecond *float64, maxInFlight *int) {
 	fs.Float64Var(requestsPerSecond, "requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
 	fs.IntVar(maxInFlight, "max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
+}
+
+// addJobManagerLogFlag registers --jobmanager-log of clusters add and capture.
+func addJobManagerLogFlag(fs *flag.FlagSet, mode *string) {
+	fs.StringVar(mode, "jobmanager-log", "auto", "Flink: read the JobManager log for finalize times and history beyond REST: auto (when it grew, at most once a minute, up to 16 MiB), on (whatever its size) or off")
 }
 
 // budgetText shows a configured cluster's request budget ("20/s, 4 in flight");
@@ -312,19 +318,6 @@ func limitText(n int64, f func(int64) string) string {
 		return "unlimited"
 	}
 	return f(n)
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func readSecret(stdin bool, env string) (string, error) {
@@ -353,6 +346,7 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
 	test := fs.Bool("test", true, "test the connection before saving")
 	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
+	addJobManagerLogFlag(fs, &in.JobManagerLog)
 	fs.Func("reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)", func(v string) error {
 		in.ReporterURLs = append(in.ReporterURLs, v)
 		return nil
@@ -372,6 +366,9 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	in.Engine = model.Engine(*engine)
+	if in.Engine != model.EngineFlink && in.JobManagerLog == app.JobManagerLogAuto {
+		in.JobManagerLog = "" // the default applies to Flink only
+	}
 	in.Auth.Kind = model.AuthKind(*auth)
 	var err error
 	switch in.Auth.Kind {
@@ -475,7 +472,7 @@ func clustersRetention(ctx context.Context, g *globals, args []string) error {
 	fmt.Fprintf(g.stdout, "max checkpoints per job: %s\nmax age: %s\nmax cache size: %s\ncache now: %s, %d checkpoints\n",
 		limitText(int64(l.MaxCheckpointsPerJob), func(n int64) string { return strconv.FormatInt(n, 10) }),
 		limitText(l.MaxAgeMs, func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }),
-		limitText(l.MaxBytes, humanBytes), humanBytes(cur.FileBytes), cur.Checkpoints)
+		limitText(l.MaxBytes, app.HumanBytes), app.HumanBytes(cur.FileBytes), cur.Checkpoints)
 	return nil
 }
 

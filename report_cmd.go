@@ -144,7 +144,26 @@ func reconciliationText(r *model.Reconciliation) string {
 	if r.FailedPolls > 0 {
 		s += fmt.Sprintf("; %d of %d list polls failed", r.FailedPolls, r.Polls+r.FailedPolls)
 	}
+	if r.FromLog > 0 || r.Earlier > 0 {
+		s += fmt.Sprintf("; from the JobManager log: %d gap id(s) filled, %d earlier checkpoint(s)", r.FromLog, r.Earlier)
+	}
 	return s
+}
+
+// jobManagerLogText says whether the JobManager log was read, and why not.
+func jobManagerLogText(r *model.Reconciliation) string {
+	if r == nil || r.Log == nil {
+		return ""
+	}
+	l := r.Log
+	switch l.State {
+	case model.LogRead:
+		return fmt.Sprintf("read at %s (%s): %d of the job's checkpoints, finalize times from it", fmtTime(l.ReadMs),
+			app.HumanBytes(l.SizeBytes), l.Checkpoints)
+	case model.LogWaiting:
+		return "not read yet"
+	}
+	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(l.State, "_", " "), l.Reason)
 }
 
 // slowest returns the longest checkpoint of the report, or nil.
@@ -167,6 +186,13 @@ func bottleneckText(c *analyze.CheckpointAnalysis) string {
 		return s
 	}
 	b := c.Bottleneck
+	if b == nil && c.Source == model.OriginJobManagerLog {
+		s := "from the JobManager log, no per-subtask stats"
+		if f := c.Phases.Finalize; f != nil {
+			s += "; finalize " + fmtMs(*f)
+		}
+		return s
+	}
 	if b == nil {
 		return "phases not observable for this engine or checkpoint"
 	}
@@ -254,8 +280,16 @@ func failureText(f analyze.FailureCluster) string {
 	case f.Phase != "":
 		phase = fmt.Sprintf(" [during %s]", f.Phase)
 	}
-	return fmt.Sprintf("%d×%s %s (checkpoints %s; first %s, last %s)",
-		f.Count, phase, firstLine(f.Example), joinIDs(f.CheckpointIDs), fmtTime(f.FirstMs), fmtTime(f.LastMs))
+	by := ""
+	if f.Task != "" {
+		by = fmt.Sprintf("declined by %s; ", f.Task)
+	}
+	cause := ""
+	if f.Cause != "" && f.Cause != f.Example {
+		cause = " — cause: " + firstLine(f.Cause)
+	}
+	return fmt.Sprintf("%d×%s %s%s (%scheckpoints %s; first %s, last %s)",
+		f.Count, phase, firstLine(f.Example), cause, by, joinIDs(f.CheckpointIDs), fmtTime(f.FirstMs), fmtTime(f.LastMs))
 }
 
 func writeReportText(w io.Writer, r app.Report) {
@@ -265,6 +299,9 @@ func writeReportText(w io.Writer, r app.Report) {
 		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
 	if rc := reconciliationText(r.Reconciliation); rc != "" {
 		fmt.Fprintf(w, "Reconciled: %s\n", rc)
+	}
+	if lt := jobManagerLogText(r.Reconciliation); lt != "" {
+		fmt.Fprintf(w, "JobManager log: %s\n", lt)
 	}
 	if s.Completed > 0 {
 		fmt.Fprintf(w, "Duration of completed ones: median %s, p90 %s, p99 %s, max %s\n",

@@ -41,6 +41,9 @@ type Options struct {
 	NoCollect bool
 	// JobsEvery overrides how often each cluster's job list is refreshed (default 30 s).
 	JobsEvery time.Duration
+	// JobManagerLogEvery overrides how often a Flink cluster's JobManager
+	// log may be read (default JobManagerLogEvery, a minute).
+	JobManagerLogEvery time.Duration
 }
 
 // Paths is where an App keeps its files.

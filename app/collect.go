@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
@@ -68,7 +69,7 @@ func (a *App) applyCollector() {
 	}
 	var targets []collect.Target
 	for _, c := range clusters {
-		t, err := newTarget(c, a.metrics)
+		t, err := newTarget(c, a.metrics, a.opts.JobManagerLogEvery)
 		if err != nil {
 			a.setHealth(c.Name, Health{State: "error", LastError: err.Error()})
 			continue
@@ -86,7 +87,8 @@ func RequestBudget(requestsPerSecond float64, maxInFlight int) (float64, int) {
 }
 
 // newTarget builds the collector's view of a configured cluster.
-func newTarget(c model.Cluster, m *appMetrics) (collect.Target, error) {
+// logEvery, when set, overrides how often the JobManager log may be read.
+func newTarget(c model.Cluster, m *appMetrics, logEvery time.Duration) (collect.Target, error) {
 	b, _ := json.Marshal(c)
 	sum := sha256.Sum256(b)
 	key := hex.EncodeToString(sum[:8])
@@ -104,6 +106,9 @@ func newTarget(c model.Cluster, m *appMetrics) (collect.Target, error) {
 		src, err := newFlinkSource(cl, budget, c)
 		if err != nil {
 			return collect.Target{}, err
+		}
+		if logEvery > 0 {
+			src.jmLog.every = logEvery
 		}
 		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: src}, nil
 	case model.EngineSeaTunnel:

@@ -173,6 +173,12 @@ func validateCluster(c model.Cluster) error {
 	if err := collect.CheckBudget(c.RequestsPerSecond, c.MaxInFlight); err != nil {
 		return fmt.Errorf("cluster %q: %w", c.Name, err)
 	}
+	if err := CheckJobManagerLogMode(c.JobManagerLog); err != nil {
+		return fmt.Errorf("cluster %q: %w", c.Name, err)
+	}
+	if c.JobManagerLog != "" && c.Engine != model.EngineFlink {
+		return fmt.Errorf("cluster %q: the JobManager log is Flink's; %s has none to read", c.Name, c.Engine)
+	}
 	if c.CAFile != "" {
 		if _, err := os.Stat(c.CAFile); err != nil {
 			return fmt.Errorf("cluster %q: CA file %s: %w", c.Name, c.CAFile, err)

@@ -23,10 +23,16 @@ import (
 
 func newCollectingApp(t *testing.T, restURL string) *App {
 	t.Helper()
-	a, err := New(context.Background(), Options{
-		DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	return newCollectingAppWith(t, restURL, Options{})
+}
+
+// newCollectingAppWith is newCollectingApp with options of the test's own
+// (its data dir, sample, job list and logger are the test's).
+func newCollectingAppWith(t *testing.T, restURL string, opts Options) *App {
+	t.Helper()
+	opts.DataDir, opts.NoSample, opts.JobsEvery = t.TempDir(), true, 2*time.Second
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

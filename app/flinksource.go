@@ -24,12 +24,16 @@ type flinkSource struct {
 	reporters []string
 	scraper   *prometheus.Scraper
 
+	// jmLog reads the JobManager log: finalize times, history beyond REST.
+	jmLog *jobManagerLog
+
 	mu       sync.Mutex
 	interval map[string]int64 // job id → checkpoint interval (ms), fetched once
 }
 
 func newFlinkSource(c *flink.Client, b *collect.Budget, cluster model.Cluster) (*flinkSource, error) {
-	s := &flinkSource{c: c, b: b, interval: map[string]int64{}, reporters: cluster.ReporterURLs}
+	s := &flinkSource{c: c, b: b, interval: map[string]int64{}, reporters: cluster.ReporterURLs,
+		jmLog: newJobManagerLog(c, b, cluster.JobManagerLog)}
 	if len(s.reporters) > 0 {
 		names, err := metricNames(cluster.PrometheusNames)
 		if err != nil {
@@ -54,6 +58,15 @@ const flinkMetricsEvery = 10 * time.Second
 func (s *flinkSource) Traits() collect.Traits {
 	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth, DetailRequests: true,
 		ListStaleness: flinkStatsCache}
+}
+
+// LogCheckpoints reads the JobManager log (collect.LogReader).
+func (s *flinkSource) LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error) {
+	cps, st, err := s.jmLog.LogCheckpoints(ctx, job, force)
+	for i := range cps {
+		cps[i].Cluster = job.Cluster
+	}
+	return cps, st, err
 }
 
 func spend[T any](ctx context.Context, b *collect.Budget, fn func() (T, error)) (T, error) {

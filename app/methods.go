@@ -46,6 +46,7 @@ type SourceView struct {
 	ReporterURLs       []string          `json:"reporter_urls,omitempty"`
 	RequestsPerSecond  float64           `json:"requests_per_second,omitempty"`
 	MaxInFlight        int               `json:"max_in_flight,omitempty"`
+	JobManagerLog      string            `json:"jobmanager_log,omitempty"`
 	Kind               string            `json:"kind"`
 	ReadOnly           bool              `json:"read_only"`
 	Health             Health            `json:"health"`
@@ -108,7 +109,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 		Name: c.Name, Engine: c.Engine, BaseURL: c.BaseURL, PrometheusURL: c.PrometheusURL,
 		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
 		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
-		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight,
+		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight, JobManagerLog: c.JobManagerLog,
 		Kind: sourceKind(c, configured), ReadOnly: !configured,
 	}
 	if c.Auth.Kind == model.AuthBasic {
@@ -138,6 +139,8 @@ type ClusterInput struct {
 	// RequestsPerSecond and MaxInFlight: the request budget (0: the default).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty"`
 	MaxInFlight       int     `json:"max_in_flight,omitempty"`
+	// JobManagerLog: auto (""), on or off (Flink only).
+	JobManagerLog string `json:"jobmanager_log,omitempty"`
 }
 
 func (in ClusterInput) cluster() model.Cluster {
@@ -145,7 +148,10 @@ func (in ClusterInput) cluster() model.Cluster {
 		Name: in.Name, Engine: in.Engine, BaseURL: in.BaseURL, PrometheusURL: in.PrometheusURL,
 		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
 		PrometheusNames: in.PrometheusNames, ReporterURLs: in.ReporterURLs,
-		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight,
+		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight, JobManagerLog: in.JobManagerLog,
+	}
+	if c.JobManagerLog == JobManagerLogAuto {
+		c.JobManagerLog = "" // the default, not stored
 	}
 	if c.Auth.Kind == "" {
 		c.Auth.Kind = model.AuthNone
@@ -296,6 +302,10 @@ type CheckpointRow struct {
 	NumSubtasks      int                  `json:"num_subtasks"`
 	NumAcknowledged  int                  `json:"num_acknowledged"`
 	FailureMessage   string               `json:"failure_message"`
+	// FailureCause, Declined and Source: what the JobManager log adds (model.Checkpoint).
+	FailureCause string         `json:"failure_cause,omitempty"`
+	Declined     *model.Decline `json:"declined,omitempty"`
+	Source       string         `json:"source,omitempty"`
 }
 
 // Checkpoints lists a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
@@ -316,7 +326,7 @@ func (a *App) Checkpoints(cluster, job string, fromMs, toMs int64) ([]Checkpoint
 			ID: c.ID, Pipeline: c.Pipeline, Kind: c.Kind, Status: c.Status, TriggerMs: c.TriggerMs,
 			EndMs: c.EndMs(), EndToEndMs: c.EndToEndMs, StateSize: c.StateSize, CheckpointedSize: c.CheckpointedSize,
 			StateBlobs: c.StateBlobs, NumSubtasks: c.NumSubtasks, NumAcknowledged: c.NumAcknowledged,
-			FailureMessage: c.FailureMessage,
+			FailureMessage: c.FailureMessage, FailureCause: c.FailureCause, Declined: c.Declined, Source: c.Source,
 		})
 	}
 	return rows, nil

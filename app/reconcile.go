@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"slices"
 
 	"checkpoint-explorer/backend/model"
@@ -30,6 +31,35 @@ func (a *App) JobReconciliation(cluster, job string) (*ReconciliationView, error
 		return nil, err
 	}
 	return &ReconciliationView{Reconciliation: r, Missed: r.Missed()}, nil
+}
+
+// ReadJobManagerLog reads a Flink cluster's JobManager log once past its
+// size cap, at the next poll of each followed job (the checkpoint view's
+// "Read the JobManager log", when the log is too large for the automatic
+// reads). The merge shows as soon as a poll has done it.
+func (a *App) ReadJobManagerLog(cluster string) error {
+	if cluster == "" {
+		return badRequest("cluster is required")
+	}
+	a.mu.Lock()
+	m := a.coll
+	a.mu.Unlock()
+	if m == nil {
+		return fmt.Errorf("cluster %q: nothing is being collected", cluster)
+	}
+	src, ok := m.Source(cluster)
+	if !ok {
+		return badRequest("cluster %q is not being polled", cluster)
+	}
+	fs, ok := src.(*flinkSource)
+	if !ok {
+		return badRequest("cluster %q is not a Flink cluster: it has no JobManager log", cluster)
+	}
+	if fs.jmLog.mode == JobManagerLogOff {
+		return badRequest("cluster %q: reading the JobManager log is turned off in its settings", cluster)
+	}
+	fs.jmLog.readBeyondLimit()
+	return nil
 }
 
 // healthDetail is what the collector says of a polled cluster beyond its

@@ -104,8 +104,13 @@ type captureSink struct {
 	order       []string         // job ids in the order first seen, for the Prometheus reads
 	latest      map[string]int64 // job/pipeline → highest final id written
 	seen        map[string]bool  // job/pipeline/id written
-	recon       map[string]model.Reconciliation
-	p           RecordProgress
+	// logged holds the ids (job/pipeline/id) the JobManager log has given
+	// its part for; a job whose log is being read has its checkpoints held
+	// until then, so that each is written once, with its finalize time.
+	logged  map[string]bool
+	withLog bool // the source reads a JobManager log
+	recon   map[string]model.Reconciliation
+	p       RecordProgress
 }
 
 // PutReconciliation keeps each job's latest, for progress and the file's end.
@@ -211,17 +216,18 @@ func (s *captureSink) PutCheckpoints(_ context.Context, cps []model.Checkpoint) 
 		if s.seen[k] {
 			continue
 		}
-		if s.holdDetails && (len(c.Tasks) == 0 && c.DetailLoss == "" || c.DetailLoss == model.DetailPartial) {
-			held := *c
-			s.held[k] = &held // the newest view wins until written
-			continue
+		held := *c
+		if prev, ok := s.held[k]; ok {
+			addLog(&held, prev) // keep what the log gave an earlier view
 		}
-		delete(s.held, k)
-		if err := s.writeCheckpoint(k, c); err != nil {
-			return err
-		}
+		s.held[k] = &held // the newest view wins until written
 	}
 	return s.writeHeld(false)
+}
+
+// awaitsDetails tells whether a held checkpoint still waits for its details.
+func (s *captureSink) awaitsDetails(c *model.Checkpoint) bool {
+	return s.holdDetails && (len(c.Tasks) == 0 && c.DetailLoss == "" || c.DetailLoss == model.DetailPartial)
 }
 
 func (s *captureSink) writeCheckpoint(k string, c *model.Checkpoint) error {
@@ -231,6 +237,7 @@ func (s *captureSink) writeCheckpoint(k string, c *model.Checkpoint) error {
 	s.seen[k] = true
 	pk := sinkKey(c.JobID, c.Pipeline)
 	s.latest[pk] = max(s.latest[pk], c.ID)
+	delete(s.logged, k)
 	s.p.Checkpoints++
 	if c.Status == model.StatusFailed {
 		s.p.Failed++
@@ -244,7 +251,7 @@ func (s *captureSink) writeCheckpoint(k string, c *model.Checkpoint) error {
 func (s *captureSink) writeHeld(closing bool) error {
 	keys := make([]string, 0, len(s.held))
 	for k, c := range s.held {
-		if closing || c.ID < s.latest[sinkKey(c.JobID, c.Pipeline)]-holdBehind {
+		if closing || c.ID < s.latest[sinkKey(c.JobID, c.Pipeline)]-holdBehind || !s.awaitsDetails(c) && !s.awaitsLog(k, c) {
 			keys = append(keys, k)
 		}
 	}
@@ -254,7 +261,7 @@ func (s *captureSink) writeHeld(closing bool) error {
 	})
 	for _, k := range keys {
 		c := s.held[k]
-		if c.DetailLoss == "" {
+		if s.awaitsDetails(c) && c.DetailLoss == "" {
 			c.DetailLoss = model.DetailMissed
 		}
 		delete(s.held, k)
@@ -290,6 +297,74 @@ func (s *captureSink) PutGaps(_ context.Context, gs []model.Gap) error {
 		s.p.Gaps += g.Count()
 	}
 	return nil
+}
+
+// MergeLogCheckpoints takes what the JobManager log adds: a checkpoint held
+// gains it (and may now be written); one not seen, below insertBelow, is
+// written from the log. Checkpoints already written are not written again:
+// a capture holds each checkpoint once.
+func (s *captureSink) MergeLogCheckpoints(_ context.Context, _, jobID string, cps []model.Checkpoint, insertBelow int64) (model.LogMerge, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var m model.LogMerge
+	if s.logged == nil {
+		s.logged = map[string]bool{}
+	}
+	for i := range cps {
+		c := cps[i]
+		k := fmt.Sprintf("%s/%d/%d", jobID, 0, c.ID)
+		if h, ok := s.held[k]; ok {
+			if model.SameTrigger(h.TriggerMs, c.TriggerMs) {
+				addLog(h, &c)
+				s.logged[k] = true
+				m.Updated++
+			}
+			continue
+		}
+		if s.seen[k] || c.ID >= insertBelow {
+			continue
+		}
+		c.JobID = jobID
+		if err := s.writeCheckpoint(k, &c); err != nil {
+			return m, err
+		}
+		m.Added = append(m.Added, c.ID)
+	}
+	return m, s.writeHeld(false)
+}
+
+// awaitsLog tells whether a held checkpoint still waits for the JobManager
+// log: its job's log is being read and has not given its part yet.
+func (s *captureSink) awaitsLog(k string, c *model.Checkpoint) bool {
+	if !s.withLog || s.logged[k] {
+		return false
+	}
+	r, ok := s.recon[c.JobID]
+	if !ok {
+		return true // the job's first poll: its log is read in the same poll
+	}
+	return r.Log != nil && (r.Log.State == model.LogRead || r.Log.State == model.LogWaiting)
+}
+
+// addLog adds to c what only the JobManager log has (as the store's merge does).
+func addLog(c, log *model.Checkpoint) {
+	if c.FinalizeMs == nil && log.FinalizeMs != nil {
+		f := *log.FinalizeMs
+		c.FinalizeMs = &f
+	}
+	if c.CompletionMs == 0 {
+		c.CompletionMs = log.CompletionMs
+	}
+	if c.FailureCause == "" {
+		c.FailureCause = log.FailureCause
+	}
+	if c.Declined == nil && log.Declined != nil {
+		d := *log.Declined
+		c.Declined = &d
+	}
+	if c.FailureMessage == "" {
+		c.FailureMessage = log.FailureMessage
+	}
 }
 
 // MarkDetailsMissed has nothing to mark: a recording starts from an empty file.
@@ -340,7 +415,7 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 		o.PromEvery = DefaultPromEvery
 	}
 	o.PromEvery = max(o.PromEvery, time.Second)
-	target, err := newTarget(o.Cluster, nil)
+	target, err := newTarget(o.Cluster, nil, 0)
 	if err != nil {
 		return RecordProgress{}, fmt.Errorf("capture: %w", err)
 	}
@@ -368,6 +443,9 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
 		holdDetails: target.Source.Traits().DetailRequests, held: map[string]*model.Checkpoint{},
 		recon: map[string]model.Reconciliation{}, p: RecordProgress{EngineCounted: -1}}
+	if _, ok := target.Source.(collect.LogReader); ok && o.Cluster.JobManagerLog != JobManagerLogOff {
+		sink.withLog = true
+	}
 	if err := w.Cluster(o.Cluster.Public()); err != nil {
 		tmp.Close()
 		return RecordProgress{}, err

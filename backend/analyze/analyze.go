@@ -64,6 +64,9 @@ type CheckpointAnalysis struct {
 	Backpressure *Pressure          `json:"backpressure,omitempty"`
 	// Slow lists what exceeded its baseline in this checkpoint.
 	Slow []SlowFlag `json:"slow,omitempty"`
+	// Source is the record's origin (model.Checkpoint.Source): "" the
+	// engine's API, "jobmanager_log" the log alone (no per-subtask stats).
+	Source string `json:"source,omitempty"`
 }
 
 // sortedOrder is the analysis order: by trigger time, pipeline, id. The
@@ -238,6 +241,7 @@ func (a *Analyzer) one(k int, c *model.Checkpoint, sc *scratch) {
 	*out = CheckpointAnalysis{
 		ID: c.ID, Pipeline: c.Pipeline, Kind: c.Kind, Status: c.Status,
 		TriggerMs: c.TriggerMs, EndMs: c.EndMs(), DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize,
+		Source: c.Source,
 	}
 	if r.critOK {
 		out.Phases = phasesOf(&r.critVec)
@@ -629,8 +633,11 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	if ja.Missed > 0 {
 		ja.note(part("note_gaps", "n", fmt.Sprint(ja.Missed)))
 	}
-	var missed, trimmed, partial int
+	var missed, trimmed, partial, fromLog int
 	for k := range a.heads {
+		if a.heads[k].Source == model.OriginJobManagerLog {
+			fromLog++
+		}
 		switch a.heads[k].DetailLoss {
 		case model.DetailMissed:
 			missed++
@@ -648,5 +655,8 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	}
 	if trimmed > 0 {
 		ja.note(part("note_details_trimmed", "n", fmt.Sprint(trimmed)))
+	}
+	if fromLog > 0 {
+		ja.note(part("note_from_log", "n", fmt.Sprint(fromLog)))
 	}
 }

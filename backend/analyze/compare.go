@@ -57,6 +57,8 @@ type CheckpointBrief struct {
 	Causes []Cause `json:"causes,omitempty"`
 	// DetailLoss is the checkpoint's model.Checkpoint.DetailLoss: why it has no bottleneck.
 	DetailLoss string `json:"detail_loss,omitempty"`
+	// Source is model.Checkpoint.Source ("jobmanager_log": no per-subtask stats).
+	Source string `json:"source,omitempty"`
 }
 
 // Comparison is two checkpoints side by side, B − A.
@@ -90,7 +92,7 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 		c, o := &an.heads[k], &an.out[k]
 		return CheckpointBrief{ID: c.ID, Pipeline: c.Pipeline, Status: c.Status, TriggerMs: c.TriggerMs,
 			DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize, Bottleneck: o.Bottleneck, Causes: o.Causes,
-			DetailLoss: c.DetailLoss}
+			DetailLoss: c.DetailLoss, Source: c.Source}
 	}
 	cmp := Comparison{
 		A: brief(0), B: brief(1),

@@ -142,6 +142,10 @@ type CheckpointFailure struct {
 	Vertices []VertexRef `json:"vertices,omitempty"`
 	// AfterMs is trigger → failure, when the failure time is known.
 	AfterMs *int64 `json:"after_ms,omitempty"`
+	// Cause is the root cause and Task the declining task ("Map (2/4)#0"),
+	// where the engine's log gives them.
+	Cause string `json:"cause,omitempty"`
+	Task  string `json:"task,omitempty"`
 }
 
 // messageRule maps a known failure text (Flink CheckpointFailureReason
@@ -218,7 +222,16 @@ func classifyFailure(g *graph, c *model.Checkpoint, r *cpResult, lastSample *mod
 		}
 	}
 	f.Basis = renderClauses(f.BasisParts)
-	f.Vertices = namedVertices(g, c.FailureMessage)
+	f.Cause = c.FailureCause
+	if d := c.Declined; d != nil {
+		f.Task = d.Task
+		if v, ok := g.index[d.VertexID]; ok && d.VertexID != "" {
+			f.Vertices = []VertexRef{g.ref(v)} // the log names the task that declined
+		}
+	}
+	if len(f.Vertices) == 0 {
+		f.Vertices = namedVertices(g, c.FailureMessage)
+	}
 	if len(f.Vertices) == 0 && r.lateAck(c) {
 		f.Vertices = append(f.Vertices, g.ref(r.crit.v))
 	}
@@ -305,6 +318,10 @@ type FailureCluster struct {
 	// FirstMs and LastMs are the failure times (trigger time where the failure time is unknown).
 	FirstMs int64 `json:"first_ms"`
 	LastMs  int64 `json:"last_ms"`
+	// Cause and Task are the first root cause and declining task the
+	// engine's log gave for the cluster's failures.
+	Cause string `json:"cause,omitempty"`
+	Task  string `json:"task,omitempty"`
 }
 
 type clusterAcc struct {
@@ -337,6 +354,12 @@ func clusterFailures(g *graph, cps []model.Checkpoint, order []int, fails []*Che
 		}
 		a.Count++
 		a.CheckpointIDs = append(a.CheckpointIDs, c.ID)
+		if a.Cause == "" {
+			a.Cause = f.Cause
+		}
+		if a.Task == "" {
+			a.Task = f.Task
+		}
 		a.FirstMs, a.LastMs = min(a.FirstMs, at), max(a.LastMs, at)
 		a.Expired = a.Expired || f.Expired
 		a.JobLevel = a.JobLevel || f.JobLevel

@@ -110,6 +110,7 @@ var reasonTemplates = map[string]string{
 	"note_details_missed":  "{{n}} checkpoint(s) have no per-subtask stats because they left the engine's history before their details were fetched (the request budget or the engine could not keep up): they have no phases or bottleneck",
 	"note_details_partial": "{{n}} checkpoint(s) have only part of their per-subtask stats: some vertices' requests failed and retries did not get them before the checkpoint left the engine's history; their phases and bottleneck cover the vertices that came",
 	"note_details_trimmed": "{{n}} checkpoint(s) had their per-subtask stats trimmed by the cache's size cap: they have no phases or bottleneck",
+	"note_from_log":        "{{n}} checkpoint(s) come from the JobManager log alone (they had left Flink's REST history): status, times, size, finalize and failure cause, no per-subtask stats",
 }
 
 // part builds a clause from a code and name, value pairs.

@@ -25,7 +25,7 @@ const Format = "checkpoint-explorer-capture"
 
 // Version is the format version this package writes. Readers accept any 1.x:
 // minor versions only add fields or record types, which older readers skip.
-const Version = "1.1"
+const Version = "1.2"
 
 // supportedMajor is the major version this package reads.
 const supportedMajor = 1

@@ -75,6 +75,19 @@ type Source interface {
 	Traits() Traits
 }
 
+// LogReader is implemented by sources whose engine keeps a log of every
+// checkpoint beyond the history its API lists (Flink's JobManager log).
+// The collector asks after each successful poll of a job; the source
+// decides when the log is read again, which bounds its cost.
+type LogReader interface {
+	// LogCheckpoints returns the job's checkpoints the log holds when it
+	// was read anew since the last call for this job (nil otherwise), and
+	// the log's state. force asks for a read now (a job's first poll, the
+	// final poll of a capture) within the source's limits. An error is a
+	// problem worth the cluster's health (the user asked for the log).
+	LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error)
+}
+
 // Traits are what the scheduler needs to know about an engine.
 type Traits struct {
 	// MetricsEvery is how often sampling metrics yields new information
@@ -109,6 +122,10 @@ type Sink interface {
 	// PutReconciliation keeps a job's latest reconciliation (after every
 	// successful poll).
 	PutReconciliation(ctx context.Context, r model.Reconciliation) error
+	// MergeLogCheckpoints adds what the engine's log says of a job's
+	// checkpoints (store.Store.MergeLogCheckpoints): ids below insertBelow
+	// not stored are stored, stored ones gain what only the log has.
+	MergeLogCheckpoints(ctx context.Context, cluster, jobID string, cps []model.Checkpoint, insertBelow int64) (model.LogMerge, error)
 }
 
 // Health is a cluster's connection state.
@@ -245,6 +262,17 @@ func (m *Manager) Apply(targets []Target) {
 		m.clusters[name] = cp
 		cp.start()
 	}
+}
+
+// Source returns the source a cluster is polled with; false if it is not.
+func (m *Manager) Source(name string) (Source, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cp, ok := m.clusters[name]
+	if !ok {
+		return nil, false
+	}
+	return cp.target.Source, true
 }
 
 // Health returns a cluster's health; false if it is not being polled.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -56,6 +57,15 @@ type jobPoller struct {
 	gotMetrics   bool
 	emptyMetrics int
 
+	// logState is the engine log reader's latest state (nil: no reader);
+	// forceLog asks the next poll to read the log now (the final poll).
+	logState *model.LogState
+	forceLog bool
+	// logRead carries a log read started in the background (a log of up to
+	// 16 MiB must not hold the poll up); logBusy is set while one runs.
+	logRead chan logResult
+	logBusy bool
+
 	// exited is set when run returns.
 	exited atomic.Bool
 }
@@ -68,6 +78,9 @@ type account struct {
 	// counted follows the engine's trigger counter over the span; -1 unknown.
 	counted, lastTriggered int64
 	counts                 *model.EngineCounts
+	// fromLog and earlier count ids stored from the engine's log: inside
+	// the span (gaps filled) and before it.
+	fromLog, earlier int64
 }
 
 func newJobPoller(c *clusterPoller, j model.Job) *jobPoller {
@@ -207,6 +220,7 @@ func (j *jobPoller) finalPoll(parent context.Context) {
 	}
 	// Leave a quarter of the time to store what is left.
 	until := opts.Now().Add(time.Until(deadline) * 3 / 4)
+	j.forceLog = true // the last checkpoints' finalize times
 	if _, err := j.tick(ctx, until); err != nil {
 		opts.Logger.Warn("final poll incomplete", append(j.log(), "err", err)...)
 	}
@@ -533,22 +547,140 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		}
 	}
 	j.polls++
-	if err := j.reconcile(ctx, nowMs); err != nil {
-		return 0, err
-	}
 	if len(toStore) > 0 || len(gaps) > 0 {
 		opts.OnStored(j.c.target.Name, j.job.ID)
 	}
+	// Metrics are sampled before the log is read: they are of this moment,
+	// the log (up to 16 MiB) can wait for them.
 	metricsErr := j.sampleMetrics(ctx, traits, j.runsLong(h, nowMs))
+	logErr := j.readLog(ctx, h, j.polls == 1 || j.forceLog, j.forceLog)
+	if err := j.reconcile(ctx, nowMs); err != nil {
+		return 0, err
+	}
 	wait := j.nextInterval(h, capacity, fresh, traits)
 	if failures > 0 && j.waiting() > 0 {
 		// Details failed and wait: ask again sooner, while the engine lists them.
 		wait = max(opts.MinPoll, wait/2)
 	}
-	if err := errors.Join(detailErr, metricsErr); err != nil {
+	if err := errors.Join(detailErr, metricsErr, logErr); err != nil {
 		return wait, &PartialError{Err: err}
 	}
 	return wait, nil
+}
+
+// logSlack is how much earlier than the job's start a log checkpoint may
+// have been triggered and still be this run's (clocks agree: both are the
+// JobManager's); older ones belong to an earlier job under the same id.
+const logSlack = 1000
+
+// logResult is one LogReader call's answer.
+type logResult struct {
+	cps []model.Checkpoint
+	st  model.LogState
+	err error
+}
+
+// readLog merges what the engine's log says of the job's checkpoints, when
+// the source has a log and read it anew (force: read it now). The read runs
+// in the background and is merged by a later poll; wait (the final poll)
+// reads and merges now. Checkpoints the API still lists only gain what the
+// log adds; older ones not stored (history beyond the API's, or gaps) are
+// stored from the log.
+func (j *jobPoller) readLog(ctx context.Context, h model.History, force, wait bool) error {
+	lr, ok := j.src.(LogReader)
+	if !ok {
+		return nil
+	}
+	if j.logRead == nil {
+		j.logRead = make(chan logResult, 1)
+	}
+	if j.logState == nil {
+		j.logState = &model.LogState{State: model.LogWaiting}
+	}
+	// A log of 16 MiB takes several request timeouts to come.
+	timeout := 4 * j.requestTimeout()
+	read := func(ctx context.Context, job model.Job) logResult {
+		lctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		cps, st, err := lr.LogCheckpoints(lctx, &job, force)
+		return logResult{cps, st, err}
+	}
+	var errs []error
+	take := func(res logResult) {
+		j.logBusy = false
+		j.logState = &res.st
+		if res.err != nil {
+			errs = append(errs, fmt.Errorf("JobManager log: %w", res.err))
+		}
+		if err := j.mergeLog(ctx, h, res.cps); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if wait {
+		if j.logBusy {
+			take(<-j.logRead)
+		}
+		take(read(ctx, j.job))
+		return errors.Join(errs...)
+	}
+	select {
+	case res := <-j.logRead:
+		take(res)
+	default:
+	}
+	if !j.logBusy {
+		j.logBusy = true
+		job := j.job
+		go func() { j.logRead <- read(ctx, job) }()
+	}
+	return errors.Join(errs...)
+}
+
+// mergeLog stores what one log read gave for the job.
+func (j *jobPoller) mergeLog(ctx context.Context, h model.History, cps []model.Checkpoint) error {
+	if len(cps) == 0 {
+		return nil
+	}
+	// This run's checkpoints only, one per id (the latest trigger wins).
+	byID := map[int64]model.Checkpoint{}
+	for _, c := range cps {
+		if j.job.StartMs > 0 && c.TriggerMs < j.job.StartMs-logSlack {
+			continue
+		}
+		if prev, ok := byID[c.ID]; !ok || c.TriggerMs >= prev.TriggerMs {
+			byID[c.ID] = c
+		}
+	}
+	keep := make([]model.Checkpoint, 0, len(byID))
+	for _, c := range byID {
+		keep = append(keep, c)
+	}
+	sort.Slice(keep, func(a, b int) bool { return keep[a].ID < keep[b].ID })
+	insertBelow := int64(math.MaxInt64)
+	for _, c := range h.Checkpoints {
+		if c.Pipeline == 0 {
+			insertBelow = min(insertBelow, c.ID)
+		}
+	}
+	m, err := j.c.opts.Sink.MergeLogCheckpoints(ctx, j.c.target.Name, j.job.ID, keep, insertBelow)
+	if err != nil {
+		return fmt.Errorf("store checkpoints from the JobManager log: %w", err)
+	}
+	if a := j.accounts[0]; a != nil && len(m.Added) > 0 {
+		for _, id := range m.Added {
+			if a.first >= 0 && id >= a.first && id <= a.latest {
+				a.fromLog++
+			} else {
+				a.earlier++
+			}
+		}
+		a.gaps = max(0, a.gaps-int64(m.FilledGaps))
+	}
+	if len(m.Added) > 0 || m.Updated > 0 {
+		j.c.opts.Logger.Debug("checkpoints from the JobManager log", append(j.log(), "added", len(m.Added), "updated", m.Updated, "gaps_filled", m.FilledGaps)...)
+		j.c.opts.OnStored(j.c.target.Name, j.job.ID)
+	}
+	return nil
 }
 
 // detailsLost marks a checkpoint whose details will not come any more: what
@@ -638,6 +770,8 @@ func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
 		r.IDs += ids
 		r.Stored += a.stored
 		r.Gaps += a.gaps
+		r.FromLog += a.fromLog
+		r.Earlier += a.earlier
 		if a.counts != nil {
 			if r.Engine == nil {
 				r.Engine = &model.EngineCounts{}
@@ -655,7 +789,11 @@ func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
 	if r.FirstID < 0 {
 		r.FirstID, r.LatestID = 0, 0
 	}
-	r.Unaccounted = r.IDs - r.Stored - r.Gaps
+	r.Unaccounted = r.IDs - r.Stored - r.Gaps - r.FromLog
+	if j.logState != nil {
+		st := *j.logState
+		r.Log = &st
+	}
 	if r.Unaccounted < 0 {
 		// Stored more than the span holds: a bug in the accounting, not in the data.
 		j.c.opts.Logger.Warn("reconciliation counted an id twice", append(j.log(), "ids", r.IDs, "stored", r.Stored, "gaps", r.Gaps)...)

@@ -62,6 +62,57 @@ type Reconciliation struct {
 	// Engine holds the engine's counters at the last successful poll (summed
 	// over pipelines); nil when it sends none.
 	Engine *EngineCounts `json:"engine,omitempty"`
+	// FromLog is how many ids of the span were stored from the engine's log
+	// (they had left its API's history unseen: gaps filled); Earlier how many
+	// checkpoints before the span the log gave (history beyond the API's).
+	FromLog int64 `json:"from_log"`
+	Earlier int64 `json:"earlier"`
+	// Log is the state of the engine's log reader; nil where there is none.
+	Log *LogState `json:"log,omitempty"`
+}
+
+// SameTrigger tells whether a checkpoint from an engine's log and one from
+// its API, of the same id, are the same checkpoint: their trigger times,
+// both the JobManager's clock, agree within 2 s (another run under a reused
+// job id is minutes or more apart).
+func SameTrigger(a, b int64) bool {
+	d := a - b
+	return d <= 2000 && d >= -2000
+}
+
+// LogMerge says what merging a log's checkpoints into the store did.
+type LogMerge struct {
+	// Added are the ids stored from the log: not stored before.
+	Added []int64
+	// FilledGaps are those of Added that were recorded as gaps.
+	FilledGaps int
+	// Updated counts stored checkpoints the log completed (finalize, cause, decline).
+	Updated int
+}
+
+// States of LogState.
+const (
+	LogRead         = "read"         // read; its checkpoints are merged
+	LogOff          = "off"          // turned off for the cluster
+	LogWaiting      = "waiting"      // not read yet
+	LogUnavailable  = "unavailable"  // the engine does not serve it (or it failed)
+	LogTooLarge     = "too_large"    // bigger than the size cap: read on demand
+	LogUnrecognised = "unrecognised" // read, but no checkpoint line matched the known messages
+)
+
+// LogState says whether a job's checkpoints come from the engine's log too
+// (Flink's JobManager log: finalize times, history beyond REST) and, when
+// they do not, why.
+type LogState struct {
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+	// ReadMs is when the log was last read; SizeBytes its size then (or the
+	// size that exceeded LimitBytes).
+	ReadMs     int64 `json:"read_ms,omitempty"`
+	SizeBytes  int64 `json:"size_bytes,omitempty"`
+	LimitBytes int64 `json:"limit_bytes,omitempty"`
+	// Checkpoints is how many of the job's checkpoints the last read held.
+	Checkpoints int `json:"checkpoints"`
 }
 
 // Missed is how many checkpoints of the span the app did not store.

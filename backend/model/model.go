@@ -70,6 +70,10 @@ type Cluster struct {
 	// cluster (its request budget); 0 takes the defaults in docs/collector.md.
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty"`
 	MaxInFlight       int     `json:"max_in_flight,omitempty"`
+	// JobManagerLog says whether Flink's JobManager log is read for finalize
+	// times and history beyond REST: "auto" (or ""), "on" or "off"
+	// (docs/flink.md).
+	JobManagerLog string `json:"jobmanager_log,omitempty"`
 	// ReadOnly marks data that came from a capture file: nothing polls it.
 	ReadOnly bool `json:"read_only,omitempty"`
 }
@@ -178,7 +182,17 @@ type Checkpoint struct {
 	NumAcknowledged int `json:"num_acknowledged"`
 
 	FailureMessage string `json:"failure_message,omitempty"`
-	ExternalPath   string `json:"external_path,omitempty"`
+	// FailureCause is the root cause the engine's log gives for a failure
+	// (the innermost exception), where it was read.
+	FailureCause string `json:"failure_cause,omitempty"`
+	// Declined names the task whose decline failed the checkpoint, where the
+	// engine's log says.
+	Declined     *Decline `json:"declined,omitempty"`
+	ExternalPath string   `json:"external_path,omitempty"`
+	// Source says where the record came from: "" the engine's checkpoint
+	// API; OriginJobManagerLog when only the JobManager log had it (no
+	// per-subtask stats then).
+	Source string `json:"source,omitempty"`
 
 	// Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed.
 	Tasks []TaskStats `json:"tasks,omitempty"`
@@ -186,6 +200,22 @@ type Checkpoint struct {
 	// reports them (DetailTrimmed or DetailMissed), or that only part of them
 	// came (DetailPartial); empty otherwise.
 	DetailLoss string `json:"detail_loss,omitempty"`
+}
+
+// OriginJobManagerLog is Checkpoint.Source for a checkpoint read from
+// Flink's JobManager log: beyond the REST history, or filling a gap.
+const OriginJobManagerLog = "jobmanager_log"
+
+// Decline is the task that declined a checkpoint (Flink's JobManager log:
+// "Decline checkpoint N by task <attempt> of job J").
+type Decline struct {
+	VertexID string `json:"vertex_id,omitempty"`
+	Subtask  int    `json:"subtask"`
+	Attempt  int    `json:"attempt"`
+	// Task is the task's name with its subtask, e.g. "Map (2/4)#0", where the log gives it.
+	Task string `json:"task,omitempty"`
+	// Message is the decline's own exception message.
+	Message string `json:"message,omitempty"`
 }
 
 // Reasons a checkpoint lacks the per-subtask stats its engine reports.

@@ -226,7 +226,7 @@ func (s *Store) Job(ctx context.Context, cluster, jobID string) (model.Job, erro
 const sqlCheckpointCols = `pk, cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms,
 	completion_ms, failure_ms, end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data,
 	persisted_data, state_blobs, num_subtasks, num_acknowledged, failure_message, external_path, has_tasks,
-	detail_trimmed`
+	detail_trimmed, source, failure_cause, declined`
 
 const sqlCheckpointOrder = ` ORDER BY trigger_ms, id, pipeline, cluster, job_id`
 
@@ -252,13 +252,21 @@ func markMissingVertices(c *model.Checkpoint) {
 func scanCheckpoint(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
 	var st storedCheckpoint
 	var finalize, blobs sql.NullInt64
+	var declined sql.NullString
 	var loss int
 	err := sc.Scan(&st.pk, &c.Cluster, &c.JobID, &c.Pipeline, &c.ID, &c.Kind, &c.Status, &c.TriggerMs,
 		&c.LatestAckMs, &c.CompletionMs, &c.FailureMs, &c.EndToEndMs, &finalize, &c.StateSize,
 		&c.CheckpointedSize, &c.ProcessedData, &c.PersistedData, &blobs, &c.NumSubtasks, &c.NumAcknowledged,
-		&c.FailureMessage, &c.ExternalPath, &st.hasTasks, &loss)
+		&c.FailureMessage, &c.ExternalPath, &st.hasTasks, &loss, &c.Source, &c.FailureCause, &declined)
 	if err != nil {
 		return st, err
+	}
+	c.Declined = nil
+	if declined.Valid {
+		var d model.Decline
+		if json.Unmarshal([]byte(declined.String), &d) == nil {
+			c.Declined = &d
+		}
 	}
 	c.DetailLoss = detailLossName(loss)
 	if finalize.Valid {

@@ -24,6 +24,7 @@ var migrations = []migration{
 	{1, "initial schema", schemaV1, nil},
 	{2, "subtask stats packed per vertex", schemaV2, packSubtaskRows},
 	{3, "reconciliation of each job's checkpoint ids", schemaV3, nil},
+	{4, "checkpoints from the JobManager log: source, failure cause, declining task", schemaV4, nil},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -219,6 +220,16 @@ CREATE TABLE reconciliations (
 	data    TEXT NOT NULL,
 	PRIMARY KEY (cluster, job_id)
 ) WITHOUT ROWID;
+`
+
+// schemaV4 adds what Flink's JobManager log tells of a checkpoint: where the
+// record came from (” the engine's API, 'jobmanager_log'), the failure's
+// root cause and the declining task (model.Decline as JSON; NULL = none).
+// Adding columns with constant defaults does not rewrite the table.
+const schemaV4 = `
+ALTER TABLE checkpoints ADD COLUMN source TEXT NOT NULL DEFAULT '';
+ALTER TABLE checkpoints ADD COLUMN failure_cause TEXT NOT NULL DEFAULT '';
+ALTER TABLE checkpoints ADD COLUMN declined TEXT;
 `
 
 // packKey is a pack's rowid; a checkpoint's packs are the range

@@ -138,7 +138,7 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 	for i := range cps {
 		c := &cps[i]
 		taskRows, subRows, mx := detailCounts(c)
-		res, err := tx.Exec(sqlInsertCheckpoint, c.Cluster, c.JobID, c.Pipeline, c.ID, string(c.Kind),
+		res, err := tx.Exec(sqlInsertCheckpointV1, c.Cluster, c.JobID, c.Pipeline, c.ID, string(c.Kind),
 			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
 			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
 			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
@@ -258,3 +258,11 @@ func BenchmarkDecodeSubtasks64(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/subtask")
 }
+
+// sqlInsertCheckpointV1 is how the v1 schema's writer inserted a checkpoint.
+const sqlInsertCheckpointV1 = `INSERT INTO checkpoints (
+	cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms, completion_ms, failure_ms,
+	end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data, persisted_data, state_blobs,
+	num_subtasks, num_acknowledged, failure_message, external_path, has_tasks, task_rows, subtask_rows,
+	max_start_delay_ms, max_alignment_ms, max_sync_ms, max_async_ms, detail_trimmed)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`

@@ -130,7 +130,7 @@ func minimalSubtaskLoop(ctx context.Context, s *Store, cps []model.Checkpoint) e
 			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
 			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
 			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
-			1, taskRows, subRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3), lossNone)
+			1, taskRows, subRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3), lossNone, c.Source, c.FailureCause, nil)
 		if err != nil {
 			return err
 		}

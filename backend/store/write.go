@@ -190,16 +190,30 @@ const (
 		cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms, completion_ms, failure_ms,
 		end_to_end_ms, finalize_ms, state_size, checkpointed_size, processed_data, persisted_data, state_blobs,
 		num_subtasks, num_acknowledged, failure_message, external_path, has_tasks, task_rows, subtask_rows,
-		max_start_delay_ms, max_alignment_ms, max_sync_ms, max_async_ms, detail_trimmed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		max_start_delay_ms, max_alignment_ms, max_sync_ms, max_async_ms, detail_trimmed,
+		source, failure_cause, declined)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// sqlUpdateSummary replaces the summary and keeps the detail bookkeeping;
 	// a summary that says its details were lost marks it (detail_trimmed).
+	// What the JobManager log added (finalize, completion, cause, decline)
+	// stays when the engine's API, which lacks them, sends the summary again.
 	sqlUpdateSummary = `UPDATE checkpoints SET
-		kind = ?, status = ?, trigger_ms = ?, latest_ack_ms = ?, completion_ms = ?, failure_ms = ?,
-		end_to_end_ms = ?, finalize_ms = ?, state_size = ?, checkpointed_size = ?, processed_data = ?,
-		persisted_data = ?, state_blobs = ?, num_subtasks = ?, num_acknowledged = ?, failure_message = ?,
-		external_path = ?, has_tasks = max(has_tasks, ?), detail_trimmed = max(detail_trimmed, ?)
+		kind = ?, status = ?, trigger_ms = ?, latest_ack_ms = ?, completion_ms = max(completion_ms, ?), failure_ms = ?,
+		end_to_end_ms = ?, finalize_ms = coalesce(?, finalize_ms), state_size = ?, checkpointed_size = ?,
+		processed_data = ?, persisted_data = ?, state_blobs = ?, num_subtasks = ?, num_acknowledged = ?,
+		failure_message = ?, external_path = ?, has_tasks = max(has_tasks, ?), detail_trimmed = max(detail_trimmed, ?),
+		source = ?, failure_cause = CASE WHEN ? = '' THEN failure_cause ELSE ? END,
+		declined = coalesce(?, declined)
 		WHERE pk = ?`
+	// sqlMergeLog adds what the JobManager log says to a checkpoint stored
+	// from the engine's API, the same run's (trigger times agree).
+	sqlMergeLog = `UPDATE checkpoints SET finalize_ms = coalesce(finalize_ms, ?),
+		completion_ms = CASE WHEN completion_ms = 0 THEN ? ELSE completion_ms END,
+		failure_cause = CASE WHEN failure_cause = '' THEN ? ELSE failure_cause END,
+		declined = coalesce(declined, ?),
+		failure_message = CASE WHEN failure_message = '' THEN ? ELSE failure_message END
+		WHERE pk = ?`
+	sqlFindLogMatch = `SELECT pk, trigger_ms FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = 0 AND id = ?`
 	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = ?,
 		max_start_delay_ms = ?, max_alignment_ms = ?, max_sync_ms = ?, max_async_ms = ?
 		WHERE pk = ?`
@@ -360,7 +374,16 @@ func (w *txWriter) PutCheckpoint(c *model.Checkpoint) error {
 	if err := validateCheckpoint(c); err != nil {
 		return err
 	}
-	return w.putCheckpoint(c)
+	if err := w.putCheckpoint(c); err != nil {
+		return err
+	}
+	if c.Source == model.OriginJobManagerLog {
+		// A capture's gap record precedes the checkpoints its log filled in.
+		if _, err := w.shrinkGaps(c.Cluster, c.JobID, []int64{c.ID}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // validateCheckpoint rejects what cannot be stored faithfully.
@@ -446,7 +469,8 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 		if _, err := w.execStmt(sqlUpdateSummary, string(c.Kind), string(c.Status), c.TriggerMs, c.LatestAckMs,
 			c.CompletionMs, c.FailureMs, c.EndToEndMs, nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize,
 			c.ProcessedData, c.PersistedData, nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged,
-			c.FailureMessage, c.ExternalPath, incomingHasTasks, detailLossCode(c), pk); err != nil {
+			c.FailureMessage, c.ExternalPath, incomingHasTasks, detailLossCode(c), c.Source,
+			c.FailureCause, c.FailureCause, declinedJSON(c.Declined), pk); err != nil {
 			return fmt.Errorf("%s: update: %w", name(), err)
 		}
 		if len(c.Tasks) == 0 {
@@ -471,7 +495,8 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 			string(c.Status), c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs, c.EndToEndMs,
 			nullable(c.FinalizeMs), c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData,
 			nullable(c.StateBlobs), c.NumSubtasks, c.NumAcknowledged, c.FailureMessage, c.ExternalPath,
-			incomingHasTasks, taskRows, subtaskRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3), detailLossCode(c))
+			incomingHasTasks, taskRows, subtaskRows, mx.get(0), mx.get(1), mx.get(2), mx.get(3), detailLossCode(c),
+			c.Source, c.FailureCause, declinedJSON(c.Declined))
 		if err != nil {
 			return fmt.Errorf("%s: insert: %w", name(), err)
 		}
@@ -483,6 +508,18 @@ func (w *txWriter) putCheckpoint(c *model.Checkpoint) error {
 		return fmt.Errorf("%s: %w", name(), err)
 	}
 	return nil
+}
+
+// declinedJSON is the declined column's value: NULL for none.
+func declinedJSON(d *model.Decline) any {
+	if d == nil {
+		return nil
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil
+	}
+	return string(b)
 }
 
 // phaseMax holds the per-checkpoint maxima of start delay, alignment, sync

@@ -86,13 +86,7 @@ func (c *Client) getLenient(ctx context.Context, endpoint, path string, query ur
 func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values, out any, lenient bool) (err error) {
 	start := time.Now()
 	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() {
-		if c.cfg.OnRequest != nil {
-			info.Duration = time.Since(start)
-			info.Err = err
-			c.cfg.OnRequest(info)
-		}
-	}()
+	defer func() { c.observe(&info, start, err) }()
 	where := path
 	if len(query) > 0 {
 		where += "?" + query.Encode()
@@ -133,6 +127,15 @@ func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values
 		return newError(where, endpoint, info.Status, c.redact(decodeProblem(data, err)), nil)
 	}
 	return nil
+}
+
+// observe tells the request hook about a finished request.
+func (c *Client) observe(info *RequestInfo, start time.Time, err error) {
+	if c.cfg.OnRequest != nil {
+		info.Duration = time.Since(start)
+		info.Err = err
+		c.cfg.OnRequest(*info)
+	}
 }
 
 func (c *Client) transportError(where string, err error) error {

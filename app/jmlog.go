@@ -1,0 +1,231 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+)
+
+// Modes of reading Flink's JobManager log (model.Cluster.JobManagerLog).
+const (
+	// JobManagerLogAuto reads the log when it grew, at most once a minute,
+	// up to JobManagerLogLimit; failures only show in the log's state.
+	JobManagerLogAuto = "auto"
+	// JobManagerLogOn reads it whatever its size; failures are health problems.
+	JobManagerLogOn = "on"
+	// JobManagerLogOff never reads it.
+	JobManagerLogOff = "off"
+)
+
+// CheckJobManagerLogMode accepts "", auto, on and off.
+func CheckJobManagerLogMode(m string) error {
+	switch m {
+	case "", JobManagerLogAuto, JobManagerLogOn, JobManagerLogOff:
+		return nil
+	}
+	return fmt.Errorf("JobManager log %q: choose auto, on or off", m)
+}
+
+// Defaults of the JobManager log reader (docs/collector.md).
+const (
+	JobManagerLogEvery = time.Minute
+	JobManagerLogLimit = 16 << 20
+)
+
+// jobManagerLog reads one Flink cluster's JobManager log for the collector:
+// at most once per every (unless forced, and never more than once per
+// second), only when the listing says the file changed, and within limit
+// unless the mode is on or the user asked for one read beyond it. All its
+// requests spend the cluster's budget.
+type jobManagerLog struct {
+	c     *flink.Client
+	b     *collect.Budget
+	mode  string
+	every time.Duration
+	limit int64
+	now   func() time.Time
+
+	mu sync.Mutex
+	// checked is when the listing was last asked for; file, size and mtime
+	// identify the file as last read.
+	checked     time.Time
+	file        string
+	size, mtime int64
+	hist        *flink.LogHistory
+	state       model.LogState
+	// served is, per job, the read it was last given (hist's generation).
+	served     map[string]int
+	generation int
+	// beyondLimit allows one read past the limit (the user asked).
+	beyondLimit bool
+}
+
+func newJobManagerLog(c *flink.Client, b *collect.Budget, mode string) *jobManagerLog {
+	if mode == "" {
+		mode = JobManagerLogAuto
+	}
+	l := &jobManagerLog{c: c, b: b, mode: mode, every: JobManagerLogEvery, limit: JobManagerLogLimit,
+		now: time.Now, served: map[string]int{}}
+	l.state = model.LogState{State: model.LogWaiting, LimitBytes: l.limit}
+	if mode == JobManagerLogOff {
+		l.state = model.LogState{State: model.LogOff, Reason: "reading the JobManager log is turned off for this cluster"}
+	}
+	return l
+}
+
+// readBeyondLimit makes the next read ignore the size cap once.
+func (l *jobManagerLog) readBeyondLimit() {
+	l.mu.Lock()
+	l.beyondLimit = true
+	l.checked = time.Time{}
+	l.mu.Unlock()
+}
+
+// LogCheckpoints implements collect.LogReader.
+func (l *jobManagerLog) LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mode == JobManagerLogOff {
+		return nil, l.state, nil
+	}
+	now := l.now()
+	due := l.checked.IsZero() || now.Sub(l.checked) >= l.every || force && now.Sub(l.checked) >= time.Second
+	var err error
+	if due {
+		l.checked = now
+		err = l.refresh(ctx, now)
+	}
+	st := l.state
+	if l.hist == nil {
+		return nil, st, err
+	}
+	cps := l.hist.Checkpoints[job.ID]
+	st.Checkpoints = len(cps)
+	if l.served[job.ID] == l.generation {
+		return nil, st, err
+	}
+	l.served[job.ID] = l.generation
+	out := make([]model.Checkpoint, len(cps))
+	copy(out, cps)
+	return out, st, err
+}
+
+// refresh lists the log files and reads the JobManager's when it changed.
+// l.mu is held.
+func (l *jobManagerLog) refresh(ctx context.Context, now time.Time) error {
+	files, err := spend(ctx, l.b, func() ([]flink.LogFile, error) { return l.c.LogFiles(ctx) })
+	if err != nil {
+		return l.fail(model.LogUnavailable, jmLogProblem("GET /jobmanager/logs", err), err)
+	}
+	f, ok := l.pick(files)
+	if !ok {
+		msg := fmt.Sprintf("the JobManager lists %d log file(s) and none is its own log", len(files))
+		return l.fail(model.LogUnavailable, msg, errors.New(msg))
+	}
+	if l.hist != nil && f.Name == l.file && f.Size == l.size && f.MtimeMs == l.mtime {
+		return nil // unchanged since the last read
+	}
+	limit := l.limit
+	if l.mode == JobManagerLogOn || l.beyondLimit {
+		limit = max(limit, f.Size+f.Size/4+(1<<20)) // it grows while it comes
+	}
+	if f.Size > limit {
+		l.state = model.LogState{State: model.LogTooLarge, SizeBytes: f.Size, LimitBytes: l.limit,
+			Reason: fmt.Sprintf("the JobManager log is %s, over the %s cap: read it on demand, or set the cluster's JobManager log to on",
+				HumanBytes(f.Size), HumanBytes(l.limit))}
+		return nil
+	}
+	h, err := spend(ctx, l.b, func() (*flink.LogHistory, error) { return l.c.JobManagerLog(ctx, limit) })
+	if errors.Is(err, flink.ErrLogTooLarge) {
+		l.state = model.LogState{State: model.LogTooLarge, SizeBytes: f.Size, LimitBytes: l.limit,
+			Reason: fmt.Sprintf("the JobManager log grew past the %s cap while it was read: read it on demand, or set the cluster's JobManager log to on", HumanBytes(l.limit))}
+		return nil
+	}
+	if err != nil {
+		return l.fail(model.LogUnavailable, jmLogProblem("GET /jobmanager/log", err), err)
+	}
+	l.beyondLimit = false
+	l.file, l.size, l.mtime = f.Name, f.Size, f.MtimeMs
+	if h.Recognised == 0 && h.CheckpointLines > 0 {
+		msg := fmt.Sprintf("%d line(s) of the JobManager log mention checkpoints, none in a form this version knows (a changed message or Flink version?)", h.CheckpointLines)
+		l.hist = nil
+		return l.fail(model.LogUnrecognised, msg, errors.New(msg))
+	}
+	l.hist = h
+	l.generation++
+	l.state = model.LogState{State: model.LogRead, ReadMs: now.UnixMilli(), SizeBytes: h.Bytes, LimitBytes: l.limit}
+	return nil
+}
+
+// fail records why the log is not read; only in mode on is it an error.
+func (l *jobManagerLog) fail(state, reason string, err error) error {
+	l.state = model.LogState{State: state, Reason: reason, LimitBytes: l.limit}
+	if l.mode == JobManagerLogOn {
+		return err
+	}
+	return nil
+}
+
+func jmLogProblem(what string, err error) string {
+	if errors.Is(err, flink.ErrNotFound) {
+		return what + " answered 404: this JobManager does not serve its log (no log file configured, or the web UI's log access is off)"
+	}
+	return fmt.Sprintf("%s failed: %v", what, err)
+}
+
+// pick finds the JobManager's own log among the listed files: the one read
+// before, else a .log file that is not a TaskManager's (the directory may
+// be shared), the most recently written first.
+func (l *jobManagerLog) pick(files []flink.LogFile) (flink.LogFile, bool) {
+	var cands []flink.LogFile
+	for _, f := range files {
+		if l.file != "" && f.Name == l.file {
+			return f, true
+		}
+		n := strings.ToLower(f.Name)
+		if !strings.HasSuffix(n, ".log") || strings.Contains(n, "taskmanager") || strings.Contains(n, "taskexecutor") ||
+			strings.Contains(n, "gc") || strings.Contains(n, "bash-java-utils") {
+			continue
+		}
+		cands = append(cands, f)
+	}
+	if len(cands) == 0 {
+		return flink.LogFile{}, false
+	}
+	rank := func(f flink.LogFile) int {
+		n := strings.ToLower(f.Name)
+		if strings.Contains(n, "jobmanager") || strings.Contains(n, "standalonesession") || strings.Contains(n, "-jm-") {
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		if ra, rb := rank(cands[a]), rank(cands[b]); ra != rb {
+			return ra < rb
+		}
+		return cands[a].MtimeMs > cands[b].MtimeMs
+	})
+	return cands[0], true
+}
+
+// HumanBytes prints a byte count in binary units ("16.0 MiB").
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
