@@ -1,7 +1,10 @@
 // DEV ONLY. Canned data shaped exactly like the Go facade's contract, for
 // manual checks of the UI before (or without) the Go side: loaded by `vite`
-// dev with ?fake, or injected by dev/screenshot.mjs. Never part of dist/ and
-// never used by tests.
+// dev with ?fake, or injected by dev/screenshot.mjs and dev/serve-fake.mjs.
+// Never part of dist/. e2e/jmlog.test.mjs drives it (through serve-fake) for
+// what a capture cannot show: the JobManager log's states, its "Read the
+// JobManager log" request (window.__ceReadJobManagerLog records the calls) and
+// checkpoints that came from the log (clickstream-sessionize on prod-flink).
 (function () {
   'use strict';
   const now = Date.now();
@@ -43,7 +46,7 @@
 
   const sources = [
     { name: 'sample', engine: 'flink', base_url: '', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'sample', read_only: true, health: { state: 'idle', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } },
-    { name: 'prod-flink', engine: 'flink', base_url: 'http://127.0.0.1:8081', prometheus_url: 'http://127.0.0.1:9090', auth_kind: 'basic', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'ok', last_error: '', last_ok_ms: now - 2000, requests_per_sec: 1.4 } },
+    { name: 'prod-flink', engine: 'flink', base_url: 'http://127.0.0.1:8081', prometheus_url: 'http://127.0.0.1:9090', auth_kind: 'basic', username: 'ops', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'ok', last_error: '', last_ok_ms: now - 2000, requests_per_sec: 1.4 } },
     { name: 'zeta-staging', engine: 'seatunnel', base_url: 'http://127.0.0.1:5801', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'error', last_error: 'Get "http://127.0.0.1:5801/overview": dial tcp 127.0.0.1:5801: connect: connection refused', last_ok_ms: now - 3600_000, requests_per_sec: 0 } },
   ];
 
@@ -90,8 +93,34 @@
     }
     checkpoints[key('prod-flink', job)] = list;
     gaps[key('prod-flink', job)] = [{ from_id: 1200, to_id: 1230, after_ms: start + 1199 * 10_000 + 900, before_ms: start + 1231 * 10_000 }];
+    // clickstream-sessionize: #1–#4 had left Flink's REST history before the app followed the job
+    // (earlier, from the JobManager log), #7 filled a gap from the log; #3 and #10 failed with the
+    // root cause and the declining task the log gave (#10's decline names no task).
     const job2 = jobs['prod-flink'][1].id;
-    checkpoints[key('prod-flink', job2)] = [1, 2, 3, 4, 5].map((i) => cp('prod-flink', job2, i, now - (6 - i) * 60_000, 800 + i * 100, 1_500_000, 'COMPLETED'));
+    const fromLog = { source: 'jobmanager_log', num_subtasks: 0, num_acknowledged: 0, state_size: 0 };
+    checkpoints[key('prod-flink', job2)] = Array.from({ length: 12 }, (_, k) => {
+      const i = k + 1;
+      const t = now - (13 - i) * 60_000;
+      const log = i <= 4 || i === 7;
+      const extra = log ? Object.assign({ finalize_ms: 20 + i }, fromLog) : {};
+      if (i === 3) {
+        Object.assign(extra, {
+          failure_message: 'Task local checkpoint failure.',
+          failure_cause: 'java.lang.RuntimeException: Snapshot Thrower: snapshot of checkpoint 3 thrown on purpose',
+          declined: { vertex_id: 'v2', subtask: 0, attempt: 0, task: 'Snapshot Thrower (1/2)#0', message: 'org.apache.flink.runtime.checkpoint.CheckpointException: Task local checkpoint failure.' },
+        });
+        delete extra.finalize_ms;
+      }
+      if (i === 10) {
+        Object.assign(extra, {
+          failure_message: 'org.apache.flink.runtime.checkpoint.CheckpointException: Asynchronous task checkpoint failed.',
+          failure_cause: 'java.io.IOException: No space left on device',
+          declined: { vertex_id: 'v2', subtask: 1, attempt: 0 },
+        });
+      }
+      const status = i === 3 || i === 10 ? 'FAILED' : 'COMPLETED';
+      return cp('prod-flink', job2, i, t, 800 + i * 100, 1_500_000, status, extra);
+    });
   }
   {
     const job = jobs['zeta-staging'][0].id;
@@ -166,7 +195,7 @@
     const c = (checkpoints[key(cluster, job)] || []).find((x) => x.id === id && (x.pipeline || 0) === pipeline);
     if (!c) throw new Error('checkpoint ' + id + ' of job ' + job + ' not found');
     const names = { v1: 'Source: orders (Kafka)', v2: 'Enrich → Filter → Map', v3: 'Sink: iceberg.orders_enriched (Writer → Committer)' };
-    const tasks = ['v1', 'v2', 'v3'].map((v, k) => ({
+    const tasks = c.source === 'jobmanager_log' ? [] : ['v1', 'v2', 'v3'].map((v, k) => ({
       vertex_id: v,
       latest_ack_ms: c.end_ms,
       end_to_end_ms: Math.floor(c.end_to_end_ms * (0.5 + k * 0.25)),
@@ -191,7 +220,56 @@
         persisted_data: 0,
       })),
     }));
-    return Object.assign({}, c, { latest_ack_ms: c.end_ms, completion_ms: c.status === 'COMPLETED' ? c.end_ms : 0, failure_ms: c.status === 'FAILED' ? c.end_ms : 0, processed_data: 0, persisted_data: 0, external_path: c.status === 'COMPLETED' ? 's3://bucket/checkpoints/' + job + '/chk-' + id : '', tasks, vertex_names: names });
+    return Object.assign({}, c, { latest_ack_ms: c.source === 'jobmanager_log' ? 0 : c.end_ms, completion_ms: c.status === 'COMPLETED' ? c.end_ms : 0, failure_ms: c.status === 'FAILED' ? c.end_ms : 0, processed_data: 0, persisted_data: 0, external_path: c.status === 'COMPLETED' ? 's3://bucket/checkpoints/' + job + '/chk-' + id : '', tasks, vertex_names: names });
+  }
+
+  // The JobManager log of prod-flink grew past the automatic reads' cap after an earlier read
+  // (which gave clickstream-sessionize its checkpoints from the log); the sample's capture
+  // recorded the same state (read-only: it cannot be read from the UI).
+  const MiB = 1 << 20;
+  const tooLarge = { state: 'too_large', size_bytes: 47_400_000, limit_bytes: 16 * MiB, checkpoints: 5,
+    reason: "the JobManager log is 45.2 MiB, over the 16.0 MiB cap: read it on demand, or set the cluster's JobManager log to on" };
+  function reconciliation(cluster, job) {
+    const list = checkpoints[key(cluster, job)] || [];
+    if (!list.length || cluster === 'zeta-staging') return null;
+    const logged = list.filter((c) => c.source === 'jobmanager_log');
+    const earlier = cluster === 'prod-flink' && job === jobs['prod-flink'][1].id ? logged.filter((c) => c.id <= 4).length : 0;
+    const span = list.filter((c) => c.id > earlier);
+    const first = span[0].id;
+    const latest = span[span.length - 1].id;
+    const gapIds = (gaps[key(cluster, job)] || []).reduce((n, g) => n + g.to_id - g.from_id + 1, 0);
+    const fromLog = span.filter((c) => c.source === 'jobmanager_log').length;
+    const ids = latest - first + 1;
+    const stored = span.length - fromLog;
+    return {
+      cluster, job_id: job, at_ms: Date.now() - 1500, polls: 420, failed_polls: 0, first_id: first, latest_id: latest, ids, stored,
+      gaps: gapIds, unaccounted: Math.max(0, ids - stored - gapIds - fromLog), engine_counted: ids, without_id: 0,
+      engine: { triggered: ids, completed: span.filter((c) => c.status === 'COMPLETED').length, failed: span.filter((c) => c.status === 'FAILED').length, in_progress: span.filter((c) => c.status === 'IN_PROGRESS').length, restored: 0 },
+      missed: gapIds, from_log: fromLog, earlier, log: Object.assign({}, tooLarge),
+    };
+  }
+  window.__ceReadJobManagerLog = [];
+
+  // The analysis is only stubbed, but the failures are clustered by message, with the root
+  // cause and declining task the JobManager log gave.
+  function report(cluster, job) {
+    const list = checkpoints[key(cluster, job)] || [];
+    const byMsg = new Map();
+    for (const c of list.filter((x) => x.status === 'FAILED')) {
+      const sig = c.failure_message.replace(/\d+/g, 'N');
+      let f = byMsg.get(sig);
+      if (!f) {
+        f = { signature: sig, example: c.failure_message, count: 0, checkpoint_ids: [], vertices: [], first_ms: c.trigger_ms, last_ms: c.trigger_ms };
+        byMsg.set(sig, f);
+      }
+      f.count++;
+      f.checkpoint_ids.push(c.id);
+      f.last_ms = c.trigger_ms;
+      if (!f.cause && c.failure_cause) f.cause = c.failure_cause;
+      if (!f.task && c.declined?.task) f.task = c.declined.task;
+    }
+    const failures = [...byMsg.values()].sort((a, b) => b.count - a.count);
+    return { job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures, slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, summary: { total: list.length, completed: list.filter((c) => c.status === 'COMPLETED').length, failed: list.filter((c) => c.status === 'FAILED').length, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } };
   }
 
   const delay = (v, ms) => new Promise((res, rej) => setTimeout(() => (v instanceof Error ? rej(v.message) : res(v)), ms || 60 + Math.random() * 120));
@@ -222,8 +300,12 @@
     SetRetention: () => delay(undefined),
     SaveCluster: (input) => attempt(() => {
       if (!/^https?:\/\//.test(input.base_url)) throw new Error('app: save cluster ' + input.name + ': base_url must be http(s)');
+      if (input.jobmanager_log && input.engine !== 'flink') throw new Error('cluster "' + input.name + '": the JobManager log is Flink\'s; ' + input.engine + ' has none to read');
       const existing = sources.find((s) => s.name === input.name);
       const sv = { name: input.name, engine: input.engine, base_url: input.base_url, prometheus_url: input.prometheus_url, auth_kind: input.auth.kind, ca_file: input.ca_file, insecure_skip_verify: input.insecure_skip_verify, kind: 'cluster', read_only: false, health: { state: 'connecting', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } };
+      if (input.jobmanager_log && input.jobmanager_log !== 'auto') sv.jobmanager_log = input.jobmanager_log;
+      if (input.auth.kind === 'basic' && input.auth.username) sv.username = input.auth.username;
+      if (existing) delete existing.jobmanager_log;
       if (existing) Object.assign(existing, sv); else { sources.push(sv); jobs[input.name] = []; }
       setTimeout(() => emit('sources', {}), 100);
     }),
@@ -242,12 +324,36 @@
     // (frontend/testdata/gen-capture.mjs writes one) for real values.
     CheckpointView: (cluster, job, pipeline, id) => attempt(() => {
       const d = detail(cluster, job, pipeline, id);
-      return { checkpoint: d, analysis: { id: d.id, status: d.status, trigger_ms: d.trigger_ms, duration_ms: d.end_to_end_ms, checkpointed_size: d.checkpointed_size, phases: {} }, subtasks: [], phases_available: [], notes: ['fake bridge: no analysis'], vertices: [], edges: [] };
+      const analysis = { id: d.id, status: d.status, trigger_ms: d.trigger_ms, duration_ms: d.end_to_end_ms, checkpointed_size: d.checkpointed_size, phases: d.finalize_ms !== undefined ? { finalize: d.finalize_ms } : {} };
+      if (d.source) analysis.source = d.source;
+      if (d.status === 'FAILED') {
+        analysis.failure = { signature: d.failure_message.replace(/\d+/g, 'N'), message: d.failure_message, basis: 'fake bridge: no analysis', after_ms: d.end_to_end_ms };
+        if (d.failure_cause) analysis.failure.cause = d.failure_cause;
+        if (d.declined?.task) analysis.failure.task = d.declined.task;
+        if (d.declined?.vertex_id) analysis.failure.vertices = [{ vertex_id: d.declined.vertex_id, vertex_name: d.vertex_names[d.declined.vertex_id] }];
+      }
+      const logged = (checkpoints[key(cluster, job)] || []).filter((c) => c.source === 'jobmanager_log').length;
+      const notes = ['fake bridge: no analysis'];
+      const noteParts = [{ code: 'fake_bridge' }];
+      if (logged) {
+        notes.push(logged + " checkpoint(s) come from the JobManager log alone (they had left Flink's REST history): status, times, size, finalize and failure cause, no per-subtask stats");
+        noteParts.push({ code: 'note_from_log', args: { n: String(logged) } });
+      }
+      return { checkpoint: d, analysis, subtasks: [], phases_available: d.finalize_ms !== undefined ? ['finalize'] : [], notes, note_parts: noteParts, vertices: [], edges: [] };
+    }),
+    JobReconciliation: (cluster, job) => delay(reconciliation(cluster, job)),
+    ReadJobManagerLog: (cluster) => attempt(() => {
+      window.__ceReadJobManagerLog.push(cluster);
+      const s = sources.find((x) => x.name === cluster);
+      if (!s || s.read_only) throw new Error('bad request: cluster "' + cluster + '" is not being polled');
+      if (s.engine !== 'flink') throw new Error('bad request: cluster "' + cluster + '" is not a Flink cluster: it has no JobManager log');
+      if (s.jobmanager_log === 'off') throw new Error('bad request: cluster "' + cluster + '": reading the JobManager log is turned off in its settings');
     }),
     Heatmap: (req) => delay({ kind: req.kind, [req.kind]: req.kind === 'vertex' ? { phase: req.phase || 'end_to_end', columns: [], rows: [] } : { buckets: { start_ms: 0, width_ms: 60000, count: 0 }, rows: [] } }),
     Compare: () => delay(new Error('fake bridge: Compare not implemented')),
     DefaultCompare: () => delay(new Error('fake bridge: DefaultCompare not implemented')),
-    Report: (cluster, job) => delay({ job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures: [], slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, summary: { total: 0, completed: 0, failed: 0, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } }),
+    Report: (cluster, job) => delay(report(cluster, job)),
+    Insights: (cluster, job) => delay(report(cluster, job)),
     Log: () => delay({ path: '/home/me/.cache/checkpoint-explorer/checkpoint-explorer.log', lines: ['time=2026-05-27T10:00:00Z level=INFO msg="fake bridge log line"'] }),
   };
   window.go = { app: { App } };

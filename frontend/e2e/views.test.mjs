@@ -693,6 +693,8 @@ describe('views', { skip: !CE_URL }, () => {
     await dialog.getByTestId('cluster-names').fill('task_label=vertex_id\nbusy=-');
     await dialog.getByTestId('cluster-rps').fill('2.5');
     await dialog.getByTestId('cluster-inflight').fill('2');
+    assert.equal(await dialog.getByTestId('cluster-jmlog').inputValue(), 'auto', 'the JobManager log is read automatically by default');
+    await dialog.getByTestId('cluster-jmlog').selectOption('on');
     await shot('cluster-form');
     await dialog.locator('button[type="submit"]').click();
     await page.waitForFunction(
@@ -705,6 +707,7 @@ describe('views', { skip: !CE_URL }, () => {
     assert.deepEqual(saved.prometheus_names, { task_label: 'vertex_id', busy: '-' });
     assert.equal(saved.requests_per_second, 2.5);
     assert.equal(saved.max_in_flight, 2);
+    assert.equal(saved.jobmanager_log, 'on');
 
     // Editing shows them again; clearing them clears them.
     await dialog.locator('button.add').click();
@@ -712,8 +715,10 @@ describe('views', { skip: !CE_URL }, () => {
     assert.equal(await dialog.getByTestId('cluster-names').inputValue(), 'busy=-\ntask_label=vertex_id');
     assert.equal(await dialog.getByTestId('cluster-rps').inputValue(), '2.5');
     assert.equal(await dialog.getByTestId('cluster-inflight').inputValue(), '2');
+    assert.equal(await dialog.getByTestId('cluster-jmlog').inputValue(), 'on');
     await dialog.getByTestId('cluster-names').fill('');
     await dialog.getByTestId('cluster-rps').fill('');
+    await dialog.getByTestId('cluster-jmlog').selectOption('auto');
     await dialog.locator('button[type="submit"]').click();
     await page.waitForFunction(
       async (n) => !(await window.go.app.App.ListClusters()).find((c) => c.name === n)?.prometheus_names,
@@ -724,6 +729,7 @@ describe('views', { skip: !CE_URL }, () => {
     assert.deepEqual(edited.reporter_urls.length, 2, 'the reporters stay');
     assert.equal(edited.requests_per_second ?? 0, 0, 'an emptied rate goes back to the default');
     assert.equal(edited.max_in_flight, 2);
+    assert.equal(edited.jobmanager_log, undefined, 'automatic is the default, not stored');
 
     page.once('dialog', (d) => d.accept());
     await dialog.locator('li', { hasText: name }).locator('button.remove').click();

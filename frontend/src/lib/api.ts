@@ -12,6 +12,14 @@ export type HealthState = 'ok' | 'partial' | 'error' | 'connecting' | 'idle' | '
 export type DetailLoss = 'trimmed' | 'missed' | 'partial';
 export type Status = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
 export type CheckpointKind = 'checkpoint' | 'unaligned' | 'savepoint';
+/** Where a checkpoint's record came from: absent = the engine's checkpoint API (REST); jobmanager_log = only Flink's JobManager log had it (no per-subtask stats). */
+export type CheckpointSource = 'jobmanager_log';
+/** Whether a Flink cluster's JobManager log is read (absent = auto). */
+export type JobManagerLogMode = 'auto' | 'on' | 'off';
+/** The states of a job's JobManager log reader (ReconciliationView.log). */
+export type JobManagerLogStateKind = 'read' | 'off' | 'waiting' | 'unavailable' | 'too_large' | 'unrecognised';
+export const JOBMANAGER_LOG_STATES: readonly JobManagerLogStateKind[] = ['read', 'off', 'waiting', 'unavailable', 'too_large', 'unrecognised'];
+export const JOBMANAGER_LOG_MODES: readonly JobManagerLogMode[] = ['auto', 'on', 'off'];
 
 export interface VersionInfo {
   version: string;
@@ -49,6 +57,8 @@ export interface SourceView {
   /** request budget as configured; absent or 0 means the default */
   requests_per_second?: number;
   max_in_flight?: number;
+  /** Flink only: whether its JobManager log is read; absent = auto */
+  jobmanager_log?: JobManagerLogMode;
   kind: SourceKind;
   read_only: boolean;
   health: Health;
@@ -79,6 +89,8 @@ export interface ClusterInput {
   /** request budget; 0 takes the default (20/s, 4 in flight) */
   requests_per_second?: number;
   max_in_flight?: number;
+  /** Flink only (the backend rejects it for SeaTunnel); absent = auto */
+  jobmanager_log?: JobManagerLogMode;
 }
 
 export interface TestResult {
@@ -122,6 +134,24 @@ export interface CheckpointRow {
   num_subtasks: number;
   num_acknowledged: number;
   failure_message: string;
+  /** where the record came from (absent = REST); see CheckpointSource */
+  source?: CheckpointSource;
+  failure_cause?: string;
+  declined?: Decline;
+}
+
+/**
+ * The task whose decline failed a checkpoint, as Flink's JobManager log says
+ * ("Decline checkpoint N by task <attempt> of job J").
+ */
+export interface Decline {
+  vertex_id?: string;
+  subtask: number;
+  attempt: number;
+  /** the task's name with its subtask, e.g. "Map (2/4)#0", where the log gives it */
+  task?: string;
+  /** the decline's own exception message */
+  message?: string;
 }
 
 export interface TimelineRequest {
@@ -220,7 +250,13 @@ export interface CheckpointDetail {
   num_subtasks: number;
   num_acknowledged: number;
   failure_message?: string;
+  /** the root cause the JobManager log gives for a failure (the innermost exception) */
+  failure_cause?: string;
+  /** the task whose decline failed it, where the JobManager log says */
+  declined?: Decline;
   external_path?: string;
+  /** where the record came from (absent = REST): jobmanager_log has status, times, size, finalize and failure cause, no per-subtask stats */
+  source?: CheckpointSource;
   tasks?: TaskDetail[] | null;
   /** why a final checkpoint lacks the per-subtask stats its engine reports, or "partial": some vertices' did not come (tasks[].missing) */
   detail_loss?: DetailLoss;
@@ -260,6 +296,26 @@ export interface ReconciliationView {
   engine?: EngineCounts | null;
   /** gaps + unaccounted, worked out by the backend */
   missed: number;
+  /** ids of the span stored from the JobManager log: gaps it filled (0 or absent in older captures) */
+  from_log: number;
+  /** checkpoints before the span the JobManager log gave: history beyond the engine's REST history */
+  earlier: number;
+  /** the JobManager log reader's state; absent where there is none (SeaTunnel, older captures) */
+  log?: JobManagerLogState | null;
+}
+
+/** Whether a job's checkpoints come from Flink's JobManager log too and, when they do not, why. */
+export interface JobManagerLogState {
+  state: JobManagerLogStateKind;
+  /** why it is not read, in English (the backend's words) */
+  reason?: string;
+  /** when it was last read */
+  read_ms?: number;
+  /** its size when read, or the size that exceeded limit_bytes */
+  size_bytes?: number;
+  limit_bytes?: number;
+  /** how many of the job's checkpoints the last read held */
+  checkpoints: number;
 }
 
 export interface RetentionLimits {
@@ -416,6 +472,9 @@ export interface CheckpointFailure {
   job_level?: boolean;
   vertices?: VertexRef[];
   after_ms?: number;
+  /** the root cause and the declining task ("Map (2/4)#0"), where the JobManager log gives them */
+  cause?: string;
+  task?: string;
 }
 
 export interface Pressure {
@@ -453,6 +512,8 @@ export interface CheckpointAnalysis {
   failure?: CheckpointFailure;
   backpressure?: Pressure;
   slow?: SlowFlag[];
+  /** the record's origin (CheckpointSource): absent = REST */
+  source?: string;
 }
 
 export interface SubtaskRow {
@@ -655,6 +716,9 @@ export interface FailureCluster {
   vertices: VertexRef[];
   first_ms: number;
   last_ms: number;
+  /** the first root cause and declining task the JobManager log gave for the cluster's failures */
+  cause?: string;
+  task?: string;
 }
 
 export interface SlowRun {
@@ -867,6 +931,8 @@ export const api = {
     call<CheckpointDetail>('Checkpoint', cluster, job, pipeline, id),
   /** null when the job has no reconciliation (never polled by this version, an older capture, the sample) */
   jobReconciliation: async (cluster: string, job: string) => (await call<ReconciliationView | null>('JobReconciliation', cluster, job)) ?? null,
+  /** reads a Flink cluster's JobManager log once past its size cap, at the next poll (the log was too_large) */
+  readJobManagerLog: (cluster: string) => call<void>('ReadJobManagerLog', cluster),
   retention: () => call<RetentionStatus>('Retention'),
   setRetention: (limits: RetentionLimits) => call<void>('SetRetention', limits),
   openCaptureDialog: () => call<ImportResult>('OpenCaptureDialog'),

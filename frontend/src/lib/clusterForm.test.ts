@@ -79,6 +79,7 @@ describe('fromSource', () => {
       reporters_text: '',
       rps_text: '',
       in_flight_text: '',
+      jm_log: 'auto',
     });
   });
 });
@@ -188,5 +189,54 @@ describe('request budget', () => {
     expect(validateCluster({ ...valid(), rps_text: ' 0.1 ', in_flight_text: '64' }, [], false)).toEqual([]);
     expect(validateCluster({ ...valid(), rps_text: '1000', in_flight_text: ' 1' }, [], false)).toEqual([]);
     expect(normalise({ ...valid(), rps_text: ' 0.1 ', in_flight_text: '64' })).toMatchObject({ requests_per_second: 0.1, max_in_flight: 64 });
+  });
+});
+
+describe('JobManager log', () => {
+  const flink = (jobmanager_log?: SourceView['jobmanager_log']): SourceView => ({
+    name: 'prod',
+    engine: 'flink',
+    base_url: 'http://127.0.0.1:8081',
+    prometheus_url: '',
+    auth_kind: 'none',
+    ca_file: '',
+    insecure_skip_verify: false,
+    ...(jobmanager_log ? { jobmanager_log } : {}),
+    kind: 'cluster',
+    read_only: false,
+    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
+  });
+
+  it('starts at automatic, which is sent as nothing (absent = auto)', () => {
+    expect(emptyCluster().jm_log).toBe('auto');
+    const sent = normalise(valid());
+    expect(sent).not.toHaveProperty('jobmanager_log');
+    expect(sent).not.toHaveProperty('jm_log');
+  });
+
+  it.each(['on', 'off'] as const)('round-trips %s for Flink', (mode) => {
+    const form = fromSource(flink(mode));
+    expect(form.jm_log).toBe(mode);
+    expect(validateCluster(form, [], true)).toEqual([]);
+    const sent = normalise(form);
+    expect(sent.jobmanager_log).toBe(mode);
+    expect(sent).not.toHaveProperty('jm_log');
+  });
+
+  it('reads a stored auto, or none, as automatic and sends nothing back', () => {
+    expect(fromSource(flink('auto')).jm_log).toBe('auto');
+    expect(fromSource(flink()).jm_log).toBe('auto');
+    expect(normalise(fromSource(flink('auto')))).not.toHaveProperty('jobmanager_log');
+  });
+
+  it('going back to automatic drops the stored mode', () => {
+    const form = fromSource(flink('off'));
+    form.jm_log = 'auto';
+    expect(normalise(form)).not.toHaveProperty('jobmanager_log');
+  });
+
+  it('sends none for SeaTunnel, which has no JobManager log (the backend rejects it)', () => {
+    const form = { ...fromSource(flink('off')), engine: 'seatunnel' as const };
+    expect(normalise(form)).not.toHaveProperty('jobmanager_log');
   });
 });

@@ -1,6 +1,6 @@
 // The cluster form's model: defaults, editing an existing source, and the
 // checks done before anything is sent (the backend validates again).
-import type { ClusterInput, SourceView } from './api';
+import type { ClusterInput, JobManagerLogMode, SourceView } from './api';
 
 /**
  * ClusterForm is what the form edits: the input, with the Prometheus names and
@@ -14,6 +14,8 @@ export interface ClusterForm extends ClusterInput {
   /** request budget as typed; empty takes the default */
   rps_text: string;
   in_flight_text: string;
+  /** Flink only: whether the JobManager log is read; auto (the default) is sent as nothing */
+  jm_log: JobManagerLogMode;
 }
 
 /** The request budget's bounds, as the backend checks them (collect.CheckBudget). */
@@ -32,6 +34,7 @@ export function emptyCluster(): ClusterForm {
     reporters_text: '',
     rps_text: '',
     in_flight_text: '',
+    jm_log: 'auto',
   };
 }
 
@@ -104,6 +107,7 @@ export function fromSource(s: SourceView): ClusterForm {
     reporters_text: (s.reporter_urls ?? []).join('\n'),
     rps_text: s.requests_per_second ? String(s.requests_per_second) : '',
     in_flight_text: s.max_in_flight ? String(s.max_in_flight) : '',
+    jm_log: s.jobmanager_log === 'on' || s.jobmanager_log === 'off' ? s.jobmanager_log : 'auto',
   };
 }
 
@@ -154,15 +158,19 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
 /**
  * normalise turns the form into what is sent: text fields trimmed, the names
  * and reporters parsed (always sent, so clearing them clears them; SeaTunnel
- * has none), the budget as numbers (0: the default), and credentials the
- * chosen auth kind does not use dropped.
+ * has none), the budget as numbers (0: the default), the JobManager log mode
+ * only when Flink's is not auto (absent is auto; SeaTunnel has no such log and
+ * the backend rejects it), and credentials the chosen auth kind does not use
+ * dropped.
  */
 export function normalise(form: ClusterForm): ClusterInput {
-  const { names_text, reporters_text, rps_text, in_flight_text, ...input } = form;
+  const { names_text, reporters_text, rps_text, in_flight_text, jm_log, ...input } = form;
+  delete input.jobmanager_log;
   const kind = input.auth.kind;
   const flink = input.engine === 'flink';
   return {
     ...input,
+    ...(flink && jm_log !== 'auto' ? { jobmanager_log: jm_log } : {}),
     prometheus_names: flink ? (parseNames(names_text) ?? {}) : {},
     reporter_urls: flink ? parseReporters(reporters_text) : [],
     requests_per_second: parseRps(rps_text) ?? 0,

@@ -114,6 +114,30 @@ describe('checkpointSummaryText', () => {
     expect(lines).toContain('Phase when it failed: alignment (timeout)');
   });
 
+  it('says where a record from the JobManager log came from, and the failure’s cause and declining task', () => {
+    const v = view();
+    v.checkpoint.status = 'FAILED';
+    v.checkpoint.source = 'jobmanager_log';
+    v.checkpoint.failure_message = 'Task local checkpoint failure.';
+    v.checkpoint.failure_cause = 'java.lang.RuntimeException: snapshot thrown on purpose';
+    v.checkpoint.declined = { vertex_id: 'e', subtask: 1, attempt: 0 };
+    v.analysis.failure = { signature: 's', message: 'Task local checkpoint failure.', basis: 'b', cause: 'java.lang.RuntimeException: snapshot thrown on purpose', task: 'Async enrich (2/4)#0' };
+    const lines = checkpointSummaryText(v, { t, locale: 'en-US', jobName: 'orders', cluster: 'prod' }).split('\n');
+    expect(lines[2]).toBe(
+      'From the JobManager log — it had left Flink’s REST history: status, times, size, finalize and failure cause; no per-subtask stats',
+    );
+    expect(lines).toContain('Cause: java.lang.RuntimeException: snapshot thrown on purpose');
+    // The checkpoint's own decline wins over the analysis's task name; its vertex by name.
+    expect(lines).toContain('Declined by Async enrich subtask 1');
+    delete v.checkpoint.declined;
+    expect(checkpointSummaryText(v, { t, locale: 'en-US', jobName: 'orders', cluster: 'prod' }).split('\n')).toContain('Declined by Async enrich (2/4)#0');
+  });
+
+  it('adds no log lines to a checkpoint from REST without them', () => {
+    const text = checkpointSummaryText(view(), { t, locale: 'en-US', jobName: 'orders', cluster: 'prod' });
+    expect(text).not.toMatch(/JobManager log|Cause:|Declined by/);
+  });
+
   it('names the causes along the barrier path, origin first, and the phase of the critical subtask after', () => {
     const v = view();
     v.analysis.phases = { start_delay: 930, alignment: 0, sync: 302, async: 5, ack: 3 };

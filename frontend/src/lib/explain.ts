@@ -6,6 +6,7 @@ import { checkpointSize, formatBytes, formatDateTime, formatMs, formatNumber, fo
 import { phaseValue } from './phases';
 import { basisText, notesText } from './reason';
 import { causesSentence, originText, SENTENCE_NAME_MAX, type Translate } from './causes';
+import { declinedText, fromLog } from './jmlog';
 
 export { SENTENCE_NAME_MAX, type Translate };
 
@@ -68,6 +69,7 @@ export function checkpointSummaryText(
   lines.push(t('summary.heading', { id: formatNumber(c.id, locale), job: ctx.jobName, cluster: ctx.cluster }));
   if (c.pipeline) lines.push(`${t('table.pipeline')}: ${c.pipeline}`);
   lines.push(`${t('table.status')}: ${t(`status.${c.status}`)} (${t(`kind.${c.kind}`)})`);
+  if (fromLog(c)) lines.push(t('jmlog.origin'));
   const trig = formatDateTime(c.trigger_ms, locale);
   lines.push(`${t('table.trigger')}: ${trig}${ctx.clusterTime ? ` (${ctx.clusterTime(c.trigger_ms)})` : ''}`);
   lines.push(`${t('detail.endToEnd')}: ${formatMs(c.end_to_end_ms, locale)}`);
@@ -110,6 +112,11 @@ export function checkpointSummaryText(
     if (a.failure.phase) lines.push(`${t('checkpoint.failurePhase')}: ${t(`phase.${a.failure.phase}`)} (${basis})`);
     else if (a.failure.job_level) lines.push(`${t('checkpoint.failurePhase')}: ${t('checkpoint.jobLevel')} (${basis})`);
   }
+  const cause = a.failure?.cause || c.failure_cause;
+  if (cause) lines.push(t('jmlog.cause', { cause }));
+  const vname = (id: string) => v.vertices.find((x) => x.id === id)?.name || c.vertex_names?.[id];
+  const declined = c.declined ? declinedText(c.declined, vname, t) : a.failure?.task ? t('jmlog.declined', { who: a.failure.task }) : undefined;
+  if (declined) lines.push(declined);
   for (const n of notesText(v, t, (k) => t(k) !== k)) lines.push(`${t('checkpoint.note')}: ${n}`);
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@ import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
 import { detectLang, flattenKeys, intlLocale } from './lang';
 import { i18n, t } from './i18n.svelte';
+import { JOBMANAGER_LOG_MODES, JOBMANAGER_LOG_STATES } from './api';
 
 const enKeys = flattenKeys(en);
 const zhKeys = flattenKeys(zh);
@@ -80,6 +81,8 @@ describe('keys used in the sources', () => {
       ...['cluster', 'capture', 'sample'].map((k) => `sources.kind.${k}`),
       ...['flink', 'seatunnel'].map((e) => `engine.${e}`),
       ...['ok', 'partial', 'error', 'connecting', 'idle', 'offline'].map((h) => `health.${h}`),
+      ...JOBMANAGER_LOG_STATES.map((s) => `jmlog.finalize.${s}`),
+      ...JOBMANAGER_LOG_MODES.map((m) => `clusters.jmLogMode.${m}`),
     ];
     expect(dynamic.filter((k) => !exists(k))).toEqual([]);
   });

@@ -24,6 +24,8 @@ function recon(p: Partial<ReconciliationView> = {}): ReconciliationView {
     without_id: 3,
     engine: { triggered: 1120, completed: 1100, failed: 20, in_progress: 0, restored: 1 },
     missed: 2,
+    from_log: 0,
+    earlier: 0,
     ...p,
   };
 }
@@ -78,6 +80,41 @@ describe('reconciliationLine', () => {
     expect(tip[6]).toBe('Engine counters: 1,120 triggered, 1,100 completed, 20 failed, 0 in progress, 1 restored.');
     expect(tip[7]).toBe('Polls of the job list this run: 1,440, of which 2 failed.');
     expect(tip).toHaveLength(8);
+  });
+
+  it('says what the JobManager log added: gap ids it filled and checkpoints before the span', () => {
+    // ids 41..157 (117): 109 stored from REST + 4 from the log + 2 gaps + 2 unaccounted; 40 before #41 from the log.
+    const r = recon({ first_id: 41, latest_id: 157, stored: 109, from_log: 4, gaps: 2, unaccounted: 2, missed: 4, earlier: 40 });
+    const l = reconciliationLine(r, t, 'en-US')!;
+    expect(l.text).toBe(
+      'Engine counted 120 · stored 109 · 4 gap ids filled from the log · missed 4 (2 in gaps, 2 unaccounted) · 3 failed before an id · 40 earlier from the JobManager log',
+    );
+    const tip = l.tooltip.split('\n');
+    expect(tip[5]).toMatch(/^Gap ids filled from the log: ids of these that had left Flink’s REST history/);
+    expect(tip[6]).toMatch(/^Failed before an id: /);
+    expect(tip[7]).toBe(
+      'Earlier from the JobManager log: checkpoints before #41, from before the app followed the job, that only the JobManager log still had. They are stored, outside these ids.',
+    );
+    expect(tip).toHaveLength(10);
+  });
+
+  it('says one gap id in the singular', () => {
+    expect(reconciliationLine(recon({ stored: 114, from_log: 1, gaps: 2, missed: 2, earlier: 1 }), t, 'en-US')!.text).toBe(
+      'Engine counted 120 · stored 114 · 1 gap id filled from the log · missed 2 (gaps) · 3 failed before an id · 1 earlier from the JobManager log',
+    );
+  });
+
+  it('leaves the log out when it added nothing', () => {
+    const l = reconciliationLine(recon({ from_log: 0, earlier: 0 }), t, 'en-US')!;
+    expect(l.text).not.toMatch(/log/);
+    expect(l.tooltip).not.toMatch(/from the (JobManager )?log/);
+  });
+
+  it('says what the log added in Chinese', () => {
+    i18n.set('zh');
+    const l = reconciliationLine(recon({ stored: 111, from_log: 4, gaps: 2, missed: 2, earlier: 1234 }), t, 'zh-CN')!;
+    expect(l.text).toBe('引擎计数 120 · 已缓存 111 · 4 个缺口 id 由日志补全 · 缺失 2（缺口） · 3 个在获得 id 前失败 · 另有 1,234 个更早的来自 JobManager 日志');
+    expect(l.tooltip).toContain('#1 之前');
   });
 
   it('speaks Chinese', () => {

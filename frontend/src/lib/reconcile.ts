@@ -6,7 +6,7 @@ import type { Translate } from './explain';
 import { formatDateTime, formatNumber } from './format';
 
 export interface ReconciliationLine {
-  /** the compact line, e.g. "Engine counted 243 · stored 233 · missed 7 (gaps) · 3 failed before an id" */
+  /** the compact line, e.g. "Engine counted 243 · stored 233 · 2 gap ids filled from the log · missed 7 (gaps) · 3 failed before an id · 40 earlier from the JobManager log" */
   text: string;
   /** one explanation per line, for the tooltip */
   tooltip: string;
@@ -21,6 +21,7 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
   const parts: string[] = [];
   if (r.engine_counted >= 0) parts.push(t('recon.engineCounted', { n: n(r.engine_counted) }));
   parts.push(t(parts.length ? 'recon.stored' : 'recon.storedFirst', { n: n(r.stored) }));
+  if (r.from_log > 0) parts.push(t('recon.fromLog', { count: r.from_log, n: n(r.from_log) }));
   if (r.gaps > 0 && r.unaccounted > 0) {
     parts.push(t('recon.missedBoth', { n: n(r.missed), gaps: n(r.gaps), unaccounted: n(r.unaccounted) }));
   } else if (r.gaps > 0) {
@@ -31,6 +32,7 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
     parts.push(t('recon.missedNone'));
   }
   if (r.without_id > 0) parts.push(t('recon.withoutId', { n: n(r.without_id) }));
+  if (r.earlier > 0) parts.push(t('recon.earlier', { n: n(r.earlier) }));
 
   const tip: string[] = [
     t('recon.tipSpan', { first: n(r.first_id), last: n(r.latest_id), ids: n(r.ids), time: formatDateTime(r.at_ms, locale) }),
@@ -39,7 +41,9 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
     t('recon.tipGaps'),
     t('recon.tipUnaccounted'),
   ];
+  if (r.from_log > 0) tip.push(t('recon.tipFromLog'));
   if (r.without_id > 0) tip.push(t('recon.tipWithoutId'));
+  if (r.earlier > 0) tip.push(t('recon.tipEarlier', { first: n(r.first_id) }));
   if (r.engine) {
     const e = r.engine;
     tip.push(
