@@ -39,6 +39,8 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	addBudgetFlags(fs, &rps, &inFlight)
 	var jmLog string
 	addJobManagerLogFlag(fs, &jmLog)
+	var lanes []model.Lane
+	addLaneFlag(fs, &lanes)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,6 +64,10 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 		RequestsPerSecond: rps, MaxInFlight: inFlight}
 	if c.Engine == model.EngineFlink {
 		c.JobManagerLog = jmLog
+	}
+	c.Lanes = lanes
+	if err := app.CheckLanes(c); err != nil {
+		return fmt.Errorf("capture: --lane: %w", err)
 	}
 	switch c.Auth.Kind {
 	case model.AuthBasic:

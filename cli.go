@@ -224,7 +224,7 @@ func runClusters(ctx context.Context, g *globals, args []string) error {
   checkpoint-explorer clusters add --name N --engine flink|seatunnel --url URL [--prometheus URL]
         [--auth none|basic|bearer] [--user U] [--password-stdin | --token-stdin] [--ca-file F] [--insecure]
         [--reporter URL]... [--prometheus-name KEY=NAME]... [--requests-per-second R] [--max-in-flight N]
-        [--jobmanager-log auto|on|off]
+        [--jobmanager-log auto|on|off] [--lane NAME=promql:QUERY|NAME=metric:METRIC]...
         (secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the command line)
   checkpoint-explorer clusters remove NAME
   checkpoint-explorer clusters retention [--max-checkpoints N] [--max-age 30d] [--max-db-size 512MiB]
@@ -296,6 +296,18 @@ func addJobManagerLogFlag(fs *flag.FlagSet, mode *string) {
 	fs.StringVar(mode, "jobmanager-log", "auto", "Flink: read the JobManager log for finalize times and history beyond REST: auto (when it grew, at most once a minute, up to 16 MiB), on (whatever its size) or off")
 }
 
+// addLaneFlag registers --lane of clusters add and capture.
+func addLaneFlag(fs *flag.FlagSet, lanes *[]model.Lane) {
+	fs.Func("lane", "a custom timeline lane, NAME=promql:QUERY (on --prometheus; $job_id is the job's id) or NAME=metric:METRIC (a Flink metric of the job's vertices); repeat for more", func(v string) error {
+		l, err := app.ParseLane(v)
+		if err != nil {
+			return err
+		}
+		*lanes = append(*lanes, l)
+		return nil
+	})
+}
+
 // budgetText shows a configured cluster's request budget ("20/s, 4 in flight");
 // opened captures are not polled and have none.
 func budgetText(c app.SourceView) string {
@@ -347,6 +359,7 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	test := fs.Bool("test", true, "test the connection before saving")
 	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
 	addJobManagerLogFlag(fs, &in.JobManagerLog)
+	addLaneFlag(fs, &in.Lanes)
 	fs.Func("reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)", func(v string) error {
 		in.ReporterURLs = append(in.ReporterURLs, v)
 		return nil

@@ -179,12 +179,67 @@ func validateCluster(c model.Cluster) error {
 	if c.JobManagerLog != "" && c.Engine != model.EngineFlink {
 		return fmt.Errorf("cluster %q: the JobManager log is Flink's; %s has none to read", c.Name, c.Engine)
 	}
+	if err := CheckLanes(c); err != nil {
+		return fmt.Errorf("cluster %q: %w", c.Name, err)
+	}
 	if c.CAFile != "" {
 		if _, err := os.Stat(c.CAFile); err != nil {
 			return fmt.Errorf("cluster %q: CA file %s: %w", c.Name, c.CAFile, err)
 		}
 	}
 	return nil
+}
+
+// MaxLanes bounds a cluster's custom lanes (each costs requests).
+const MaxLanes = 8
+
+// CheckLanes checks a cluster's custom lanes: a name each (unique, at most
+// 40 characters), and either a PromQL query (which needs the cluster's
+// Prometheus) or a Flink metric name; Flink clusters only.
+func CheckLanes(c model.Cluster) error {
+	if len(c.Lanes) == 0 {
+		return nil
+	}
+	if c.Engine != model.EngineFlink {
+		return fmt.Errorf("custom lanes are sampled for Flink clusters only")
+	}
+	if len(c.Lanes) > MaxLanes {
+		return fmt.Errorf("%d custom lanes: at most %d", len(c.Lanes), MaxLanes)
+	}
+	seen := map[string]bool{}
+	for _, l := range c.Lanes {
+		name := strings.TrimSpace(l.Name)
+		switch {
+		case name == "" || len(name) > 40:
+			return fmt.Errorf("lane %q: give a name of 1 to 40 characters", l.Name)
+		case seen[name]:
+			return fmt.Errorf("lane %q: two lanes have this name", name)
+		case (l.PromQL == "") == (l.Metric == ""):
+			return fmt.Errorf("lane %q: give either a PromQL query or a Flink metric name", name)
+		case l.PromQL != "" && c.PrometheusURL == "":
+			return fmt.Errorf("lane %q: a PromQL lane needs the cluster's Prometheus URL", name)
+		case l.Metric != "" && strings.ContainsAny(l.Metric, ", \t"):
+			return fmt.Errorf("lane %q: metric %q: give one Flink metric name, without commas or spaces", name, l.Metric)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// ParseLane reads a lane as the CLI takes it: NAME=promql:QUERY or NAME=metric:METRIC.
+func ParseLane(v string) (model.Lane, error) {
+	name, spec, ok := strings.Cut(v, "=")
+	kind, what, ok2 := strings.Cut(spec, ":")
+	if !ok || !ok2 || strings.TrimSpace(name) == "" || what == "" {
+		return model.Lane{}, fmt.Errorf("lane %q: want NAME=promql:QUERY or NAME=metric:METRIC", v)
+	}
+	switch strings.TrimSpace(kind) {
+	case "promql":
+		return model.Lane{Name: strings.TrimSpace(name), PromQL: what}, nil
+	case "metric":
+		return model.Lane{Name: strings.TrimSpace(name), Metric: what}, nil
+	}
+	return model.Lane{}, fmt.Errorf("lane %q: %q is neither promql nor metric", v, kind)
 }
 
 // redactURL strips user info so that a URL can go into a message.

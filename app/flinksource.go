@@ -26,6 +26,8 @@ type flinkSource struct {
 
 	// jmLog reads the JobManager log: finalize times, history beyond REST.
 	jmLog *jobManagerLog
+	// extras samples the sink committer's metrics and the custom lanes.
+	extras *extraMetrics
 
 	mu       sync.Mutex
 	interval map[string]int64 // job id → checkpoint interval (ms), fetched once
@@ -41,6 +43,11 @@ func newFlinkSource(c *flink.Client, b *collect.Budget, cluster model.Cluster) (
 		}
 		s.scraper = &prometheus.Scraper{Budget: b, Names: names, Cluster: cluster.Name}
 	}
+	extras, err := newExtraMetrics(c, b, cluster)
+	if err != nil {
+		return nil, err
+	}
+	s.extras = extras
 	return s, nil
 }
 
@@ -201,6 +208,16 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 }
 
 func (s *flinkSource) Metrics(ctx context.Context, job *model.Job, _ int64) ([]model.MetricSample, error) {
+	out, err := s.backpressure(ctx, job)
+	extra, xerr := s.extras.sample(ctx, job, time.Now())
+	for i := range extra {
+		extra[i].Cluster = job.Cluster
+	}
+	return append(out, extra...), errors.Join(err, xerr)
+}
+
+// backpressure samples the vertices' backpressure, busy and idle time.
+func (s *flinkSource) backpressure(ctx context.Context, job *model.Job) ([]model.MetricSample, error) {
 	if s.scraper != nil {
 		return s.scraper.Scrape(ctx, job.ID, s.reporters...)
 	}

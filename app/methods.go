@@ -47,6 +47,7 @@ type SourceView struct {
 	RequestsPerSecond  float64           `json:"requests_per_second,omitempty"`
 	MaxInFlight        int               `json:"max_in_flight,omitempty"`
 	JobManagerLog      string            `json:"jobmanager_log,omitempty"`
+	Lanes              []model.Lane      `json:"lanes,omitempty"`
 	Kind               string            `json:"kind"`
 	ReadOnly           bool              `json:"read_only"`
 	Health             Health            `json:"health"`
@@ -110,7 +111,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
 		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
 		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight, JobManagerLog: c.JobManagerLog,
-		Kind: sourceKind(c, configured), ReadOnly: !configured,
+		Lanes: c.Lanes, Kind: sourceKind(c, configured), ReadOnly: !configured,
 	}
 	if c.Auth.Kind == model.AuthBasic {
 		v.Username = c.Auth.Username
@@ -141,6 +142,8 @@ type ClusterInput struct {
 	MaxInFlight       int     `json:"max_in_flight,omitempty"`
 	// JobManagerLog: auto (""), on or off (Flink only).
 	JobManagerLog string `json:"jobmanager_log,omitempty"`
+	// Lanes: the custom lanes of the cluster's job timelines (model.Lane).
+	Lanes []model.Lane `json:"lanes,omitempty"`
 }
 
 func (in ClusterInput) cluster() model.Cluster {
@@ -149,6 +152,7 @@ func (in ClusterInput) cluster() model.Cluster {
 		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
 		PrometheusNames: in.PrometheusNames, ReporterURLs: in.ReporterURLs,
 		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight, JobManagerLog: in.JobManagerLog,
+		Lanes: in.Lanes,
 	}
 	if c.JobManagerLog == JobManagerLogAuto {
 		c.JobManagerLog = "" // the default, not stored
@@ -370,16 +374,40 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 	}
 	mq := q
 	mq.FromMs, mq.ToMs = req.FromMs, req.ToMs
-	var bp []model.MetricSample
+	var ms []model.MetricSample
 	if err := a.store.ScanMetricSamples(ctx, mq, func(s model.MetricSample) error {
-		if analyze.IsBackpressureMetric(s.Metric) {
-			bp = append(bp, s)
+		if analyze.IsTimelineMetric(s.Metric) {
+			ms = append(ms, s)
 		}
 		return nil
 	}); err != nil {
 		return analyze.Timeline{}, err
 	}
-	return analyze.BuildTimeline(cps, gaps, bp, req.FromMs, req.ToMs, req.WidthPx), nil
+	var lanes []string
+	if c, ok := a.laneSource(ctx, req.Cluster); ok {
+		for _, l := range c.Lanes {
+			lanes = append(lanes, l.Name)
+		}
+	}
+	return analyze.BuildTimeline(cps, gaps, ms, lanes, req.FromMs, req.ToMs, req.WidthPx), nil
+}
+
+// laneSource is the cluster (configured, or an opened capture's record)
+// whose custom lanes order a timeline's.
+func (a *App) laneSource(ctx context.Context, name string) (model.Cluster, bool) {
+	if c, ok := a.configuredCluster(name); ok {
+		return c, true
+	}
+	stored, err := a.store.Clusters(ctx)
+	if err != nil {
+		return model.Cluster{}, false
+	}
+	for _, c := range stored {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return model.Cluster{}, false
 }
 
 // CheckpointDetail is one checkpoint with all its stats and the names of its vertices.

@@ -64,6 +64,9 @@ type CheckpointAnalysis struct {
 	Backpressure *Pressure          `json:"backpressure,omitempty"`
 	// Slow lists what exceeded its baseline in this checkpoint.
 	Slow []SlowFlag `json:"slow,omitempty"`
+	// Commit is the sink commit that followed it, where the committer's
+	// metrics were sampled (shared by the checkpoints of one window).
+	Commit *Commit `json:"commit,omitempty"`
 	// Source is the record's origin (model.Checkpoint.Source): "" the
 	// engine's API, "jobmanager_log" the log alone (no per-subtask stats).
 	Source string `json:"source,omitempty"`
@@ -309,6 +312,7 @@ func (a *Analyzer) Finish(metrics []model.MetricSample, gaps []model.Gap) JobAna
 	}
 	mi := newMetricIndex(job.ID, metrics)
 	a.refineFailures(mi)
+	attachCommits(a.heads, a.out, metrics)
 	ja.Failures = clusterFailures(a.g, a.heads, identity, fails)
 
 	medians := a.slow(&ja)

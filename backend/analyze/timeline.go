@@ -4,7 +4,9 @@ package analyze
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -49,6 +51,24 @@ type Lanes struct {
 	Backpressure []Point `json:"backpressure"`
 	// Size is the checkpointed bytes of each completed checkpoint.
 	Size []Point `json:"size"`
+	// Commit is the duration (ms) of the sink's last commit, as sampled from
+	// its committer's metrics; empty where the job has none.
+	Commit []Point `json:"commit"`
+	// Custom are the cluster's custom lanes that have samples in the range
+	// (model.Lane), in the order given.
+	Custom []CustomLane `json:"custom"`
+}
+
+// CustomLane is one custom lane's points (the largest per pixel column).
+type CustomLane struct {
+	Name   string  `json:"name"`
+	Points []Point `json:"points"`
+}
+
+// IsTimelineMetric reports whether a metric feeds a timeline lane:
+// backpressure, the sink's commit duration, or a custom lane.
+func IsTimelineMetric(name string) bool {
+	return IsBackpressureMetric(name) || name == model.MetricCommitDurationMs || strings.HasPrefix(name, model.MetricLanePrefix)
 }
 
 // Timeline is what the timeline view draws for one range and width.
@@ -95,10 +115,13 @@ func displayEnd(c *model.Checkpoint) int64 {
 }
 
 // BuildTimeline merges checkpoints to at most one bar starting per pixel
-// column of the range [fromMs, toMs] (0 = the data's extent). The input need
-// not be sorted; it is not modified.
-func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, backpressure []model.MetricSample, fromMs, toMs int64, widthPx int) Timeline {
-	t := Timeline{Bars: []Bar{}, Gaps: []GapSpan{}, Lanes: Lanes{Backpressure: []Point{}, Size: []Point{}}}
+// column of the range [fromMs, toMs] (0 = the data's extent). metrics are
+// the samples of the lanes (IsTimelineMetric; others are ignored); lanes
+// orders the custom lanes (those with samples but not named come after,
+// by name). The input need not be sorted; it is not modified.
+func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, metrics []model.MetricSample, lanes []string, fromMs, toMs int64, widthPx int) Timeline {
+	t := Timeline{Bars: []Bar{}, Gaps: []GapSpan{}, Lanes: Lanes{Backpressure: []Point{}, Size: []Point{},
+		Commit: []Point{}, Custom: []CustomLane{}}}
 	idx := make([]int, len(cps))
 	for i := range idx {
 		idx[i] = i
@@ -185,7 +208,39 @@ func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, backpressure []mode
 		t.Gaps = append(t.Gaps, span)
 	}
 
-	t.Lanes.Backpressure = laneMax(backpressure, fromMs, toMs, column)
+	t.Lanes.Backpressure = laneMax(metrics, fromMs, toMs, column)
+	var commit []Point
+	custom := map[string][]Point{}
+	for _, s := range metrics {
+		if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+			continue
+		}
+		switch {
+		case s.Metric == model.MetricCommitDurationMs:
+			commit = append(commit, Point{TMs: s.TimeMs, Value: s.Value})
+		case strings.HasPrefix(s.Metric, model.MetricLanePrefix):
+			n := strings.TrimPrefix(s.Metric, model.MetricLanePrefix)
+			custom[n] = append(custom[n], Point{TMs: s.TimeMs, Value: s.Value})
+		}
+	}
+	byTime := func(p []Point) []Point {
+		sort.SliceStable(p, func(i, j int) bool { return p[i].TMs < p[j].TMs })
+		return downsampleMax(p, fromMs, toMs, column)
+	}
+	t.Lanes.Commit = byTime(commit)
+	order := slices.Clone(lanes)
+	var rest []string
+	for n := range custom {
+		if !slices.Contains(order, n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	for _, n := range append(order, rest...) {
+		if pts, ok := custom[n]; ok {
+			t.Lanes.Custom = append(t.Lanes.Custom, CustomLane{Name: n, Points: byTime(pts)})
+		}
+	}
 	var sizes []Point
 	for _, i := range idx {
 		c := &cps[i]

@@ -28,7 +28,7 @@ func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 		}
 		cps = append(cps, cp(i+1, 1_000_000+i*1000, 50+i%7, st))
 	}
-	tl := BuildTimeline(cps, nil, nil, 1_000_000, 1_000_000+10_000_000, 100)
+	tl := BuildTimeline(cps, nil, nil, nil, 1_000_000, 1_000_000+10_000_000, 100)
 	if len(tl.Bars) > 100 {
 		t.Fatalf("got %d bars for 100 px, want at most one starting per column", len(tl.Bars))
 	}
@@ -55,7 +55,7 @@ func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 
 func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
 	cps := []model.Checkpoint{cp(3, 10_000, 40, model.StatusCompleted), cp(1, 1_000, 40, model.StatusCompleted), cp(2, 5_000, 19_000, model.StatusCompleted)}
-	tl := BuildTimeline(cps, nil, nil, 0, 0, 1000)
+	tl := BuildTimeline(cps, nil, nil, nil, 0, 0, 1000)
 	if len(tl.Bars) != 3 {
 		t.Fatalf("got %d bars, want 3 separate ones at 1000 px", len(tl.Bars))
 	}
@@ -71,12 +71,12 @@ func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
 		t.Errorf("fitted range %d–%d does not contain the extent", tl.FromMs, tl.ToMs)
 	}
 	// A zoomed range outside the data holds no bars.
-	z := BuildTimeline(cps, nil, nil, 30_000, 40_000, 1000)
+	z := BuildTimeline(cps, nil, nil, nil, 30_000, 40_000, 1000)
 	if len(z.Bars) != 0 || z.Total != 0 {
 		t.Errorf("range after the data has %d bars", len(z.Bars))
 	}
 	// A range that cuts through the long checkpoint still shows it.
-	z = BuildTimeline(cps, nil, nil, 15_000, 20_000, 1000)
+	z = BuildTimeline(cps, nil, nil, nil, 15_000, 20_000, 1000)
 	if len(z.Bars) != 1 || z.Bars[0].FirstID != 2 {
 		t.Errorf("range inside checkpoint 2 shows %+v, want checkpoint 2", z.Bars)
 	}
@@ -91,7 +91,7 @@ func TestBuildTimelineGapsAndLanes(t *testing.T) {
 		{Metric: model.MetricBPRatio, TimeMs: 8_000, Value: 0.25},
 		{Metric: model.MetricBusyMsPerSec, TimeMs: 8_000, Value: 1000},
 	}
-	tl := BuildTimeline(cps, gaps, bp, 0, 10_000, 100)
+	tl := BuildTimeline(cps, gaps, bp, nil, 0, 10_000, 100)
 	if len(tl.Gaps) != 1 || tl.Gaps[0].AfterMs != 1_040 || tl.Gaps[0].BeforeMs != 9_000 {
 		t.Errorf("gaps %+v, want one between 1040 and 9000 (the unanchored one dropped)", tl.Gaps)
 	}

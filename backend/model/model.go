@@ -74,6 +74,8 @@ type Cluster struct {
 	// times and history beyond REST: "auto" (or ""), "on" or "off"
 	// (docs/flink.md).
 	JobManagerLog string `json:"jobmanager_log,omitempty"`
+	// Lanes are the custom lanes drawn on the cluster's job timelines.
+	Lanes []Lane `json:"lanes,omitempty"`
 	// ReadOnly marks data that came from a capture file: nothing polls it.
 	ReadOnly bool `json:"read_only,omitempty"`
 }
@@ -328,7 +330,33 @@ const (
 	MetricBPRatio        = "bpRatio"
 	MetricQueueFillRatio = "queueFillRatio"
 	MetricBusyRatio      = "busyRatio"
+
+	// A sink's commits, from its committer's metrics (docs/phases.md, "Sink
+	// commits"): the last commit's duration (Iceberg lastCommitDurationMs;
+	// SeaTunnel: commit time per realtime window), and cumulative counts of
+	// what was committed (Iceberg committedDataFilesCount and
+	// committedDataFilesRecordCount; Flink Sink V2 successfulCommittables).
+	MetricCommitDurationMs      = "commit.durationMs"
+	MetricCommittedFiles        = "commit.files"
+	MetricCommittedRecords      = "commit.records"
+	MetricCommittedCommittables = "commit.committables"
 )
+
+// MetricLanePrefix starts the metric name of a custom lane's samples:
+// "lane:" + Lane.Name.
+const MetricLanePrefix = "lane:"
+
+// Lane is a line a user adds to the timelines of a cluster's jobs: a
+// PromQL query on the cluster's Prometheus ("$job_id" stands for the job's
+// id; the lane is the maximum over the series it returns), or a Flink
+// metric of the job's vertices (a name such as "numRecordsOutPerSecond" or
+// an operator's "IcebergFilesCommitter.…" metric; the maximum over the
+// vertices that have it).
+type Lane struct {
+	Name   string `json:"name"`
+	PromQL string `json:"promql,omitempty"`
+	Metric string `json:"metric,omitempty"`
+}
 
 // Aggregations across subtasks; AggNone for a per-subtask value.
 const (

@@ -68,6 +68,34 @@ func (c *Client) VertexMetrics(ctx context.Context, jid, vid string, metrics []s
 	return out, nil
 }
 
+// VertexMetricNames lists the metrics a vertex's subtasks have (GET
+// /jobs/:jid/vertices/:vid/subtasks/metrics without get): task metrics by
+// their name, operator metrics as "<operator>.<group>.<name>" (the
+// operator's name with spaces as "_"). Flink lists a metric once its
+// subtasks registered it, some seconds after the job started.
+func (c *Client) VertexMetricNames(ctx context.Context, jid, vid string) ([]string, error) {
+	if err := checkID("job id", jid); err != nil {
+		return nil, err
+	}
+	if err := checkID("vertex id", vid); err != nil {
+		return nil, err
+	}
+	path := "/jobs/" + url.PathEscape(jid) + "/vertices/" + url.PathEscape(vid) + "/subtasks/metrics"
+	var entries []struct {
+		ID string `json:"id"`
+	}
+	if err := c.get(ctx, "/jobs/:jid/vertices/:vid/subtasks/metrics", path, nil, &entries); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.ID != "" && !strings.Contains(e.ID, ",") {
+			out = append(out, e.ID)
+		}
+	}
+	return out, nil
+}
+
 // BackpressureInfo is GET /jobs/:jid/vertices/:vid/backpressure. Since Flink 1.13 it is derived
 // from backPressuredTimeMsPerSecond, idleTimeMsPerSecond and busyTimeMsPerSecond as last fetched
 // by the metric fetcher, so it is no fresher than VertexMetrics.

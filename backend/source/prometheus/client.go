@@ -217,6 +217,45 @@ func (c *Client) Range(ctx context.Context, jobID string, fromMs, toMs int64, se
 	return c.rangeQuery(ctx, jobID, fromMs, toMs, step, set)
 }
 
+// Value evaluates a user's PromQL expression at a moment and returns the
+// largest value of the series it gives (false when it gives none, or only
+// NaN). It is how a custom lane of a job's timeline is sampled.
+func (c *Client) Value(ctx context.Context, query string, at time.Time) (float64, bool, error) {
+	if strings.TrimSpace(query) == "" {
+		return 0, false, errors.New("prometheus: empty query")
+	}
+	var val pmodel.Value
+	err := c.call(ctx, "query", "/api/v1/query", func(ctx context.Context) (v1.Warnings, error) {
+		v, w, _, err := c.api.Query(ctx, query, at, v1.WithTimeout(c.cfg.Timeout))
+		val = v
+		return w, err
+	})
+	if err != nil && !errors.Is(err, ErrPartial) {
+		return 0, false, err
+	}
+	best, ok := math.Inf(-1), false
+	take := func(v pmodel.SampleValue) {
+		f := float64(v)
+		if !math.IsNaN(f) && !math.IsInf(f, 0) && f > best {
+			best, ok = f, true
+		}
+	}
+	switch v := val.(type) {
+	case pmodel.Vector:
+		for _, s := range v {
+			take(s.Value)
+		}
+	case *pmodel.Scalar:
+		take(v.Value)
+	case pmodel.Matrix:
+		return 0, false, fmt.Errorf("prometheus: query %q gives a range vector; give an instant one (drop the [range], or wrap it in a function such as rate)", query)
+	}
+	if !ok {
+		return 0, false, err
+	}
+	return best, true, err
+}
+
 // StepFor returns the step for a window: window/MaxPoints rounded up to whole seconds, and never
 // below minStep.
 func StepFor(window, minStep time.Duration) time.Duration {

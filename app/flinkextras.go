@@ -1,0 +1,151 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/source/prometheus"
+)
+
+// extraMetrics samples, with the backpressure samples, what a job's
+// vertices say beyond backpressure: a sink committer's metrics (the
+// "sink commit" lane) and the cluster's custom lanes. Which vertex has
+// which metric is found from Flink's listing of each vertex's metrics,
+// asked for once per vertex (again every listEvery while a vertex shows
+// none, listTries times at most: metrics register some seconds after a job
+// starts); then each sampling costs one request per vertex that has some,
+// and one Prometheus query per PromQL lane.
+type extraMetrics struct {
+	c     *flink.Client
+	b     *collect.Budget
+	lanes []model.Lane
+	prom  *prometheus.Client // nil: no PromQL lanes, or no Prometheus
+
+	mu   sync.Mutex
+	jobs map[string]map[string]*vertexMetrics // job → vertex →
+}
+
+// vertexMetrics is what one vertex has to sample: REST metric id → the
+// name it is stored under.
+type vertexMetrics struct {
+	ids    map[string]string
+	listed time.Time
+	tries  int
+}
+
+const (
+	listEvery = 30 * time.Second
+	listTries = 5
+)
+
+func newExtraMetrics(c *flink.Client, b *collect.Budget, cluster model.Cluster) (*extraMetrics, error) {
+	e := &extraMetrics{c: c, b: b, lanes: cluster.Lanes, jobs: map[string]map[string]*vertexMetrics{}}
+	for _, l := range cluster.Lanes {
+		if l.PromQL != "" && cluster.PrometheusURL != "" {
+			p, err := prometheusClient(cluster)
+			if err != nil {
+				return nil, err
+			}
+			e.prom = p
+			break
+		}
+	}
+	return e, nil
+}
+
+// sample returns the job's extra samples taken now.
+func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time) ([]model.MetricSample, error) {
+	var out []model.MetricSample
+	var errs []error
+	for _, v := range job.Vertices {
+		vm := e.vertex(job.ID, v.ID)
+		if vm.ids == nil && vm.tries < listTries && now.Sub(vm.listed) >= listEvery || vm.tries == 0 {
+			vm.tries++
+			vm.listed = now
+			names, err := spend(ctx, e.b, func() ([]string, error) { return e.c.VertexMetricNames(ctx, job.ID, v.ID) })
+			if err != nil {
+				errs = append(errs, fmt.Errorf("metrics of vertex %s: %w", v.ID, err))
+				continue
+			}
+			vm.ids = e.pick(names)
+		}
+		if len(vm.ids) == 0 {
+			continue
+		}
+		ids := make([]string, 0, len(vm.ids))
+		for id := range vm.ids {
+			ids = append(ids, id)
+		}
+		ms, err := spend(ctx, e.b, func() ([]model.MetricSample, error) {
+			return e.c.VertexMetrics(ctx, job.ID, v.ID, ids, now.UnixMilli())
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("commit and lane metrics of vertex %s: %w", v.ID, err))
+			continue
+		}
+		for _, m := range ms {
+			if m.Agg != model.AggMax {
+				continue
+			}
+			m.Metric = vm.ids[m.Metric]
+			out = append(out, m)
+		}
+	}
+	if e.prom != nil {
+		for _, l := range e.lanes {
+			if l.PromQL == "" {
+				continue
+			}
+			q := strings.ReplaceAll(l.PromQL, "$job_id", job.ID)
+			v, ok, err := e.prom.Value(ctx, q, now)
+			if err != nil && !errors.Is(err, prometheus.ErrPartial) {
+				errs = append(errs, fmt.Errorf("lane %q: %w", l.Name, err))
+				continue
+			}
+			if ok {
+				out = append(out, model.MetricSample{JobID: job.ID, Subtask: -1, Metric: model.MetricLanePrefix + l.Name,
+					Agg: model.AggMax, TimeMs: now.UnixMilli(), Value: v, Source: "prometheus"})
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func (e *extraMetrics) vertex(job, vid string) *vertexMetrics {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.jobs[job] == nil {
+		e.jobs[job] = map[string]*vertexMetrics{}
+	}
+	vm := e.jobs[job][vid]
+	if vm == nil {
+		vm = &vertexMetrics{}
+		e.jobs[job][vid] = vm
+	}
+	return vm
+}
+
+// pick maps a vertex's metric ids to what is sampled: the committer's
+// metrics and the Flink-metric lanes it has; nil when none.
+func (e *extraMetrics) pick(names []string) map[string]string {
+	ids := flink.CommitterMetrics(names)
+	for _, l := range e.lanes {
+		if l.Metric == "" {
+			continue
+		}
+		if id := flink.MetricIDFor(names, l.Metric); id != "" {
+			ids[id] = model.MetricLanePrefix + l.Name
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
+}

@@ -1,0 +1,120 @@
+package analyze
+
+import (
+	"math"
+	"sort"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Commit is the sink commit that followed a checkpoint, as its committer's
+// metrics show it. They are sampled (every 10 s from Flink's REST), so a
+// commit is known per sampling window: the first sample after the
+// checkpoint completed in which the committed counters moved. Checkpoints
+// is how many completed in that window; the counts are theirs together.
+type Commit struct {
+	AtMs int64 `json:"at_ms"`
+	// DurationMs is the last commit's duration at AtMs (Iceberg's
+	// lastCommitDurationMs).
+	DurationMs *int64 `json:"duration_ms,omitempty"`
+	// Files, Records and Committables were committed in the window.
+	Files        *int64 `json:"files,omitempty"`
+	Records      *int64 `json:"records,omitempty"`
+	Committables *int64 `json:"committables,omitempty"`
+	Checkpoints  int    `json:"checkpoints"`
+}
+
+// commitSample is the committer's state at one sampling time.
+type commitSample struct {
+	t                                 int64
+	dur, files, records, committables float64 // NaN: not sampled
+}
+
+// commitSamples gathers the commit metrics by time (the largest value over
+// vertices), oldest first.
+func commitSamples(metrics []model.MetricSample) []commitSample {
+	byT := map[int64]*commitSample{}
+	for _, m := range metrics {
+		var f *float64
+		s := byT[m.TimeMs]
+		switch m.Metric {
+		case model.MetricCommitDurationMs, model.MetricCommittedFiles, model.MetricCommittedRecords, model.MetricCommittedCommittables:
+			if s == nil {
+				s = &commitSample{t: m.TimeMs, dur: math.NaN(), files: math.NaN(), records: math.NaN(), committables: math.NaN()}
+				byT[m.TimeMs] = s
+			}
+		default:
+			continue
+		}
+		switch m.Metric {
+		case model.MetricCommitDurationMs:
+			f = &s.dur
+		case model.MetricCommittedFiles:
+			f = &s.files
+		case model.MetricCommittedRecords:
+			f = &s.records
+		default:
+			f = &s.committables
+		}
+		if math.IsNaN(*f) || m.Value > *f {
+			*f = m.Value
+		}
+	}
+	out := make([]commitSample, 0, len(byT))
+	for _, s := range byT {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].t < out[j].t })
+	return out
+}
+
+// growth is how much a cumulative counter grew between two samples; nil
+// when either lacks it or it went back (a restart counts from 0 again).
+func growth(prev, cur float64) *int64 {
+	if math.IsNaN(prev) || math.IsNaN(cur) || cur < prev {
+		return nil
+	}
+	d := int64(math.Round(cur - prev))
+	return &d
+}
+
+// attachCommits gives each completed checkpoint the commit that followed it.
+func attachCommits(heads []model.Checkpoint, out []CheckpointAnalysis, metrics []model.MetricSample) {
+	ss := commitSamples(metrics)
+	if len(ss) < 2 {
+		return
+	}
+	commits := make([]*Commit, len(ss)) // commits[i]: the window (ss[i-1].t, ss[i].t]
+	for i := 1; i < len(ss); i++ {
+		p, c := ss[i-1], ss[i]
+		cm := &Commit{AtMs: c.t, Files: growth(p.files, c.files), Records: growth(p.records, c.records),
+			Committables: growth(p.committables, c.committables)}
+		moved := false
+		for _, d := range []*int64{cm.Files, cm.Records, cm.Committables} {
+			moved = moved || d != nil && *d > 0
+		}
+		if !moved {
+			continue
+		}
+		if !math.IsNaN(c.dur) {
+			d := int64(math.Round(c.dur))
+			cm.DurationMs = &d
+		}
+		commits[i] = cm
+	}
+	window := func(endMs int64) int {
+		return sort.Search(len(ss), func(i int) bool { return ss[i].t >= endMs })
+	}
+	for k := range heads {
+		c := &heads[k]
+		if c.Status != model.StatusCompleted {
+			continue
+		}
+		i := window(c.EndMs())
+		if i == 0 || i >= len(ss) || commits[i] == nil {
+			continue
+		}
+		commits[i].Checkpoints++
+		out[k].Commit = commits[i]
+	}
+}
