@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,6 +167,48 @@ func jobManagerLogText(r *model.Reconciliation) string {
 	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(l.State, "_", " "), l.Reason)
 }
 
+// commitsText sums up the sink commits that followed the checkpoints:
+// "18 checkpoints with a commit after them; commit median 1.9 s, max 1.9 s;
+// 40 files, 12000 records"; "" without committer metrics.
+func commitsText(r app.Report) string {
+	var durs []int64
+	var files, records int64
+	with := 0
+	seen := map[int64]bool{} // a commit shared by the checkpoints of one window counts once
+	for _, c := range r.Checkpoints {
+		cm := c.Commit
+		if cm == nil {
+			continue
+		}
+		with++
+		if seen[cm.AtMs] {
+			continue
+		}
+		seen[cm.AtMs] = true
+		if cm.DurationMs != nil {
+			durs = append(durs, *cm.DurationMs)
+		}
+		if cm.Files != nil {
+			files += *cm.Files
+		}
+		if cm.Records != nil {
+			records += *cm.Records
+		}
+	}
+	if with == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d checkpoints with a commit after them (%d sampled windows)", with, len(seen))
+	if len(durs) > 0 {
+		slices.Sort(durs)
+		s += fmt.Sprintf("; last commit's duration median %s, max %s", fmtMs(durs[len(durs)/2]), fmtMs(durs[len(durs)-1]))
+	}
+	if files > 0 || records > 0 {
+		s += fmt.Sprintf("; %d files, %d records committed", files, records)
+	}
+	return s
+}
+
 // slowest returns the longest checkpoint of the report, or nil.
 func slowest(r app.Report) *analyze.CheckpointAnalysis {
 	var best *analyze.CheckpointAnalysis
@@ -309,6 +352,9 @@ func writeReportText(w io.Writer, r app.Report) {
 	}
 	if c := slowest(r); c != nil {
 		fmt.Fprintf(w, "Slowest: #%d at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
+	}
+	if sc := commitsText(r); sc != "" {
+		fmt.Fprintf(w, "Sink commits: %s\n", sc)
 	}
 	if len(r.SlowPhases)+len(r.SlowCheckpoints) > 0 {
 		fmt.Fprintln(w, "Repeatedly slow:")

@@ -327,8 +327,11 @@ func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 		}
 		byName[s.Name] = s
 	}
-	if len(list) != 3 {
-		t.Fatalf("first run sources %+v, want the three samples", list)
+	if len(list) != 4 {
+		t.Fatalf("first run sources %+v, want the four samples", list)
+	}
+	if _, ok := byName["sample: Flink 1.20 Iceberg slow commits"]; !ok {
+		t.Errorf("no Iceberg sample among %v", byName)
 	}
 	var phase23 string
 	for n := range byName {
@@ -469,7 +472,7 @@ func TestFirstRunOpensTheBundledSamples(t *testing.T) {
 	if err := a.RemoveCluster(phase23); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := a.ListClusters(); len(list) != 2 {
+	if list, _ := a.ListClusters(); len(list) != 3 {
 		t.Errorf("after removing a sample: %+v", list)
 	}
 }
@@ -712,5 +715,48 @@ func TestTheMixedCauseSampleNamesWhereBarriersQueued(t *testing.T) {
 	}
 	if r.Correlation.Verdict != analyze.VerdictBackpressure || !named {
 		t.Errorf("verdict %s: %s; want backpressure naming Slow Map", r.Correlation.Verdict, r.Correlation.Reason)
+	}
+}
+
+// The bundled Iceberg sample (testenv/iceberg/record-sample.sh): a real
+// Iceberg sink on Flink 1.20 whose table location makes each commit take
+// about 1.9 s. Its timeline has the sink-commit lane, its checkpoints the
+// commits that followed them, every completed one its finalize time from
+// the JobManager log.
+func TestTheIcebergSampleShowsItsSlowCommits(t *testing.T) {
+	a := newTestApp(t, Options{})
+	const src = "sample: Flink 1.20 Iceberg slow commits"
+	jobs, err := a.ListJobs(src)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("Iceberg sample jobs %+v, %v", jobs, err)
+	}
+	jid := jobs[0].ID
+	tl, err := a.Timeline(TimelineRequest{Cluster: src, Job: jid, WidthPx: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Lanes.Commit) < 3 {
+		t.Errorf("sink-commit lane %+v, want its samples", tl.Lanes.Commit)
+	}
+	for _, p := range tl.Lanes.Commit {
+		if p.Value < 1500 || p.Value > 2500 {
+			t.Errorf("commit lane value %v ms, want about 1.9 s", p.Value)
+		}
+	}
+	r, err := a.Report(src, jid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, finalize := 0, 0
+	for _, c := range r.Checkpoints {
+		if c.Commit != nil && c.Commit.DurationMs != nil && *c.Commit.DurationMs > 1500 && c.Commit.Files != nil && *c.Commit.Files > 0 {
+			with++
+		}
+		if c.Status == model.StatusCompleted && c.Phases.Finalize != nil {
+			finalize++
+		}
+	}
+	if with < 8 || finalize != r.Summary.Completed {
+		t.Errorf("%d checkpoints with a slow commit (want ≥ 8), %d of %d completed with finalize", with, finalize, r.Summary.Completed)
 	}
 }

@@ -30,6 +30,9 @@ var sampleKnobs []byte
 //go:embed sample/flink120-mixed.ckpt.gz
 var sampleMixed []byte
 
+//go:embed sample/flink120-iceberg.ckpt.gz
+var sampleIceberg []byte
+
 //go:embed sample/phase-2.3-checkpoint-metrics.json
 var samplePhase23 []byte
 
@@ -43,6 +46,7 @@ type bundledSample struct {
 var bundledSamples = []bundledSample{
 	{file: "flink-knobs.ckpt.gz", data: sampleKnobs, name: "sample: Flink 2.3 knob job"},
 	{file: "flink120-mixed.ckpt.gz", data: sampleMixed, name: "sample: Flink 1.20 mixed causes"},
+	{file: "flink120-iceberg.ckpt.gz", data: sampleIceberg, name: "sample: Flink 1.20 Iceberg slow commits"},
 	{file: "phase-2.3-checkpoint-metrics.json", data: samplePhase23},
 }
 

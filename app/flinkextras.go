@@ -41,8 +41,8 @@ type vertexMetrics struct {
 }
 
 const (
-	listEvery = 30 * time.Second
-	listTries = 5
+	listEvery = 10 * time.Second
+	listTries = 6
 )
 
 func newExtraMetrics(c *flink.Client, b *collect.Budget, cluster model.Cluster) (*extraMetrics, error) {

@@ -476,6 +476,14 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	progress := func() RecordProgress {
 		sink.mu.Lock()
 		p := sink.p
+		// Held checkpoints (waiting for details or the JobManager log) are
+		// recorded too: they are written before the file closes.
+		for _, c := range sink.held {
+			p.Checkpoints++
+			if c.Status == model.StatusFailed {
+				p.Failed++
+			}
+		}
 		sink.mu.Unlock()
 		p.Elapsed = time.Since(start).Round(time.Second)
 		p.Remaining = max(0, o.Duration-time.Since(start)).Round(time.Second)

@@ -64,6 +64,10 @@ type RealtimeVertexPoint struct {
 	SinkBusyRatio      *float64
 	TransformRecordsIn int64
 	SinkRecordsIn      int64
+	// SinkPrepareCommitNs and SinkCommitNs are the time the sink's subtasks
+	// spent preparing and doing commits in the bucket (PR #10572).
+	SinkPrepareCommitNs int64
+	SinkCommitNs        int64
 }
 
 // RealtimeVertex is one vertex's series.
@@ -143,6 +147,8 @@ func (c *Client) RealtimeVertices(ctx context.Context, jobID string, window time
 				SinkBusyRatio      flexFloat `json:"sinkBusyRatio"`
 				TransformRecordsIn flexInt   `json:"transformRecordsIn"`
 				SinkRecordsIn      flexInt   `json:"sinkRecordsIn"`
+				SinkPrepareCommit  flexInt   `json:"sinkPrepareCommitNs"`
+				SinkCommit         flexInt   `json:"sinkCommitNs"`
 			} `json:"points"`
 		} `json:"vertices"`
 	}
@@ -167,6 +173,7 @@ func (c *Client) RealtimeVertices(ctx context.Context, jobID string, window time
 				SourceReadRatio: p.SourceReadRatio.ptr(), SourceIdleRatio: p.SourceIdleRatio.ptr(),
 				TransformBusyRatio: p.TransformBusyRatio.ptr(), SinkBusyRatio: p.SinkBusyRatio.ptr(),
 				TransformRecordsIn: p.TransformRecordsIn.v, SinkRecordsIn: p.SinkRecordsIn.v,
+				SinkPrepareCommitNs: p.SinkPrepareCommit.v, SinkCommitNs: p.SinkCommit.v,
 			})
 		}
 		out.Vertices = append(out.Vertices, rv)
@@ -305,6 +312,10 @@ func (c *Client) VertexSamples(job *model.Job, v RealtimeVertices, sinceMs int64
 				busy = p.TransformBusyRatio
 			case "sink":
 				busy = p.SinkBusyRatio
+				if ns := p.SinkPrepareCommitNs + p.SinkCommitNs; ns > 0 {
+					// The sink-commit lane: commit time in the bucket.
+					out = append(out, c.sample(job, vx.VertexID, "", model.MetricCommitDurationMs, p.TimeMs, float64(ns)/1e6))
+				}
 			}
 			if busy != nil {
 				out = append(out, c.sample(job, vx.VertexID, "", model.MetricBusyRatio, p.TimeMs, *busy))

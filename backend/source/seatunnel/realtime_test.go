@@ -28,10 +28,14 @@ func realtimeFixture(f *fakeZeta) {
 		{{"queueId", -7}, {"targetVertexId", 3}, {"points", []obj{point(10000, 0.8, 0.95), point(15000, 0.9, 1.0), point(20000, 0.9, 1.0)}}},
 	}}}
 	vpoint := func(ts int64, read, idle, tbusy, sbusy float64, tin, sin int64) obj {
+		commit := int64(0)
+		if sin > 0 && ts == 15000 {
+			commit = 250_000_000 // the sink committed for 250 ms in this bucket
+		}
 		return obj{{"ts", ts}, {"subtaskCount", 2}, {"sourceReadNs", 1}, {"sourceIdleNs", 1}, {"sourceReadRatio", read},
 			{"sourceIdleRatio", idle}, {"transformProcessNs", 0}, {"transformRecordsIn", tin}, {"transformRecordsOut", tin},
 			{"transformBusyRatio", tbusy}, {"transformProcessNsPerRecord", 0}, {"sinkWriteNs", 0}, {"sinkRecordsIn", sin},
-			{"sinkPrepareCommitNs", 0}, {"sinkCommitNs", 0}, {"sinkAbortNs", 0}, {"sinkBusyRatio", sbusy}, {"sinkWriteNsPerRecord", 0}}
+			{"sinkPrepareCommitNs", commit / 5}, {"sinkCommitNs", commit - commit/5}, {"sinkAbortNs", 0}, {"sinkBusyRatio", sbusy}, {"sinkWriteNsPerRecord", 0}}
 	}
 	f.realtimeVerts = obj{{"enabled", true}, {"bucketMs", 5000}, {"fromMs", 0}, {"toMs", 24000}, {"vertices", []obj{
 		{{"vertexId", 1}, {"points", []obj{vpoint(10000, 0.2, 0.7, 0, 0, 0, 0), vpoint(15000, 0.1, 0.8, 0, 0, 0, 0)}}},
@@ -76,7 +80,10 @@ func TestRealtimeSamples(t *testing.T) {
 		s("1", "", model.MetricBusyRatio, 10000, 0.2), s("1", "", MetricSourceIdleRatio, 10000, 0.7),
 		s("3", "", model.MetricBusyRatio, 10000, 0.97), s("4", "", model.MetricBusyRatio, 10000, 0.05),
 		s("1", "", model.MetricBusyRatio, 15000, 0.1), s("1", "", MetricSourceIdleRatio, 15000, 0.8),
-		s("3", "", model.MetricBusyRatio, 15000, 0.99), s("4", "", model.MetricBusyRatio, 15000, 0.04),
+		s("3", "", model.MetricBusyRatio, 15000, 0.99),
+		// The sink (vertex 3) spent 50 ms preparing and 200 ms doing commits in that bucket.
+		s("3", "", model.MetricCommitDurationMs, 15000, 250),
+		s("4", "", model.MetricBusyRatio, 15000, 0.04),
 	}
 	if !reflect.DeepEqual(gotV, wantV) {
 		t.Errorf("vertex samples:\n got %+v\nwant %+v", gotV, wantV)
