@@ -37,6 +37,11 @@ out=$(go test -count=1 -run '^$' -bench 'BenchmarkHeatmapStream10k$' -benchmem -
 echo "$out" | grep -E 'Benchmark|FAIL' || true
 summary+=("$(echo "$out" | grep -E '^BenchmarkHeatmapStream10k' | head -1) (the three heatmaps, streamed)")
 
+echo "== JobManager log: parsing a 16 MiB log (the reader's cap; read at most once a minute per cluster)"
+out=$(go test -count=1 -run '^$' -bench 'BenchmarkParseJobManagerLog16MiB$' -benchmem -benchtime 3x ./backend/source/flink/ 2>&1)
+echo "$out" | grep -E 'Benchmark|FAIL' || true
+summary+=("$(echo "$out" | grep -E '^BenchmarkParseJobManagerLog16MiB' | head -1) (once a minute at most)")
+
 echo "== report from the cache: the same job imported, then 'report --format json' (streamed from SQLite)"
 CE_GEN_CAPTURE="$work/a10k.ckpt.gz" CE_GEN_CHECKPOINTS=10000 CE_GEN_VERTICES=8 CE_GEN_SUBTASKS=64 \
   go test -count=1 -run TestGenerateLargeCapture ./backend/capture/ >/dev/null

@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -172,4 +173,28 @@ func FuzzParseJobManagerLog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseJobManagerLog16MiB parses a JobManager log at the reader's
+// default cap (16 MiB): the fixture's lines repeated, job ids and
+// checkpoint ids varied so that every line is a new checkpoint line.
+func BenchmarkParseJobManagerLog16MiB(b *testing.B) {
+	base, err := os.ReadFile("testdata/jobmanager-2.3.log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for i := 0; sb.Len() < 16<<20; i++ {
+		sb.WriteString(strings.ReplaceAll(string(base), "e09b50e34602282ff7b73473e35768e1", fmt.Sprintf("%032x", i%50)))
+		sb.WriteByte('\n')
+	}
+	log := sb.String()
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := ParseJobManagerLog(strings.NewReader(log)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
