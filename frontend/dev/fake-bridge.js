@@ -5,6 +5,9 @@
 // what a capture cannot show: the JobManager log's states, its "Read the
 // JobManager log" request (window.__ceReadJobManagerLog records the calls) and
 // checkpoints that came from the log (clickstream-sessionize on prod-flink).
+// e2e/lanes.test.mjs drives it for the sink commits and custom lanes: orders-enrichment
+// on prod-flink has commit samples (a slow 1,900 ms commit shared by #2499 and #2500)
+// and prod-flink two custom lanes ("Kafka lag", "Records out/s") with samples.
 (function () {
   'use strict';
   const now = Date.now();
@@ -46,7 +49,9 @@
 
   const sources = [
     { name: 'sample', engine: 'flink', base_url: '', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'sample', read_only: true, health: { state: 'idle', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } },
-    { name: 'prod-flink', engine: 'flink', base_url: 'http://127.0.0.1:8081', prometheus_url: 'http://127.0.0.1:9090', auth_kind: 'basic', username: 'ops', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'ok', last_error: '', last_ok_ms: now - 2000, requests_per_sec: 1.4 } },
+    { name: 'prod-flink', engine: 'flink', base_url: 'http://127.0.0.1:8081', prometheus_url: 'http://127.0.0.1:9090', auth_kind: 'basic', username: 'ops', ca_file: '', insecure_skip_verify: false,
+      lanes: [{ name: 'Kafka lag', promql: 'sum(kafka_consumergroup_lag{job_id="$job_id"})' }, { name: 'Records out/s', metric: 'numRecordsOutPerSecond' }],
+      kind: 'cluster', read_only: false, health: { state: 'ok', last_error: '', last_ok_ms: now - 2000, requests_per_sec: 1.4 } },
     { name: 'zeta-staging', engine: 'seatunnel', base_url: 'http://127.0.0.1:5801', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'error', last_error: 'Get "http://127.0.0.1:5801/overview": dial tcp 127.0.0.1:5801: connect: connection refused', last_ok_ms: now - 3600_000, requests_per_sec: 0 } },
   ];
 
@@ -159,6 +164,80 @@
     };
   }
 
+  // ---- Sink commits and custom lanes (orders-enrichment on prod-flink only) ----
+  const commitJob = jobs['prod-flink'][0].id;
+  const SLOW_COMMIT_ID = 2500;
+  /** one commit per sampling window; every 25th window saw two checkpoints complete (id and id − 1) */
+  function commitFor(cluster, job, id) {
+    if (cluster !== 'prod-flink' || job !== commitJob) return undefined;
+    const list = checkpoints[key(cluster, job)] || [];
+    const byId = (i) => list.find((c) => c.id === i && c.status === 'COMPLETED');
+    const c = byId(id);
+    if (!c) return undefined;
+    const lead = id % 25 === 24 && byId(id + 1) ? id + 1 : id; // the window's last checkpoint
+    const members = lead % 25 === 0 && byId(lead - 1) ? [lead - 1, lead] : [lead];
+    if (!members.includes(id)) return undefined;
+    const last = byId(lead);
+    return {
+      at_ms: last.end_ms + 2000 + (lead % 7) * 300,
+      duration_ms: lead === SLOW_COMMIT_ID ? 1900 : 150 + ((lead * 37) % 250),
+      files: members.reduce((n, i) => n + 2 + (i % 5), 0),
+      records: members.reduce((n, i) => n + 4000 + ((i * 131) % 3000), 0),
+      committables: members.length * 4,
+      checkpoints: members.length,
+    };
+  }
+  function commitPoints(cluster, job) {
+    if (cluster !== 'prod-flink' || job !== commitJob) return [];
+    const out = [];
+    for (const c of checkpoints[key(cluster, job)] || []) {
+      if (c.status !== 'COMPLETED' || (c.id % 25 === 24 && commitFor(cluster, job, c.id + 1))) continue;
+      const m = commitFor(cluster, job, c.id);
+      if (m) out.push({ t_ms: m.at_ms, value: m.duration_ms });
+    }
+    return out;
+  }
+  // A custom lane's samples, by its name: every 10 s over the job's life.
+  const laneGenerators = {
+    'Kafka lag': (k, slow) => Math.round(1200 + 800 * Math.sin(k / 40) + (slow ? 40_000 : 0)),
+    'Records out/s': (k, slow) => Math.round((slow ? 800 : 3000) + 500 * Math.cos(k / 25)),
+  };
+  function customLanes(cluster, job, from, to, cols) {
+    const src = sources.find((x) => x.name === cluster);
+    if (!src || cluster !== 'prod-flink' || job !== commitJob) return [];
+    const list = checkpoints[key(cluster, job)] || [];
+    const start = list[0].trigger_ms;
+    const slowFrom = list.find((c) => c.id >= 2100)?.trigger_ms ?? 0;
+    const slowTo = list.find((c) => c.id >= 2200)?.trigger_ms ?? 0;
+    const out = [];
+    for (const l of src.lanes || []) {
+      const gen = laneGenerators[l.name];
+      if (!gen) continue; // nothing sampled under this name
+      const pts = [];
+      for (let t = start, k = 0; t <= Date.now(); t += 10_000, k++) pts.push({ t_ms: t, value: gen(k, t >= slowFrom && t < slowTo) });
+      const points = perColumn(pts, from, to, cols);
+      if (points.length) out.push({ name: l.name, points });
+    }
+    return out;
+  }
+  /** perColumn keeps the largest point of each pixel column, as the backend does. */
+  function perColumn(points, from, to, cols) {
+    const span = Math.max(1, to - from);
+    const out = [];
+    let col = -1;
+    for (const p of points) {
+      if (p.t_ms < from || p.t_ms > to) continue;
+      const c = Math.floor(((p.t_ms - from) / span) * cols);
+      if (c === col && out.length) {
+        if (p.value > out[out.length - 1].value) out[out.length - 1] = p;
+      } else {
+        out.push(p);
+        col = c;
+      }
+    }
+    return out;
+  }
+
   const rank = (s) => (s === 'FAILED' ? 2 : s === 'COMPLETED' ? 1 : 0);
   const endOf = (c) => (c.end_ms > 0 ? c.end_ms : Date.now());
 
@@ -188,7 +267,10 @@
       }
     }
     const size = list.filter((c) => c.trigger_ms >= from && c.trigger_ms <= to).map((c) => ({ t_ms: c.trigger_ms, value: c.checkpointed_size }));
-    return { from_ms: from, to_ms: to, extent: ext, bars, gaps: gaps[key(req.cluster, req.job)] || [], lanes: { backpressure: [], size } };
+    const px = Math.max(1, req.width_px || 800);
+    const commit = perColumn(commitPoints(req.cluster, req.job), from, to, px);
+    const custom = customLanes(req.cluster, req.job, from, to, px);
+    return { from_ms: from, to_ms: to, extent: ext, bars, gaps: gaps[key(req.cluster, req.job)] || [], lanes: { backpressure: [], size, commit, custom } };
   }
 
   function detail(cluster, job, pipeline, id) {
@@ -272,6 +354,25 @@
     return { job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures, slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, summary: { total: list.length, completed: list.filter((c) => c.status === 'COMPLETED').length, failed: list.filter((c) => c.status === 'FAILED').length, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } };
   }
 
+  // checkLanes mirrors app.CheckLanes: its errors name the lane.
+  function checkLanes(input) {
+    const lanes = input.lanes || [];
+    if (!lanes.length) return;
+    const pre = 'bad request: cluster "' + input.name + '": ';
+    if (input.engine !== 'flink') throw new Error(pre + 'custom lanes are sampled for Flink clusters only');
+    if (lanes.length > 8) throw new Error(pre + lanes.length + ' custom lanes: at most 8');
+    const seen = new Set();
+    for (const l of lanes) {
+      const name = (l.name || '').trim();
+      if (!name || name.length > 40) throw new Error(pre + 'lane "' + l.name + '": give a name of 1 to 40 characters');
+      if (seen.has(name)) throw new Error(pre + 'lane "' + name + '": two lanes have this name');
+      if (!l.promql === !l.metric) throw new Error(pre + 'lane "' + name + '": give either a PromQL query or a Flink metric name');
+      if (l.promql && !input.prometheus_url) throw new Error(pre + 'lane "' + name + '": a PromQL lane needs the cluster\'s Prometheus URL');
+      if (l.metric && /[, \t]/.test(l.metric)) throw new Error(pre + 'lane "' + name + '": metric "' + l.metric + '": give one Flink metric name, without commas or spaces');
+      seen.add(name);
+    }
+  }
+
   const delay = (v, ms) => new Promise((res, rej) => setTimeout(() => (v instanceof Error ? rej(v.message) : res(v)), ms || 60 + Math.random() * 120));
   const attempt = (fn, ms) => { try { return delay(fn(), ms); } catch (e) { return delay(e instanceof Error ? e : new Error(String(e)), ms); } };
 
@@ -301,9 +402,12 @@
     SaveCluster: (input) => attempt(() => {
       if (!/^https?:\/\//.test(input.base_url)) throw new Error('app: save cluster ' + input.name + ': base_url must be http(s)');
       if (input.jobmanager_log && input.engine !== 'flink') throw new Error('cluster "' + input.name + '": the JobManager log is Flink\'s; ' + input.engine + ' has none to read');
+      checkLanes(input);
       const existing = sources.find((s) => s.name === input.name);
       const sv = { name: input.name, engine: input.engine, base_url: input.base_url, prometheus_url: input.prometheus_url, auth_kind: input.auth.kind, ca_file: input.ca_file, insecure_skip_verify: input.insecure_skip_verify, kind: 'cluster', read_only: false, health: { state: 'connecting', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } };
       if (input.jobmanager_log && input.jobmanager_log !== 'auto') sv.jobmanager_log = input.jobmanager_log;
+      if (input.lanes && input.lanes.length) sv.lanes = input.lanes.map((l) => Object.assign({}, l));
+      if (existing) delete existing.lanes; // absent clears them, as the backend does
       if (input.auth.kind === 'basic' && input.auth.username) sv.username = input.auth.username;
       if (existing) delete existing.jobmanager_log;
       if (existing) Object.assign(existing, sv); else { sources.push(sv); jobs[input.name] = []; }
@@ -326,6 +430,8 @@
       const d = detail(cluster, job, pipeline, id);
       const analysis = { id: d.id, status: d.status, trigger_ms: d.trigger_ms, duration_ms: d.end_to_end_ms, checkpointed_size: d.checkpointed_size, phases: d.finalize_ms !== undefined ? { finalize: d.finalize_ms } : {} };
       if (d.source) analysis.source = d.source;
+      const commit = commitFor(cluster, job, d.id);
+      if (commit) analysis.commit = commit;
       if (d.status === 'FAILED') {
         analysis.failure = { signature: d.failure_message.replace(/\d+/g, 'N'), message: d.failure_message, basis: 'fake bridge: no analysis', after_ms: d.end_to_end_ms };
         if (d.failure_cause) analysis.failure.cause = d.failure_cause;

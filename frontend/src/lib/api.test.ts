@@ -78,7 +78,37 @@ describe('calls', () => {
     const tl = await api.timeline({ cluster: 'c', job: 'j', from_ms: 0, to_ms: 0, width_px: 100 });
     expect(tl.bars).toEqual([]);
     expect(tl.gaps).toEqual([]);
-    expect(tl.lanes).toEqual({ backpressure: [], size: [] });
+    expect(tl.lanes).toEqual({ backpressure: [], size: [], commit: [], custom: [] });
+  });
+
+  it('gives the commit and custom lanes arrays too, in the order sent', async () => {
+    const p = { t_ms: 5, value: 1900 };
+    win.go = {
+      app: {
+        App: {
+          ListClusters: async () => [{ name: 'a', lanes: null }, { name: 'b', lanes: [{ name: 'Lag', promql: 'up' }] }],
+          Timeline: async () => ({
+            from_ms: 1,
+            to_ms: 2,
+            extent: { min_ms: 0, max_ms: 0 },
+            bars: [],
+            gaps: [],
+            lanes: { backpressure: null, size: null, commit: [p], custom: [{ name: 'Lag', points: null }, { name: 'Out', points: [p] }] },
+          }),
+        },
+      },
+    };
+    expect((await api.listClusters()).map((s) => s.lanes)).toEqual([[], [{ name: 'Lag', promql: 'up' }]]);
+    const tl = await api.timeline({ cluster: 'c', job: 'j', from_ms: 0, to_ms: 0, width_px: 100 });
+    expect(tl.lanes).toEqual({
+      backpressure: [],
+      size: [],
+      commit: [p],
+      custom: [
+        { name: 'Lag', points: [] },
+        { name: 'Out', points: [p] },
+      ],
+    });
   });
 
   it("keeps the backend's error text whether Wails rejects with a string or the bridge with an Error", async () => {

@@ -59,6 +59,8 @@ export interface SourceView {
   max_in_flight?: number;
   /** Flink only: whether its JobManager log is read; absent = auto */
   jobmanager_log?: JobManagerLogMode;
+  /** Flink only: the custom lanes of its jobs' timelines, in the user's order */
+  lanes?: CustomLaneSpec[];
   kind: SourceKind;
   read_only: boolean;
   health: Health;
@@ -91,7 +93,25 @@ export interface ClusterInput {
   max_in_flight?: number;
   /** Flink only (the backend rejects it for SeaTunnel); absent = auto */
   jobmanager_log?: JobManagerLogMode;
+  /** Flink only, at most MAX_CUSTOM_LANES; absent or empty clears them */
+  lanes?: CustomLaneSpec[];
 }
+
+/**
+ * A custom lane of a Flink cluster's timelines: either a PromQL query on the
+ * cluster's Prometheus ("$job_id" stands for the job's id; needs the
+ * cluster's Prometheus URL) or the name of a Flink metric of the job's
+ * vertices (e.g. numRecordsOutPerSecond). The backend checks them and names
+ * the lane in its errors.
+ */
+export interface CustomLaneSpec {
+  name: string;
+  promql?: string;
+  metric?: string;
+}
+
+/** The backend's bound on a cluster's custom lanes (app.MaxLanes). */
+export const MAX_CUSTOM_LANES = 8;
 
 export interface TestResult {
   ok: boolean;
@@ -186,13 +206,28 @@ export interface LanePoint {
   value: number;
 }
 
+/** One custom lane's points (the largest per pixel column), values in the metric's own unit. */
+export interface CustomLane {
+  name: string;
+  points: LanePoint[] | null;
+}
+
+export interface TimelineLanes {
+  backpressure: LanePoint[] | null;
+  size: LanePoint[] | null;
+  /** duration (ms) of the sink's last commit, sampled (about every 10 s); absent or empty without commit metrics */
+  commit?: LanePoint[] | null;
+  /** the cluster's custom lanes that have samples in the range, in the user's order */
+  custom?: CustomLane[] | null;
+}
+
 export interface Timeline {
   from_ms: number;
   to_ms: number;
   extent: { min_ms: number; max_ms: number };
   bars: TimelineBar[] | null;
   gaps: TimelineGap[] | null;
-  lanes: { backpressure: LanePoint[] | null; size: LanePoint[] | null } | null;
+  lanes: TimelineLanes | null;
   /** checkpoints in the range before merging */
   total?: number;
 }
@@ -495,6 +530,22 @@ export interface SlowFlag {
   threshold_ms: number;
 }
 
+/**
+ * The sink commit that followed a checkpoint, from its committer's metrics.
+ * They are sampled (every 10 s), so it is the first sampling window after the
+ * checkpoint completed in which the committed counters moved; checkpoints is
+ * how many checkpoints completed in that window, sharing these counts.
+ */
+export interface SinkCommit {
+  at_ms: number;
+  /** the last commit's duration at at_ms (Iceberg's lastCommitDurationMs) */
+  duration_ms?: number;
+  files?: number;
+  records?: number;
+  committables?: number;
+  checkpoints: number;
+}
+
 export interface CheckpointAnalysis {
   id: number;
   pipeline?: number;
@@ -514,6 +565,8 @@ export interface CheckpointAnalysis {
   slow?: SlowFlag[];
   /** the record's origin (CheckpointSource): absent = REST */
   source?: string;
+  /** the sink commit that followed it; absent when the job has no commit metrics */
+  commit?: SinkCommit;
 }
 
 export interface SubtaskRow {
@@ -911,22 +964,14 @@ function normaliseReport(r: Report): Report {
 
 export const api = {
   version: () => call<VersionInfo>('Version'),
-  listClusters: async () => arr(await call<SourceView[] | null>('ListClusters')),
+  listClusters: async () => arr(await call<SourceView[] | null>('ListClusters')).map((s) => ({ ...s, lanes: arr(s.lanes) })),
   saveCluster: (input: ClusterInput) => call<void>('SaveCluster', input),
   removeCluster: (name: string) => call<void>('RemoveCluster', name),
   testConnection: (input: ClusterInput) => call<TestResult>('TestConnection', input),
   listJobs: async (cluster: string) => arr(await call<JobView[] | null>('ListJobs', cluster)),
   checkpoints: async (cluster: string, job: string, fromMs: number, toMs: number) =>
     arr(await call<CheckpointRow[] | null>('Checkpoints', cluster, job, fromMs, toMs)),
-  timeline: async (req: TimelineRequest): Promise<Timeline> => {
-    const t = await call<Timeline>('Timeline', req);
-    return {
-      ...t,
-      bars: arr(t.bars),
-      gaps: arr(t.gaps),
-      lanes: { backpressure: arr(t.lanes?.backpressure), size: arr(t.lanes?.size) },
-    };
-  },
+  timeline: async (req: TimelineRequest): Promise<Timeline> => normaliseTimeline(await call<Timeline>('Timeline', req)),
   checkpoint: (cluster: string, job: string, pipeline: number, id: number) =>
     call<CheckpointDetail>('Checkpoint', cluster, job, pipeline, id),
   /** null when the job has no reconciliation (never polled by this version, an older capture, the sample) */
@@ -979,6 +1024,21 @@ export const api = {
     return { path: l?.path ?? '', lines: arr(l?.lines) };
   },
 };
+
+/** normaliseTimeline gives every lane an array, custom lanes included. */
+export function normaliseTimeline(t: Timeline): Timeline {
+  return {
+    ...t,
+    bars: arr(t.bars),
+    gaps: arr(t.gaps),
+    lanes: {
+      backpressure: arr(t.lanes?.backpressure),
+      size: arr(t.lanes?.size),
+      commit: arr(t.lanes?.commit),
+      custom: arr(t.lanes?.custom).map((c) => ({ name: c.name ?? '', points: arr(c.points) })),
+    },
+  };
+}
 
 function normaliseComparison(c: Comparison): Comparison {
   return {

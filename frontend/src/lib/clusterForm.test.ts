@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceView } from './api';
-import { emptyCluster, fromSource, normalise, parseNames, validateCluster } from './clusterForm';
+import { buildLanes, canAddLane, emptyCluster, fromSource, laneRows, normalise, parseNames, validateCluster, type LaneRow } from './clusterForm';
 
 function valid() {
   return { ...emptyCluster(), name: 'prod', base_url: 'http://127.0.0.1:8081' };
@@ -80,6 +80,7 @@ describe('fromSource', () => {
       rps_text: '',
       in_flight_text: '',
       jm_log: 'auto',
+      lane_rows: [],
     });
   });
 });
@@ -238,5 +239,90 @@ describe('JobManager log', () => {
   it('sends none for SeaTunnel, which has no JobManager log (the backend rejects it)', () => {
     const form = { ...fromSource(flink('off')), engine: 'seatunnel' as const };
     expect(normalise(form)).not.toHaveProperty('jobmanager_log');
+  });
+});
+
+describe('custom lanes', () => {
+  const flink = (lanes?: SourceView['lanes'], prometheus_url = 'http://127.0.0.1:9090'): SourceView => ({
+    name: 'prod',
+    engine: 'flink',
+    base_url: 'http://127.0.0.1:8081',
+    prometheus_url,
+    auth_kind: 'none',
+    ca_file: '',
+    insecure_skip_verify: false,
+    ...(lanes ? { lanes } : {}),
+    kind: 'cluster',
+    read_only: false,
+    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
+  });
+  const stored = [
+    { name: 'Kafka lag', promql: 'sum(kafka_consumergroup_lag{job_id="$job_id"})' },
+    { name: 'Records out/s', metric: 'numRecordsOutPerSecond' },
+  ];
+
+  it('round-trip in order, PromQL and Flink metric', () => {
+    const form = fromSource(flink(stored));
+    expect(form.lane_rows).toEqual([
+      { name: 'Kafka lag', kind: 'promql', expr: 'sum(kafka_consumergroup_lag{job_id="$job_id"})' },
+      { name: 'Records out/s', kind: 'metric', expr: 'numRecordsOutPerSecond' },
+    ]);
+    expect(validateCluster(form, [], true)).toEqual([]);
+    const sent = normalise(form);
+    expect(sent.lanes).toEqual(stored);
+    expect(sent).not.toHaveProperty('lane_rows');
+  });
+
+  it('are omitted when there are none (absent clears them)', () => {
+    expect(emptyCluster().lane_rows).toEqual([]);
+    expect(fromSource(flink()).lane_rows).toEqual([]);
+    expect(normalise(valid())).not.toHaveProperty('lanes');
+    const form = fromSource(flink(stored));
+    form.lane_rows = [];
+    expect(normalise(form)).not.toHaveProperty('lanes');
+  });
+
+  it('trim what is typed and drop rows left blank', () => {
+    const rows: LaneRow[] = [
+      { name: ' Lag ', kind: 'promql', expr: ' up ' },
+      { name: ' ', kind: 'metric', expr: '' },
+      { name: 'Out', kind: 'metric', expr: 'numRecordsOut' },
+    ];
+    expect(buildLanes(rows)).toEqual([
+      { name: 'Lag', promql: 'up' },
+      { name: 'Out', metric: 'numRecordsOut' },
+    ]);
+  });
+
+  it('are sent for Flink only', () => {
+    const form = { ...fromSource(flink(stored)), engine: 'seatunnel' as const };
+    expect(validateCluster(form, [], true)).toEqual([]);
+    expect(normalise(form)).not.toHaveProperty('lanes');
+  });
+
+  it('stop at the backend bound of 8', () => {
+    const rows = laneRows(Array.from({ length: 7 }, (_, i) => ({ name: `m${i}`, metric: 'numRecordsOut' })));
+    expect(canAddLane(rows)).toBe(true);
+    rows.push({ name: 'm7', kind: 'metric', expr: 'x' });
+    expect(canAddLane(rows)).toBe(false);
+  });
+
+  it('name the row that is wrong', () => {
+    const form = fromSource(flink(stored, ''));
+    form.lane_rows.push(
+      { name: '', kind: 'metric', expr: 'numRecordsIn' },
+      { name: 'Records out/s', kind: 'metric', expr: 'numRecordsOut' },
+      { name: 'Empty', kind: 'promql', expr: ' ' },
+      { name: 'Nothing', kind: 'metric', expr: '' },
+      { name: 'x'.repeat(41), kind: 'metric', expr: 'a' },
+    );
+    expect(validateCluster(form, [], true)).toEqual([
+      { field: 'lane_rows', key: 'clusters.err.lanePromNeedsUrl', index: 0 },
+      { field: 'lane_rows', key: 'clusters.err.laneName', index: 2 },
+      { field: 'lane_rows', key: 'clusters.err.laneNameTaken', index: 3 },
+      { field: 'lane_rows', key: 'clusters.err.laneExprPromql', index: 4 },
+      { field: 'lane_rows', key: 'clusters.err.laneExprMetric', index: 5 },
+      { field: 'lane_rows', key: 'clusters.err.laneName', index: 6 },
+    ]);
   });
 });

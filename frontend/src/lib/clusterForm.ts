@@ -1,6 +1,21 @@
 // The cluster form's model: defaults, editing an existing source, and the
 // checks done before anything is sent (the backend validates again).
-import type { ClusterInput, JobManagerLogMode, SourceView } from './api';
+import { MAX_CUSTOM_LANES, type ClusterInput, type CustomLaneSpec, type JobManagerLogMode, type SourceView } from './api';
+
+/** What a custom lane samples: a PromQL query or a Flink metric of the job's vertices. */
+export type LaneKind = 'promql' | 'metric';
+export const LANE_KINDS: readonly LaneKind[] = ['promql', 'metric'];
+
+/** One custom lane as the form edits it (Flink only). */
+export interface LaneRow {
+  name: string;
+  kind: LaneKind;
+  /** the PromQL query or the metric name, by kind */
+  expr: string;
+}
+
+/** The longest lane name the backend takes (app.CheckLanes). */
+export const LANE_NAME_MAX = 40;
 
 /**
  * ClusterForm is what the form edits: the input, with the Prometheus names and
@@ -16,6 +31,8 @@ export interface ClusterForm extends ClusterInput {
   in_flight_text: string;
   /** Flink only: whether the JobManager log is read; auto (the default) is sent as nothing */
   jm_log: JobManagerLogMode;
+  /** Flink only: the custom lanes, in the order they are drawn */
+  lane_rows: LaneRow[];
 }
 
 /** The request budget's bounds, as the backend checks them (collect.CheckBudget). */
@@ -35,7 +52,30 @@ export function emptyCluster(): ClusterForm {
     rps_text: '',
     in_flight_text: '',
     jm_log: 'auto',
+    lane_rows: [],
   };
+}
+
+/** laneRows turns stored lanes into rows: a lane with a query is PromQL, else a Flink metric. */
+export function laneRows(lanes: readonly CustomLaneSpec[] | null | undefined): LaneRow[] {
+  return (lanes ?? []).map((l) => (l.promql ? { name: l.name, kind: 'promql', expr: l.promql } : { name: l.name, kind: 'metric', expr: l.metric ?? '' }));
+}
+
+/** blankRow is a row the user added and left empty: it is dropped rather than sent. */
+function blankRow(r: LaneRow): boolean {
+  return r.name.trim() === '' && r.expr.trim() === '';
+}
+
+/** buildLanes turns the rows into what is sent, in order; blank rows are left out. */
+export function buildLanes(rows: readonly LaneRow[]): CustomLaneSpec[] {
+  return rows
+    .filter((r) => !blankRow(r))
+    .map((r) => (r.kind === 'promql' ? { name: r.name.trim(), promql: r.expr.trim() } : { name: r.name.trim(), metric: r.expr.trim() }));
+}
+
+/** canAddLane says whether another row fits under the backend's bound. */
+export function canAddLane(rows: readonly LaneRow[]): boolean {
+  return rows.length < MAX_CUSTOM_LANES;
 }
 
 /** parseRps reads the requests-per-second field: 0 when empty (the default), null when out of range. */
@@ -108,6 +148,7 @@ export function fromSource(s: SourceView): ClusterForm {
     rps_text: s.requests_per_second ? String(s.requests_per_second) : '',
     in_flight_text: s.max_in_flight ? String(s.max_in_flight) : '',
     jm_log: s.jobmanager_log === 'on' || s.jobmanager_log === 'off' ? s.jobmanager_log : 'auto',
+    lane_rows: laneRows(s.lanes),
   };
 }
 
@@ -115,6 +156,8 @@ export function fromSource(s: SourceView): ClusterForm {
 export interface FieldProblem {
   field: keyof ClusterForm | 'username';
   key: string;
+  /** for a lane_rows problem: the row it is about */
+  index?: number;
 }
 
 function httpURL(v: string): boolean {
@@ -151,7 +194,31 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
     if (!parseReporters(input.reporters_text).every(httpURL)) {
       out.push({ field: 'reporters_text', key: 'clusters.err.reportersInvalid' });
     }
+    out.push(...laneProblems(input.lane_rows ?? [], input.prometheus_url.trim() !== ''));
   }
+  return out;
+}
+
+/**
+ * laneProblems checks the custom lanes as the backend will (app.CheckLanes),
+ * one problem per row at most, so the form can say it in the user's language.
+ * Blank rows are ignored (they are not sent).
+ */
+export function laneProblems(rows: readonly LaneRow[], hasPrometheus: boolean): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  const seen = new Set<string>();
+  rows.forEach((r, index) => {
+    if (blankRow(r)) return;
+    const name = r.name.trim();
+    const expr = r.expr.trim();
+    const p = (key: string) => out.push({ field: 'lane_rows', key, index });
+    if (!name || name.length > LANE_NAME_MAX) p('clusters.err.laneName');
+    else if (seen.has(name)) p('clusters.err.laneNameTaken');
+    else if (r.kind === 'promql' && !expr) p('clusters.err.laneExprPromql');
+    else if (r.kind === 'metric' && !expr) p('clusters.err.laneExprMetric');
+    else if (r.kind === 'promql' && !hasPrometheus) p('clusters.err.lanePromNeedsUrl');
+    if (name) seen.add(name);
+  });
   return out;
 }
 
@@ -160,17 +227,22 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
  * and reporters parsed (always sent, so clearing them clears them; SeaTunnel
  * has none), the budget as numbers (0: the default), the JobManager log mode
  * only when Flink's is not auto (absent is auto; SeaTunnel has no such log and
- * the backend rejects it), and credentials the chosen auth kind does not use
+ * the backend rejects it), the custom lanes only when Flink has some (absent
+ * clears them; the backend rejects them for SeaTunnel), and credentials the chosen auth kind does not use
  * dropped.
  */
 export function normalise(form: ClusterForm): ClusterInput {
-  const { names_text, reporters_text, rps_text, in_flight_text, jm_log, ...input } = form;
+  const { names_text, reporters_text, rps_text, in_flight_text, jm_log, lane_rows, ...input } = form;
   delete input.jobmanager_log;
+  delete input.lanes;
+  const lanes = input.engine === 'flink' ? buildLanes(lane_rows ?? []) : [];
   const kind = input.auth.kind;
   const flink = input.engine === 'flink';
   return {
     ...input,
     ...(flink && jm_log !== 'auto' ? { jobmanager_log: jm_log } : {}),
+    // Absent clears them (the backend stores none); SeaTunnel has none.
+    ...(lanes.length > 0 ? { lanes } : {}),
     prometheus_names: flink ? (parseNames(names_text) ?? {}) : {},
     reporter_urls: flink ? parseReporters(reporters_text) : [],
     requests_per_second: parseRps(rps_text) ?? 0,

@@ -32,6 +32,8 @@ export interface Palette {
   font: string;
   laneBp: string;
   laneSize: string;
+  laneCommit: string;
+  laneCustom: string;
 }
 
 /** readPalette takes the colours from CSS variables so the canvas follows the theme. */
@@ -52,6 +54,8 @@ export function readPalette(el: Element): Palette {
     font: v('--font', 'sans-serif'),
     laneBp: v('--lane-bp', '#f76707'),
     laneSize: v('--lane-size', '#1c7ed6'),
+    laneCommit: v('--lane-commit', '#ae3ec9'),
+    laneCustom: v('--lane-custom', '#0ca678'),
   };
 }
 
@@ -84,9 +88,15 @@ export interface DrawInput {
   lanes?: {
     backpressure: LanePoint[];
     size: LanePoint[];
+    /** the sink's commit duration (ms); empty = no commit lane */
+    commit?: LanePoint[];
+    /** custom lanes to draw, in order (the caller leaves out those without points) */
+    custom?: { name: string; points: LanePoint[] }[];
     /** lane names and the label of each lane's top value */
-    labels: { backpressure: string; size: string; failures: string };
+    labels: { backpressure: string; size: string; failures: string; commit?: string };
     sizeMaxLabel: (max: number) => string;
+    commitMaxLabel?: (max: number) => string;
+    customMaxLabel?: (max: number) => string;
   };
   /** a brushed span in CSS pixels, drawn as a selection */
   brush?: { x0: number; x1: number } | null;
@@ -97,7 +107,15 @@ export interface DrawResult {
   gaps: GapRect[];
   plot: Plot;
   layout: TimelineLayout;
-  lanes: { backpressure: LanePx[]; size: LanePx[]; failures: { x: number; w: number; bar: TimelineBar }[] } | null;
+  lanes: {
+    backpressure: LanePx[];
+    size: LanePx[];
+    /** empty without a commit lane */
+    commit: LanePx[];
+    /** one per custom lane drawn, in the layout's order */
+    custom: { name: string; px: LanePx[] }[];
+    failures: { x: number; w: number; bar: TimelineBar }[];
+  } | null;
 }
 
 // The hatch tile only depends on the colour: build it once per colour, not per frame.
@@ -126,7 +144,9 @@ function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | st
 /** drawTimeline paints one frame and returns the geometry used, for hit-testing. */
 export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawInput): DrawResult {
   const { width, height, range } = d;
-  const layout = timelineLayout(width, height, !!d.lanes, PLOT_TOP, AXIS_HEIGHT);
+  const commitPts = d.lanes?.commit ?? [];
+  const customLanes = d.lanes?.custom ?? [];
+  const layout = timelineLayout(width, height, !!d.lanes, PLOT_TOP, AXIS_HEIGHT, { commit: commitPts.length > 0, custom: customLanes.length });
   const plot = layout.bars;
   const s = timeScale(range, width);
   const baseY = plot.top + plot.height;
@@ -218,7 +238,15 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     const sizeMax = visibleMax(d.lanes.size, range);
     const sizePx = lanePoints(d.lanes.size, range, width, L.size, sizeMax);
     const fails = failureTicks(d.bars, range, width);
-    lanesOut = { backpressure: bpPx, size: sizePx, failures: fails };
+    // Commit and custom lanes: each on its own 0..max scale, the largest value in view.
+    const commitMax = L.commit ? visibleMax(commitPts, range) : 0;
+    const commitPx = L.commit ? lanePoints(commitPts, range, width, L.commit, commitMax) : [];
+    const custom = L.custom.map((band, i) => {
+      const lane = customLanes[i];
+      const max = visibleMax(lane.points, range);
+      return { name: lane.name, band, max, px: lanePoints(lane.points, range, width, band, max) };
+    });
+    lanesOut = { backpressure: bpPx, size: sizePx, commit: commitPx, custom: custom.map((c) => ({ name: c.name, px: c.px })), failures: fails };
 
     const bandBg = (b: { top: number; height: number }) => {
       ctx.fillStyle = p.grid;
@@ -228,37 +256,45 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     };
     bandBg(L.backpressure);
     bandBg(L.size);
+    if (L.commit) bandBg(L.commit);
+    for (const b of L.custom) bandBg(b);
     bandBg(L.failures);
 
-    // Backpressure: a filled step area, 0..100 %.
-    if (bpPx.length > 0) {
-      const floor = L.backpressure.top + L.backpressure.height;
+    // A filled step area: each value holds until the next sample.
+    const stepArea = (px: LanePx[], band: { top: number; height: number }, color: string) => {
+      if (px.length === 0) return;
+      const floor = band.top + band.height;
       ctx.beginPath();
-      ctx.moveTo(bpPx[0].x, floor);
-      for (let i = 0; i < bpPx.length; i++) {
-        const q = bpPx[i];
-        if (i > 0) ctx.lineTo(q.x, bpPx[i - 1].y);
+      ctx.moveTo(px[0].x, floor);
+      for (let i = 0; i < px.length; i++) {
+        const q = px[i];
+        if (i > 0) ctx.lineTo(q.x, px[i - 1].y);
         ctx.lineTo(q.x, q.y);
       }
-      ctx.lineTo(bpPx[bpPx.length - 1].x, floor);
+      ctx.lineTo(px[px.length - 1].x, floor);
       ctx.closePath();
-      ctx.fillStyle = p.laneBp;
+      ctx.fillStyle = color;
       ctx.globalAlpha = 0.35;
       ctx.fill();
       ctx.globalAlpha = 1;
-      ctx.strokeStyle = p.laneBp;
+      ctx.strokeStyle = color;
       ctx.lineWidth = 1.2;
       ctx.beginPath();
-      for (let i = 0; i < bpPx.length; i++) {
-        const q = bpPx[i];
+      for (let i = 0; i < px.length; i++) {
+        const q = px[i];
         if (i === 0) ctx.moveTo(q.x, q.y);
         else {
-          ctx.lineTo(q.x, bpPx[i - 1].y);
+          ctx.lineTo(q.x, px[i - 1].y);
           ctx.lineTo(q.x, q.y);
         }
       }
       ctx.stroke();
-    }
+    };
+    // Backpressure: 0..100 %.
+    stepArea(bpPx, L.backpressure, p.laneBp);
+    // Sink commit duration and custom lanes: the same, on their own scales.
+    if (L.commit) stepArea(commitPx, L.commit, p.laneCommit);
+    for (const c of custom) stepArea(c.px, c.band, p.laneCustom);
     // Size: one stem per checkpoint (or per merged pixel column).
     if (sizePx.length > 0) {
       const floor = L.size.top + L.size.height;
@@ -289,6 +325,8 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     };
     label(d.lanes.labels.backpressure, L.backpressure.top);
     label(d.lanes.labels.size, L.size.top);
+    if (L.commit) label(d.lanes.labels.commit ?? '', L.commit.top);
+    for (const c of custom) label(c.name, c.band.top);
     label(d.lanes.labels.failures, L.failures.top);
     const right = (text: string, y: number) => {
       const tw = ctx.measureText(text).width;
@@ -297,6 +335,8 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawI
     };
     right('100%', L.backpressure.top);
     if (sizeMax > 0) right(d.lanes.sizeMaxLabel(sizeMax), L.size.top);
+    if (L.commit && commitMax > 0) right(d.lanes.commitMaxLabel?.(commitMax) ?? String(commitMax), L.commit.top);
+    for (const c of custom) if (c.max > 0) right(d.lanes.customMaxLabel?.(c.max) ?? String(c.max), c.band.top);
   }
 
   // Time axis.

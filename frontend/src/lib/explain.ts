@@ -7,6 +7,7 @@ import { phaseValue } from './phases';
 import { basisText, notesText } from './reason';
 import { causesSentence, originText, SENTENCE_NAME_MAX, type Translate } from './causes';
 import { declinedText, fromLog } from './jmlog';
+import { commitLine } from './commit';
 
 export { SENTENCE_NAME_MAX, type Translate };
 
@@ -89,6 +90,7 @@ export function checkpointSummaryText(
     return `${t(`phase.${p}`)} ${val === undefined ? t('phase.notObservable') : formatMs(val, locale)}`;
   });
   lines.push(`${t('checkpoint.criticalPhases')}: ${phases.join(', ')}`);
+  if (a.commit) lines.push(`${t('commit.title')}: ${commitLine(a.commit, t, locale)}`);
   const bp = a.backpressure;
   if (bp) {
     const up = bp.upstream ?? bp.max;

@@ -7,6 +7,7 @@ import {
   formatNumber,
   formatRange,
   formatSpan,
+  formatCompact,
   truncate,
 } from './format';
 
@@ -127,5 +128,20 @@ describe('checkpointSize', () => {
   it('shows the SeaTunnel blob count, never as bytes, even when zero', () => {
     expect(checkpointSize({ checkpointed_size: 0, state_blobs: 5 })).toEqual({ kind: 'blobs', count: 5 });
     expect(checkpointSize({ checkpointed_size: 123, state_blobs: 0 })).toEqual({ kind: 'blobs', count: 0 });
+  });
+});
+
+describe('formatCompact', () => {
+  it.each([
+    [0, 'en-US', '0'],
+    [0.5, 'en-US', '0.5'],
+    [3.14159, 'en-US', '3.14'],
+    [4200, 'en-US', '4.2K'],
+    [12_345, 'en-US', '12.3K'],
+    [1_234_567, 'en-US', '1.23M'],
+    [12_345, 'zh-CN', '1.23万'],
+    [NaN, 'en-US', '—'],
+  ])('%s in %s is %s', (n, loc, want) => {
+    expect(formatCompact(n, loc)).toBe(want);
   });
 });

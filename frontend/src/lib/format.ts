@@ -20,6 +20,15 @@ export function formatNumber(n: number, locale: string, maxFractionDigits = 0): 
   return nf(locale, { maximumFractionDigits: maxFractionDigits }).format(n);
 }
 
+/**
+ * formatCompact shows a value of unknown unit (a custom lane's) short:
+ * 12_345 → "12.3K" ("1.23万" in Chinese), 0.5 → "0.5", three significant digits.
+ */
+export function formatCompact(n: number, locale: string): string {
+  if (!Number.isFinite(n)) return '—';
+  return nf(locale, { notation: 'compact', maximumSignificantDigits: 3 }).format(n);
+}
+
 /** formatPercent shows a 0..1 ratio as a percentage. */
 export function formatPercent(ratio: number, locale: string, maxFractionDigits = 1): string {
   if (!Number.isFinite(ratio)) return '—';

@@ -7,6 +7,7 @@ import zh from '../i18n/zh.json';
 import { detectLang, flattenKeys, intlLocale } from './lang';
 import { i18n, t } from './i18n.svelte';
 import { JOBMANAGER_LOG_MODES, JOBMANAGER_LOG_STATES } from './api';
+import { LANE_KINDS } from './clusterForm';
 
 const enKeys = flattenKeys(en);
 const zhKeys = flattenKeys(zh);
@@ -83,6 +84,8 @@ describe('keys used in the sources', () => {
       ...['ok', 'partial', 'error', 'connecting', 'idle', 'offline'].map((h) => `health.${h}`),
       ...JOBMANAGER_LOG_STATES.map((s) => `jmlog.finalize.${s}`),
       ...JOBMANAGER_LOG_MODES.map((m) => `clusters.jmLogMode.${m}`),
+      ...LANE_KINDS.map((k) => `clusters.laneKindMode.${k}`),
+      ...['files', 'records', 'committables'].map((k) => `commit.${k}`),
     ];
     expect(dynamic.filter((k) => !exists(k))).toEqual([]);
   });

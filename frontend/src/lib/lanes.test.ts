@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineBar } from './api';
-import { brushRange, FAILURE_LANE_HEIGHT, failureTicks, LANE_GAP, LANE_HEIGHT, laneHit, lanePoints, timelineLayout, visibleMax } from './timeline';
+import {
+  brushRange,
+  extraLaneCount,
+  extraLanesHeight,
+  FAILURE_LANE_HEIGHT,
+  failureTicks,
+  LANE_GAP,
+  LANE_HEIGHT,
+  laneHit,
+  lanePoints,
+  timelineLayout,
+  visibleMax,
+} from './timeline';
 
 const range = { from: 1000, to: 2000 };
 
@@ -15,6 +27,41 @@ describe('timelineLayout', () => {
     expect(l.lanes!.failures).toEqual({ top: l.lanes!.size.top + LANE_HEIGHT + LANE_GAP, height: FAILURE_LANE_HEIGHT });
     expect(l.axisY).toBe(l.lanes!.failures.top + FAILURE_LANE_HEIGHT);
     expect(l.axisY).toBe(320 - 38 - 4);
+  });
+
+  it('has no commit or custom lanes by default', () => {
+    const l = timelineLayout(800, 320, true, 20, 38);
+    expect(l.lanes!.commit).toBeNull();
+    expect(l.lanes!.custom).toEqual([]);
+  });
+
+  it('puts 1 commit and 2 custom lanes under the size lane, failures last; the bars keep their height', () => {
+    // Worked by hand. Base: lanes 3×6 + 2×34 + 14 = 100; bars 320 − 20 − 38 − 4 − 100 = 158.
+    // Three more lanes of 6 + 34 = 40 each: 120, so a canvas of 440 leaves the bars 158.
+    expect(extraLaneCount({ commit: true, custom: 2 })).toBe(3);
+    expect(extraLanesHeight({ commit: true, custom: 2 })).toBe(120);
+    const l = timelineLayout(800, 440, true, 20, 38, { commit: true, custom: 2 });
+    expect(l.bars).toEqual({ top: 20, height: 158, width: 800 });
+    expect(l.lanes).toEqual({
+      backpressure: { top: 184, height: 34 }, // 20 + 158 + 6
+      size: { top: 224, height: 34 }, // 184 + 34 + 6
+      commit: { top: 264, height: 34 },
+      custom: [
+        { top: 304, height: 34 },
+        { top: 344, height: 34 },
+      ],
+      failures: { top: 384, height: 14 },
+    });
+    expect(l.axisY).toBe(398); // 384 + 14 = 440 − 38 − 4
+  });
+
+  it('takes custom lanes without a commit lane', () => {
+    const l = timelineLayout(800, 360, true, 20, 38, { commit: false, custom: 1 });
+    expect(l.bars.height).toBe(158);
+    expect(l.lanes!.commit).toBeNull();
+    expect(l.lanes!.custom).toEqual([{ top: 264, height: 34 }]);
+    expect(l.lanes!.failures).toEqual({ top: 304, height: 14 });
+    expect(l.axisY).toBe(318);
   });
 
   it('without lanes puts the axis under the bars', () => {

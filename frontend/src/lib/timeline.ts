@@ -120,19 +120,55 @@ export interface Band {
 export interface TimelineLayout {
   /** the checkpoint bars */
   bars: Plot;
-  /** upstream backpressure (0..1), checkpointed size (bytes), failures; absent without lanes */
-  lanes: { backpressure: Band; size: Band; failures: Band } | null;
+  /**
+   * upstream backpressure (0..1), checkpointed size (bytes), the sink's commit
+   * duration (ms; null without commit data), the custom lanes in order, and
+   * failures; absent without lanes
+   */
+  lanes: { backpressure: Band; size: Band; commit: Band | null; custom: Band[]; failures: Band } | null;
   /** y of the time axis line; tick labels go below it */
   axisY: number;
 }
+
+/** The lanes beyond backpressure, size and failures that a timeline shows (only those with points). */
+export interface ExtraLanes {
+  commit: boolean;
+  custom: number;
+}
+
+export const NO_EXTRA_LANES: ExtraLanes = { commit: false, custom: 0 };
 
 export const LANE_GAP = 6;
 export const LANE_HEIGHT = 34;
 export const FAILURE_LANE_HEIGHT = 14;
 
-/** timelineLayout divides the canvas height between bars, lanes and the axis. */
-export function timelineLayout(width: number, height: number, withLanes: boolean, top = 20, axisHeight = 38): TimelineLayout {
-  const lanesH = withLanes ? 3 * LANE_GAP + 2 * LANE_HEIGHT + FAILURE_LANE_HEIGHT : 0;
+/** extraLaneCount is how many lanes beyond the base three a timeline draws. */
+export function extraLaneCount(extra: ExtraLanes): number {
+  return (extra.commit ? 1 : 0) + Math.max(0, extra.custom);
+}
+
+/**
+ * extraLanesHeight is the height the extra lanes take (each a gap and a lane):
+ * the canvas grows by it so the bars keep their height.
+ */
+export function extraLanesHeight(extra: ExtraLanes): number {
+  return extraLaneCount(extra) * (LANE_GAP + LANE_HEIGHT);
+}
+
+/**
+ * timelineLayout divides the canvas height between bars, lanes and the axis.
+ * Beneath the bars: backpressure, size, then the sink commit and the custom
+ * lanes when there are any, and failures last, just above the axis.
+ */
+export function timelineLayout(
+  width: number,
+  height: number,
+  withLanes: boolean,
+  top = 20,
+  axisHeight = 38,
+  extra: ExtraLanes = NO_EXTRA_LANES,
+): TimelineLayout {
+  const lanesH = withLanes ? 3 * LANE_GAP + 2 * LANE_HEIGHT + FAILURE_LANE_HEIGHT + extraLanesHeight(extra) : 0;
   const barsH = Math.max(10, height - top - axisHeight - 4 - lanesH);
   const bars: Plot = { top, height: barsH, width };
   let y = top + barsH;
@@ -145,8 +181,11 @@ export function timelineLayout(width: number, height: number, withLanes: boolean
   };
   const backpressure = band(LANE_HEIGHT);
   const size = band(LANE_HEIGHT);
+  const commit = extra.commit ? band(LANE_HEIGHT) : null;
+  const custom: Band[] = [];
+  for (let i = 0; i < extra.custom; i++) custom.push(band(LANE_HEIGHT));
   const failures = band(FAILURE_LANE_HEIGHT);
-  return { bars, lanes: { backpressure, size, failures }, axisY: y };
+  return { bars, lanes: { backpressure, size, commit, custom, failures }, axisY: y };
 }
 
 /** visibleMax is the largest lane value inside range: the top of the lane's scale. */
