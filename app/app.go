@@ -133,6 +133,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
+	// A directory that cannot be written fails now, by name, rather than
+	// every poll and every saved setting later.
+	if err := checkWritable(paths, opts.DataDir != ""); err != nil {
+		return nil, err
+	}
 	// Polling progress and errors also go to a file the UI can show.
 	var logFile *os.File
 	if lf, err := openLogFile(paths.Log); err == nil {
@@ -181,6 +186,39 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.store = st
 	a.metrics = newAppMetrics(a)
 	return a, nil
+}
+
+// checkWritable makes sure the directories of the config and the cache
+// exist and take new files, and that an existing cache file can be written.
+func checkWritable(p Paths, dataDir bool) error {
+	dirs := []struct{ what, dir string }{{"config directory", filepath.Dir(p.Config)}, {"cache directory", filepath.Dir(p.Cache)}}
+	if dataDir {
+		dirs = dirs[1:]
+		dirs[0].what = "data directory"
+	}
+	for _, d := range dirs {
+		err := os.MkdirAll(d.dir, 0o700)
+		if err == nil {
+			var f *os.File
+			if f, err = os.CreateTemp(d.dir, ".write-probe-*"); err == nil {
+				f.Close()
+				os.Remove(f.Name())
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("the %s %s cannot be written (%w): Checkpoint Explorer keeps its config and cache there; "+
+				"make it writable (e.g. chmod u+w), or start with --data-dir pointing at a writable directory", d.what, d.dir, err)
+		}
+	}
+	f, err := os.OpenFile(p.Cache, os.O_RDWR, 0)
+	if err == nil {
+		return f.Close()
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("the cache %s cannot be written (%w): make it writable (e.g. chmod u+w), "+
+		"or start with --data-dir pointing at a writable directory", p.Cache, err)
 }
 
 // Start begins background work: retention, the first-run sample, polling.

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -57,6 +58,39 @@ type Server struct {
 	index []byte
 	// bridge is bridgeJS with the facade's method names filled in.
 	bridge string
+
+	// limits bound what one client may hold (serveLimits; tests shorten them).
+	limits serveLimits
+	// streams counts the event streams open now.
+	streams atomic.Int32
+}
+
+// serveLimits bound the time and the number of things a client may hold, so
+// that a slow or greedy client (slowloris, a tab left open, a runaway
+// script) cannot exhaust the server.
+type serveLimits struct {
+	// readHeader bounds reading a request's headers, read the whole
+	// request (an upload instead must keep up uploadMinRate after
+	// uploadGrace; an event stream has no body and no read deadline).
+	readHeader, read time.Duration
+	// write bounds writing a response once the work is done; an event
+	// stream gets it anew for every write, so that it lives on while a
+	// client that stopped reading is dropped.
+	write time.Duration
+	// idle bounds a kept-alive connection between requests.
+	idle time.Duration
+	// uploadGrace and uploadMinRate: an upload may take uploadGrace plus
+	// one second per uploadMinRate bytes.
+	uploadGrace   time.Duration
+	uploadMinRate int64
+	// maxStreams bounds the event streams open at once; one more is a 503.
+	maxStreams int
+}
+
+var defaultServeLimits = serveLimits{
+	readHeader: 10 * time.Second, read: time.Minute, write: time.Minute, idle: 2 * time.Minute,
+	uploadGrace: time.Minute, uploadMinRate: 256 << 10,
+	maxStreams: 32,
 }
 
 // NewServer prepares the browser door for a started App.
@@ -75,7 +109,7 @@ func NewServer(a *App, opts ServeOptions) (*Server, error) {
 		}
 		tok = hex.EncodeToString(b)
 	}
-	s := &Server{app: a, opts: opts, token: tok, methods: facadeMethods(), log: a.log}
+	s := &Server{app: a, opts: opts, token: tok, methods: facadeMethods(), log: a.log, limits: defaultServeLimits}
 	var names []string
 	for n := range s.methods {
 		names = append(names, strings.TrimPrefix(n, "app.App."))
@@ -136,7 +170,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 		urlHost = "127.0.0.1"
 	}
 	u := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(urlHost, fmt.Sprint(port)), s.token)
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := s.httpServer(ctx)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -150,6 +184,19 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// httpServer is the http.Server of ListenAndServe. Requests' contexts end
+// with ctx, so that open event streams let a shutdown finish.
+func (s *Server) httpServer(ctx context.Context) *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: s.limits.readHeader,
+		ReadTimeout:       s.limits.read,
+		WriteTimeout:      s.limits.write,
+		IdleTimeout:       s.limits.idle,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
 }
 
 func isLoopbackHost(h string) bool {
@@ -183,18 +230,18 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.hosts != nil && !s.hosts[strings.ToLower(r.Host)] {
-			writeError(w, http.StatusForbidden, fmt.Sprintf("foreign Host %q refused", r.Host))
+			refuse(w, http.StatusForbidden, fmt.Sprintf("foreign Host %q refused", r.Host))
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			ou, err := url.Parse(o)
 			if err != nil || ou.Scheme != "http" || (s.hosts != nil && !s.hosts[strings.ToLower(ou.Host)]) || (s.hosts == nil && ou.Host != r.Host) {
-				writeError(w, http.StatusForbidden, fmt.Sprintf("foreign Origin %q refused", o))
+				refuse(w, http.StatusForbidden, fmt.Sprintf("foreign Origin %q refused", o))
 				return
 			}
 		}
 		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			writeError(w, http.StatusForbidden, "cross-site request refused")
+			refuse(w, http.StatusForbidden, "cross-site request refused")
 			return
 		}
 		if q := r.URL.Query().Get("token"); q != "" && s.tokenOK(q) {
@@ -211,7 +258,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		writeError(w, http.StatusUnauthorized, "missing or wrong token: open the URL that `checkpoint-explorer serve` printed")
+		refuse(w, http.StatusUnauthorized, "missing or wrong token: open the URL that `checkpoint-explorer serve` printed")
 	})
 }
 
@@ -223,6 +270,13 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// refuse answers a request that will not be served and closes the
+// connection: a body the client may still be sending is not read.
+func refuse(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	writeError(w, code, msg)
 }
 
 func writeResult(w http.ResponseWriter, v any) {
@@ -243,13 +297,14 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no method %q", name))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxCallBody+1))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "read request: "+err.Error())
+	if r.ContentLength > maxCallBody {
+		// Refused before a byte of it is read.
+		refuse(w, http.StatusRequestEntityTooLarge, "arguments larger than 4 MiB")
 		return
 	}
-	if len(body) > maxCallBody {
-		writeError(w, http.StatusRequestEntityTooLarge, "arguments larger than 4 MiB")
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCallBody))
+	if err != nil {
+		s.writeBodyError(w, "arguments larger than 4 MiB", err)
 		return
 	}
 	var raw []json.RawMessage
@@ -275,6 +330,9 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		args = append(args, v.Elem())
 	}
 	out := meth.Func.Call(args)
+	// The call may have taken longer than the write timeout: it bounds the
+	// writing of the answer, not the work.
+	extendWrite(w, s.limits.write)
 	var result any
 	for _, o := range out {
 		if o.Type().Implements(errorType) && o.Type() == errorType {
@@ -295,16 +353,36 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		writeError(w, http.StatusInternalServerError, "streaming unsupported")
 		return
+	}
+	if n := s.streams.Add(1); int(n) > s.limits.maxStreams {
+		s.streams.Add(-1)
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf(
+			"too many event streams open (%d at most): close other Checkpoint Explorer tabs or windows, then reload", s.limits.maxStreams))
+		return
+	}
+	defer s.streams.Add(-1)
+	// A stream outlives the server's read and write timeouts: no read
+	// deadline (the request has no body), and each write gets its own, so
+	// that a client that stopped reading is let go.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	send := func(format string, args ...any) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.limits.write))
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return err
+		}
+		return rc.Flush()
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": connected\n\n")
-	fl.Flush()
+	if send(": connected\n\n") != nil {
+		return
+	}
 	type event struct {
 		name string
 		data []byte
@@ -333,11 +411,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case e := <-ch:
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, e.data)
-			fl.Flush()
+			if send("event: %s\ndata: %s\n\n", e.name, e.data) != nil {
+				return
+			}
 		case <-tick.C:
-			fmt.Fprint(w, ": keep-alive\n\n")
-			fl.Flush()
+			if send(": keep-alive\n\n") != nil {
+				return
+			}
 		}
 	}
 }
@@ -347,27 +427,31 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 	if name == "." || name == "/" {
 		name = "upload"
 	}
+	tooLarge := fmt.Sprintf("upload %s: larger than %d bytes", name, s.opts.MaxUploadBytes)
+	if r.ContentLength > s.opts.MaxUploadBytes {
+		refuse(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
 	tmp, err := os.CreateTemp("", "checkpoint-explorer-upload-*")
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "upload: "+err.Error())
 		return
 	}
 	defer os.Remove(tmp.Name())
-	n, err := io.Copy(tmp, io.LimitReader(r.Body, s.opts.MaxUploadBytes+1))
+	body := &paceReader{r: http.MaxBytesReader(w, r.Body, s.opts.MaxUploadBytes), rc: http.NewResponseController(w),
+		start: time.Now(), grace: s.limits.uploadGrace, rate: s.limits.uploadMinRate}
+	_, err = io.Copy(tmp, body)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "upload "+name+": "+err.Error())
-		return
-	}
-	if n > s.opts.MaxUploadBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("upload %s: larger than %d bytes", name, s.opts.MaxUploadBytes))
+		s.writeBodyError(w, tooLarge, fmt.Errorf("upload %s: %w", name, err))
 		return
 	}
 	ctx, cancel := callCtx()
 	defer cancel()
 	res, err := s.app.importCapture(ctx, tmp.Name(), captureSourceName)
+	extendWrite(w, s.limits.write)
 	if err != nil {
 		// Name the user's file, not our temp file.
 		msg := strings.ReplaceAll(err.Error(), path.Base(tmp.Name()), name)
@@ -377,6 +461,45 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 	s.app.emit("sources", map[string]any{})
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(res)
+}
+
+// writeBodyError answers a request whose body could not be read: too large
+// (413, with tooLarge), too slow (408), or cut (400).
+func (s *Server) writeBodyError(w http.ResponseWriter, tooLarge string, err error) {
+	extendWrite(w, s.limits.write) // reading may have taken the write timeout
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		refuse(w, http.StatusRequestEntityTooLarge, tooLarge)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		refuse(w, http.StatusRequestTimeout, "request body too slow: "+err.Error())
+	default:
+		refuse(w, http.StatusBadRequest, "read request: "+err.Error())
+	}
+}
+
+// extendWrite gives the answer about to be written d from now.
+func extendWrite(w http.ResponseWriter, d time.Duration) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+}
+
+// paceReader reads an upload under a deadline that moves with the bytes
+// read: grace, plus a second per rate bytes. A client that keeps up the rate
+// on average never meets it; one that trickles does, soon.
+type paceReader struct {
+	r     io.Reader
+	rc    *http.ResponseController
+	start time.Time
+	grace time.Duration
+	rate  int64
+	n     int64
+}
+
+func (p *paceReader) Read(b []byte) (int, error) {
+	_ = p.rc.SetReadDeadline(p.start.Add(p.grace + time.Duration(float64(p.n)/float64(p.rate)*float64(time.Second))))
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	return n, err
 }
 
 func (s *Server) handleAsset(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -65,6 +66,11 @@ type jobPoller struct {
 	// 16 MiB must not hold the poll up); logBusy is set while one runs.
 	logRead chan logResult
 	logBusy bool
+
+	// diskFull is set while the cache's disk is full (the last poll's
+	// writes failed with model.ErrDiskFull): polls go on, to store what the
+	// engine still lists once there is room, but fetch no details meanwhile.
+	diskFull bool
 
 	// exited is set when run returns.
 	exited atomic.Bool
@@ -140,10 +146,23 @@ func (j *jobPoller) run() {
 		}
 		var partial *PartialError
 		switch {
+		case errors.Is(err, model.ErrDiskFull):
+			// Collection pauses, polling does not: the first poll that finds
+			// room stores what the engine still lists, and the ids it forgot
+			// meanwhile become gaps. An ended job is not given up on for it.
+			if !j.diskFull {
+				opts.Logger.Warn("the cache's disk is full: storing paused; polling goes on and storing resumes once there is room",
+					append(j.log(), "err", err)...)
+			}
+			j.diskFull = true
+			j.c.report(j.reporterKey(), &diskFullError{err})
+			attempt = 0
+			wait = retry.next(j.retryCap(), opts.MaxBackoff)
 		case errors.As(err, &partial):
 			// The list poll worked: keep the pace, say what failed.
 			j.c.report(j.reporterKey(), err)
 			opts.Logger.Warn("poll incomplete", append(j.log(), "err", err)...)
+			j.roomAgain()
 			retry.reset()
 			attempt = 0
 			wait = max(wait-opts.Now().Sub(began), opts.MinPoll)
@@ -156,6 +175,7 @@ func (j *jobPoller) run() {
 			wait = retry.next(j.retryCap(), opts.MaxBackoff)
 		default:
 			j.c.report(j.reporterKey(), nil)
+			j.roomAgain()
 			retry.reset()
 			attempt = 0
 			if terminalState(j.currentState()) && j.settled() {
@@ -173,6 +193,24 @@ func (j *jobPoller) run() {
 		}
 	}
 }
+
+// roomAgain ends a pause for a full disk after a poll whose writes went through.
+func (j *jobPoller) roomAgain() {
+	if j.diskFull {
+		j.diskFull = false
+		j.c.opts.Logger.Info("the cache has room again: storing resumed", j.log()...)
+	}
+}
+
+// diskFullError is a poll that failed for want of room in the cache, as the
+// cluster's health shows it.
+type diskFullError struct{ err error }
+
+func (e *diskFullError) Error() string {
+	return "the cache's disk is full: storing is paused and the cluster is still polled; it resumes by itself once there is room " +
+		"(free space on that disk, or lower the cache's size limit); checkpoints the engine forgets meanwhile become gaps — " + e.err.Error()
+}
+func (e *diskFullError) Unwrap() error { return e.err }
 
 // maxEndPolls bounds the polls of a job after it ended, waiting for its
 // last checkpoints and details.
@@ -350,6 +388,12 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		failures    int   // detail fetches that failed this tick
 		stopDetails bool  // too many failures, or one that timed out: no more this tick
 	)
+	// While the disk is full no details are fetched: they could not be
+	// stored, and the summaries show whether there is room again.
+	stopDetails = j.diskFull
+	// A poll whose checkpoints are not stored must leave the details due as
+	// they were: the next poll stores those summaries again.
+	deferredBefore := cloneDeferred(j.deferred)
 	nowMs := opts.Now().UnixMilli()
 	for _, p := range pipes {
 		cps := byPipe[p]
@@ -489,6 +533,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 
 	if len(toStore) > 0 {
 		if err := sink.PutCheckpoints(ctx, toStore); err != nil {
+			j.deferred = deferredBefore
 			return 0, fmt.Errorf("store checkpoints: %w", err)
 		}
 	}
@@ -504,6 +549,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	}
 	if len(gaps) > 0 {
 		if err := sink.PutGaps(ctx, gaps); err != nil {
+			j.deferred = deferredBefore
 			return 0, fmt.Errorf("store gaps: %w", err)
 		}
 		for _, g := range gaps {
@@ -806,6 +852,17 @@ func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
 		return fmt.Errorf("store reconciliation: %w", err)
 	}
 	return nil
+}
+
+func cloneDeferred(d map[int]map[int64]model.Checkpoint) map[int]map[int64]model.Checkpoint {
+	if d == nil {
+		return nil
+	}
+	out := make(map[int]map[int64]model.Checkpoint, len(d))
+	for p, cps := range d {
+		out[p] = maps.Clone(cps)
+	}
+	return out
 }
 
 // deferDetails remembers that checkpoint cp of pipeline p was stored as a

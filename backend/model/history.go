@@ -1,5 +1,7 @@
 package model
 
+import "errors"
+
 // History is what an engine still remembers of a job's checkpoints at one
 // moment: its bounded history (Flink: 10 by default; SeaTunnel: 32 per
 // pipeline), the progress of checkpoints in flight, and its counters.
@@ -70,6 +72,10 @@ type Reconciliation struct {
 	// Log is the state of the engine's log reader; nil where there is none.
 	Log *LogState `json:"log,omitempty"`
 }
+
+// ErrDiskFull is what a sink's write returns (wrapped) when it found no room
+// (store.ErrDiskFull): the collector pauses storing and keeps polling.
+var ErrDiskFull = errors.New("the cache's disk is full")
 
 // SameTrigger tells whether a checkpoint from an engine's log and one from
 // its API, of the same id, are the same checkpoint: their trigger times,

@@ -18,11 +18,28 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
+
+	"checkpoint-explorer/backend/model"
 )
 
 // ErrNotFound is returned (wrapped) when a job or checkpoint is not stored.
 var ErrNotFound = errors.New("not found")
+
+// ErrDiskFull is returned (wrapped) by a write that found no room: the disk
+// under the cache is full (SQLITE_FULL). The write was rolled back whole;
+// the same write succeeds again once there is space (disk space freed, or
+// retention freed pages inside the file).
+var ErrDiskFull = model.ErrDiskFull
+
+// isDiskFull reports whether err is SQLite's SQLITE_FULL.
+func isDiskFull(err error) bool {
+	if errors.Is(err, ErrDiskFull) {
+		return true
+	}
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrFull
+}
 
 // Retention bounds the cache. A zero limit disables that limit.
 type Retention struct {
@@ -242,4 +259,18 @@ func (s *Store) Retention() Retention {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.retention
+}
+
+// SetMaxPageCount caps the database at pages pages on the write connection
+// (PRAGMA max_page_count) and returns the cap in force: SQLite never sets it
+// below the current size. It is for tests, which simulate a full disk with
+// it (SetMaxPageCount(ctx, 1) makes the file full as it is) and give the
+// space back by raising it; the app never calls it. The cap lasts as long as
+// the write connection, which the store keeps open.
+func (s *Store) SetMaxPageCount(ctx context.Context, pages int64) (int64, error) {
+	var got int64
+	if err := s.w.QueryRowContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)).Scan(&got); err != nil {
+		return 0, fmt.Errorf("store: max_page_count: %w", err)
+	}
+	return got, nil
 }

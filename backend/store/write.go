@@ -167,19 +167,29 @@ func (s *Store) write(ctx context.Context, what string, fn func(w *txWriter) err
 	err = fn(w)
 	w.close()
 	if err != nil {
-		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
+		// On SQLITE_FULL SQLite may already have rolled the whole
+		// transaction back itself; then Rollback has nothing left to do.
+		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) && !isDiskFull(err) {
 			err = errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			// database/sql rolled back on cancellation; say so rather than "tx done".
 			return fmt.Errorf("store: %s: %w: %w", what, ctxErr, err)
 		}
-		return fmt.Errorf("store: %s: %w", what, err)
+		return s.writeErr(what, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: %s: commit: %w", what, err)
+		return s.writeErr(what+": commit", err)
 	}
 	return nil
+}
+
+// writeErr names a failed write; one that ran out of space wraps ErrDiskFull.
+func (s *Store) writeErr(what string, err error) error {
+	if isDiskFull(err) {
+		return fmt.Errorf("store: %s: %w (%s): %w", what, ErrDiskFull, s.path, err)
+	}
+	return fmt.Errorf("store: %s: %w", what, err)
 }
 
 // Statement texts of the write path, prepared once per transaction.

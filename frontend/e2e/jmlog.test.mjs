@@ -297,8 +297,12 @@ describe('the JobManager log in the UI (fake bridge)', { skip }, () => {
     await shot('cluster-form');
     await dialog.locator('button[type="submit"]').click();
     await page.waitForFunction(async (n) => (await window.go.app.App.ListClusters()).find((c) => c.name === n)?.jobmanager_log === 'off', CLUSTER);
+    // Saving ends once the form has reloaded the list (the submit button is enabled again).
+    await page.waitForFunction(() => !document.querySelector('[data-testid="cluster-dialog"] button[type="submit"]')?.disabled, null, { timeout: 5000 });
     await dialog.locator('button.add').click();
     await dialog.locator('li', { hasText: CLUSTER }).locator('button.item').click();
+    // The form fills in from the saved cluster once the list has reloaded.
+    await page.waitForFunction(() => document.querySelector('#cl-jmlog')?.value === 'off', null, { timeout: 5000 });
     assert.equal(await select.inputValue(), 'off');
     await select.selectOption('auto');
     await dialog.locator('button[type="submit"]').click();

@@ -596,6 +596,36 @@ describe('views', { skip: !CE_URL }, () => {
     await page.getByTestId('lang-en').click();
   });
 
+  it('the bundled Iceberg recording shows its sink-commit lane and slow commits, in both languages', async () => {
+    const sample = (await call('ListClusters')).find((s) => s.kind === 'sample' && s.name === 'sample: Flink 1.20 Iceberg slow commits');
+    assert.ok(sample, 'the Iceberg sample is bundled');
+    const [job] = await call('ListJobs', sample.name);
+    const report = await call('Report', sample.name, job.id, 0, 0);
+    // A real Iceberg sink on Flink 1.20 whose table location makes each commit take about 1.9 s.
+    const slow = report.checkpoints.find((c) => c.commit && c.commit.duration_ms > 1500);
+    assert.ok(slow, 'a checkpoint followed by a slow commit');
+    await go(`#/job?cluster=${enc(sample.name)}&job=${job.id}`);
+    await page.waitForFunction(() => (document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanes ?? '').includes('Sink commit'),
+      null, { timeout: 10_000 });
+    await shot('sample-iceberg-timeline');
+    await go(`#/checkpoint?cluster=${enc(sample.name)}&job=${job.id}&id=${slow.id}`);
+    const block = page.getByTestId('sink-commit');
+    await block.waitFor({ timeout: 10_000 });
+    const ms = slow.commit.duration_ms.toLocaleString('en-US');
+    assert.match(await page.getByTestId('commit-duration').innerText(), new RegExp(`^${ms} ms \\(1\\.[89]\\d? sec\\)$`));
+    assert.ok(Number((await page.getByTestId('commit-files').innerText()).replace(/,/g, '')) > 0);
+    await shot('sample-iceberg-commit');
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="commit-duration"]')?.textContent.includes('毫秒'), null, { timeout: 5000 });
+    assert.match(await block.locator('h4').innerText(), /提交/);
+    await go(`#/job?cluster=${enc(sample.name)}&job=${job.id}`);
+    await page.waitForFunction(() => (document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanes ?? '').includes('Sink 提交'),
+      null, { timeout: 10_000 });
+    assert.deepEqual(await rawKeys(), []);
+    await shot('zh-sample-iceberg-timeline');
+    await page.getByTestId('lang-en').click();
+  });
+
   it('the bundled Flink sample (a real recording) explains its checkpoints', async (t) => {
     const sample = (await call('ListClusters')).find((s) => s.kind === 'sample' && s.name.startsWith('sample: Flink 2.3'));
     if (!sample) {

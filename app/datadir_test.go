@@ -1,0 +1,117 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// canWriteReadOnlyDirs reports whether chmod fails to stop this process
+// (root): a probe write into a 0555 directory.
+func canWriteReadOnlyDirs(t *testing.T) bool {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "probe")
+	if err := os.Mkdir(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	f, err := os.Create(filepath.Join(dir, "x"))
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+func newApp(dataDir string) (*App, error) {
+	return New(context.Background(), Options{DataDir: dataDir, NoSample: true, NoCollect: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+}
+
+// wantStartError checks that New failed, naming path and what to do.
+func wantStartError(t *testing.T, a *App, err error, path string) {
+	t.Helper()
+	if err == nil {
+		Close(a)
+		t.Fatalf("New on an unwritable %s succeeded", path)
+	}
+	msg := err.Error()
+	for _, want := range []string{path, "cannot be written", "--data-dir"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("start error %q lacks %q", msg, want)
+		}
+	}
+	t.Logf("start error: %v", err)
+}
+
+// A data directory that cannot be written stops the app at start with an
+// error naming it and saying what to do, not later on every poll.
+func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
+	t.Run("under a file", func(t *testing.T) {
+		// Works as root too: nothing can be created below a regular file.
+		file := filepath.Join(t.TempDir(), "not-a-dir")
+		if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(file, "data")
+		a, err := newApp(dir)
+		wantStartError(t, a, err, dir)
+	})
+	t.Run("read-only directory", func(t *testing.T) {
+		if canWriteReadOnlyDirs(t) {
+			t.Skip("chmod does not stop this process (root); the case under a file covers it")
+		}
+		dir := filepath.Join(t.TempDir(), "data")
+		if err := os.Mkdir(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(dir, 0o755)
+		a, err := newApp(dir)
+		wantStartError(t, a, err, dir)
+	})
+	t.Run("read-only directory with a cache", func(t *testing.T) {
+		if canWriteReadOnlyDirs(t) {
+			t.Skip("chmod does not stop this process (root)")
+		}
+		dir := filepath.Join(t.TempDir(), "data")
+		a, err := newApp(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Close(a)
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(dir, 0o755)
+		a, err = newApp(dir)
+		wantStartError(t, a, err, dir)
+	})
+	t.Run("read-only cache file", func(t *testing.T) {
+		if canWriteReadOnlyDirs(t) {
+			t.Skip("chmod does not stop this process (root)")
+		}
+		dir := filepath.Join(t.TempDir(), "data")
+		a, err := newApp(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache := PathsOf(a).Cache
+		Close(a)
+		if err := os.Chmod(cache, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		a, err = newApp(dir)
+		wantStartError(t, a, err, cache)
+	})
+	t.Run("writable", func(t *testing.T) {
+		a, err := newApp(filepath.Join(t.TempDir(), "fresh", "data"))
+		if err != nil {
+			t.Fatalf("New on a fresh data dir: %v", err)
+		}
+		Close(a)
+	})
+}
