@@ -17,11 +17,13 @@ import (
 // extraMetrics samples, with the backpressure samples, what a job's
 // vertices say beyond backpressure: a sink committer's metrics (the
 // "sink commit" lane) and the cluster's custom lanes. Which vertex has
-// which metric is found from Flink's listing of each vertex's metrics,
-// asked for once per vertex (again every listEvery while a vertex shows
-// none, listTries times at most: metrics register some seconds after a job
-// starts); then each sampling costs one request per vertex that has some,
-// and one Prometheus query per PromQL lane.
+// which metric is found from Flink's listing of a vertex's metrics, asked
+// for once per candidate vertex — those named like a sink or committer, or
+// every vertex when the cluster has Flink-metric lanes — and again every
+// listEvery while the listing is empty (metrics register some seconds after
+// a job starts), listTries times at most; then each sampling costs one
+// request per vertex that has some, and one Prometheus query per PromQL
+// lane.
 type extraMetrics struct {
 	c     *flink.Client
 	b     *collect.Budget
@@ -38,6 +40,9 @@ type vertexMetrics struct {
 	ids    map[string]string
 	listed time.Time
 	tries  int
+	// registered: the listing named metrics (the vertex's tasks run): a
+	// vertex without those sampled is not asked again.
+	registered bool
 }
 
 const (
@@ -65,8 +70,11 @@ func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time
 	var out []model.MetricSample
 	var errs []error
 	for _, v := range job.Vertices {
+		if !e.candidate(v) {
+			continue
+		}
 		vm := e.vertex(job.ID, v.ID)
-		if vm.ids == nil && vm.tries < listTries && now.Sub(vm.listed) >= listEvery || vm.tries == 0 {
+		if vm.tries == 0 || !vm.registered && vm.tries < listTries && now.Sub(vm.listed) >= listEvery {
 			vm.tries++
 			vm.listed = now
 			names, err := spend(ctx, e.b, func() ([]string, error) { return e.c.VertexMetricNames(ctx, job.ID, v.ID) })
@@ -74,6 +82,7 @@ func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time
 				errs = append(errs, fmt.Errorf("metrics of vertex %s: %w", v.ID, err))
 				continue
 			}
+			vm.registered = len(names) > 0
 			vm.ids = e.pick(names)
 		}
 		if len(vm.ids) == 0 {
@@ -116,6 +125,19 @@ func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// candidate tells whether a vertex may have what is sampled: a sink's or a
+// committer's (Iceberg's IcebergFilesCommitter, Sink V2's "…: Committer"),
+// or any vertex when a lane names a Flink metric.
+func (e *extraMetrics) candidate(v model.Vertex) bool {
+	for _, l := range e.lanes {
+		if l.Metric != "" {
+			return true
+		}
+	}
+	n := strings.ToLower(v.Name)
+	return strings.Contains(n, "committer") || strings.Contains(n, "sink")
 }
 
 func (e *extraMetrics) vertex(job, vid string) *vertexMetrics {
