@@ -12,14 +12,9 @@
 // server itself and needs only dist/. Screenshots go to test-results/lanes-*.png.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { fakePage, resultsDir, skip } from './fakepage.mjs';
 
-const dist = fileURLToPath(new URL('../dist/index.html', import.meta.url));
-const serveFake = fileURLToPath(new URL('../dev/serve-fake.mjs', import.meta.url));
-const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
 const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
 
@@ -38,12 +33,8 @@ const LANE = 34;
 const GAP = 6;
 const FAILURES = 14;
 
-const skip = existsSync(dist) ? false : 'dist/ is not built: run `make frontend` (or `npm run build`) first';
 
 describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () => {
-  let server;
-  let url = '';
-  let browser;
   let page;
   const pageErrors = [];
 
@@ -103,35 +94,13 @@ describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () =
     return tip;
   };
 
+  let stop;
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    server = spawn(process.execPath, [serveFake], { stdio: ['ignore', 'pipe', 'inherit'] });
-    url = await new Promise((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (d) => {
-        out += d;
-        const m = out.match(/CE_URL=(\S+)/);
-        if (m) resolve(m[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`serve-fake exited with ${code}`)));
-    });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, locale: 'en-US', colorScheme: 'light' });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    // static: no live updates from the fake while the suite looks.
-    await page.goto(`${url}&static`);
-    await page.getByTestId('source-current').waitFor({ timeout: 15_000 });
+    ({ page, stop } = await fakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }));
   });
 
   after(async () => {
-    await browser?.close();
-    if (server && server.exitCode === null) server.kill();
+    await stop?.();
   });
 
   it('the timeline draws a Sink commit lane and the custom lanes, labelled, in both languages', async () => {

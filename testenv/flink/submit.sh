@@ -9,6 +9,8 @@
 #                          retained checkpoint of --job-id under testenv/.run/flink/checkpoints
 #     --allow-non-restored allow state that does not map to the job
 #     --no-wait            return as soon as Flink accepted the job
+#     --jar PATH           submit this job jar instead of the knob job (testenv/iceberg does);
+#                          builds of it with another hash ("<name>-<hash>.jar") are deleted
 #   job args (see README.md): --rate N --sleep-ms N --state-bytes-per-record N --slow-snapshot-ms N
 #     --fail-every N --checkpoint-timeout-ms N --interval-ms N --parallelism N --tolerable-failures N
 #     --unaligned --name NAME --min-pause-ms N --max-concurrent N --state-backend hashmap|rocksdb
@@ -16,10 +18,11 @@
 # The REST URL is $FLINK_REST_URL, else the running test cluster's.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-job_id="" restore="" allow_nr=false wait=true
+job_id="" restore="" allow_nr=false wait=true jar=""
 args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --jar) jar="${2:?--jar needs a path}"; shift 2 ;;
     --job-id) job_id="${2:?--job-id needs a value}"; shift 2 ;;
     --restore) restore="${2:?--restore needs a value}"; shift 2 ;;
     --allow-non-restored) allow_nr=true; shift ;;
@@ -29,8 +32,10 @@ while [[ $# -gt 0 ]]; do
 done
 
 url="$(rest_url)"
-"$FLINK_SCRIPTS_DIR/fetch.sh"
-jar="$(readlink -f "$FLINK_JOB_JAR_LINK")"
+if [[ -z "$jar" ]]; then
+  "$FLINK_SCRIPTS_DIR/fetch.sh"
+  jar="$(readlink -f "$FLINK_JOB_JAR_LINK")"
+fi
 name="$(basename "$jar")"
 
 if [[ "$restore" == latest ]]; then
@@ -69,12 +74,23 @@ request() {
   rm -f "$out"
 }
 
+# Uploads are serialised, so concurrent submissions upload a jar once.
+mkdir -p "$FLINK_RUN_DIR"
+exec {upload_fd}>"$FLINK_RUN_DIR/.upload.lock"
+flock -w "${FLINK_LOCK_TIMEOUT:-600}" "$upload_fd" || die "timed out waiting for $FLINK_RUN_DIR/.upload.lock"
 jar_id="$(request GET /jars | jq -r --arg n "$name" '[.files[] | select(.name == $n)][0].id // empty')"
 if [[ -z "$jar_id" ]]; then
+  log "uploading $name ($(($(stat -c %s "$jar") / 1048576)) MB)"
   jar_id="$(request POST /jars/upload -H 'Expect:' -F "jarfile=@$jar;type=application/x-java-archive" |
     jq -r '.filename' | xargs basename)"
   [[ -n "$jar_id" ]] || die "upload of $jar returned no filename"
+  # Earlier builds of the same jar ("<name>-<hash>.jar") are of no use any more.
+  for old in $(request GET /jars | jq -r --arg n "$name" --arg p "${name%-*}-" \
+    '.files[] | select((.name | startswith($p)) and .name != $n) | .id'); do
+    curl -s -o /dev/null -X DELETE "$url/jars/$old" || true
+  done
 fi
+exec {upload_fd}>&-
 
 body="$(jq -n --arg jid "$job_id" --arg sp "$restore" --argjson anr "$allow_nr" \
   '{programArgsList: $ARGS.positional}
@@ -89,7 +105,7 @@ give_up() {
   local root
   root="$(curl -sf --max-time 2 "$url/jobs/$jid/exceptions" |
     jq -r '.exceptionHistory.entries[0].stacktrace // .["root-exception"] // empty' 2>/dev/null |
-    grep -vE $'^\t(at |\\.\\.\\. )' | head -n 4 || true)"
+    grep -vE $'^\t(at |\\.\\.\\. )' | head -n 6 || true)"
   curl -s -o /dev/null -X PATCH "$url/jobs/$jid?mode=cancel" || true
   die "job $jid $1; cancelled it. ${root:+Flink says: $root}"
 }

@@ -96,9 +96,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// OriginJobManagerLog marks a checkpoint known only from the JobManager log.
-const OriginJobManagerLog = model.OriginJobManagerLog
-
 // LogHistory is what a JobManager log says about checkpoints.
 type LogHistory struct {
 	// Checkpoints of every job, by job id, ordered by trigger time. A job id
@@ -358,7 +355,7 @@ func (p *logParser) rec(job string, id int64) *logRec {
 		runs = append(runs, map[int64]*logRec{})
 		p.runs[job] = runs
 	}
-	r := &logRec{cp: model.Checkpoint{JobID: job, ID: id, Kind: model.KindCheckpoint, Source: OriginJobManagerLog}}
+	r := &logRec{cp: model.Checkpoint{JobID: job, ID: id, Kind: model.KindCheckpoint, Source: model.OriginJobManagerLog}}
 	runs[len(runs)-1][id] = r
 	return r
 }
@@ -385,7 +382,7 @@ func (p *logParser) trigger(s string, m []string) {
 	}
 	r := runs[len(runs)-1][id]
 	if r == nil {
-		r = &logRec{cp: model.Checkpoint{JobID: job, ID: id, Kind: model.KindCheckpoint, Source: OriginJobManagerLog}}
+		r = &logRec{cp: model.Checkpoint{JobID: job, ID: id, Kind: model.KindCheckpoint, Source: model.OriginJobManagerLog}}
 		runs[len(runs)-1][id] = r
 	}
 	r.cp.TriggerMs = at
