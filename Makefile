@@ -11,7 +11,7 @@ TAGS       := desktop,production,webkit2_41
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './testenv/.cache/*' 2>/dev/null)
 FE_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: deps build frontend run test test-go test-frontend test-e2e test-desktop vet bench clean stop-testenv
+.PHONY: deps build frontend run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
 
 # Debian packages and npm modules the build and the tests need; installs only what is missing.
 deps:
@@ -43,6 +43,10 @@ vet: frontend/dist/index.html
 test-go: frontend/dist/index.html
 	go test -race -count=1 -timeout 25m ./...
 
+# Every Go fuzz target briefly (its seeds also run in test-go); `make fuzz` searches longer.
+test-fuzz: frontend/dist/index.html
+	FUZZ_TIME=$${FUZZ_TIME:-3s} testenv/fuzz.sh
+
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm run check && npm test
 
@@ -52,18 +56,27 @@ test-e2e: $(BIN)
 test-desktop: $(BIN)
 	testenv/desktop-smoke.sh
 
-# Every test: vet, Go (with the real Flink and Prometheus it starts), frontend unit tests,
-# the browser end-to-end test, the desktop window under Xvfb.
+# Every test: vet, frontend unit tests, Go (with the real Flink and Prometheus it starts), each
+# fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb.
 test: deps
 	@trap 'testenv/stop-all.sh' EXIT; \
 	$(MAKE) --no-print-directory vet && \
 	$(MAKE) --no-print-directory test-frontend && \
 	$(MAKE) --no-print-directory test-go && \
+	$(MAKE) --no-print-directory test-fuzz && \
 	$(MAKE) --no-print-directory test-e2e && \
 	$(MAKE) --no-print-directory test-desktop
 
 bench: deps $(BIN)
 	@trap 'testenv/stop-all.sh' EXIT; testenv/bench.sh
+
+# Each fuzz target for FUZZ_TIME (default 30s); what it finds is kept under testdata/fuzz/.
+fuzz: frontend/dist/index.html
+	testenv/fuzz.sh
+
+# Crashes (kill -9 × 200), long histories and load, with figures (testenv/soak.sh; about an hour).
+soak: deps $(BIN)
+	@trap 'testenv/stop-all.sh' EXIT; testenv/soak.sh
 
 stop-testenv:
 	testenv/stop-all.sh

@@ -402,7 +402,7 @@ func writeReportMarkdown(w io.Writer, r app.Report) {
 	if len(r.Failures) > 0 {
 		fmt.Fprintf(w, "\n## Failures\n\n| count | phase | checkpoints | message |\n|---|---|---|---|\n")
 		for _, f := range r.Failures {
-			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", f.Count, orDash(string(f.Phase)), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
+			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", f.Count, mdEscape(orDash(string(f.Phase))), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
 		}
 	}
 	if len(r.Notes) > 0 {

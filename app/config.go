@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -37,7 +38,13 @@ func limitsFromStore(r store.Retention) RetentionLimits {
 }
 
 func (l RetentionLimits) store() store.Retention {
-	return store.Retention{MaxCheckpointsPerJob: l.MaxCheckpointsPerJob, MaxAge: time.Duration(l.MaxAgeMs) * time.Millisecond, MaxBytes: l.MaxBytes}
+	// A time.Duration holds 292 years: a longer age saturates instead of wrapping around
+	// to a short one (which would prune nearly everything).
+	age := time.Duration(math.MaxInt64)
+	if l.MaxAgeMs < int64(age/time.Millisecond) {
+		age = time.Duration(l.MaxAgeMs) * time.Millisecond
+	}
+	return store.Retention{MaxCheckpointsPerJob: l.MaxCheckpointsPerJob, MaxAge: age, MaxBytes: l.MaxBytes}
 }
 
 func (l RetentionLimits) validate() error {

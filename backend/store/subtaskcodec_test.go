@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/fuzzenv"
 )
 
 func randomSubtasks(r *rand.Rand, n int) []model.SubtaskStats {
@@ -92,6 +93,7 @@ func FuzzDecodeSubtasks(f *testing.F) {
 		f.Add(encodeSubtasks(nil, randomSubtasks(r, n)), n)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		fuzzenv.Count()
 		subs, err := decodeSubtasks(nil, b, n)
 		if err == nil && len(subs) != n {
 			t.Fatalf("decoded %d subtasks, the row says %d", len(subs), n)

@@ -77,6 +77,9 @@ func (c *Client) Checkpoints(ctx context.Context, jid string) (CheckpointList, e
 	}
 	out.History = make([]model.Checkpoint, 0, len(resp.History))
 	for _, h := range resp.History {
+		if h.ID < 0 {
+			return CheckpointList{}, fmt.Errorf("flink: GET %s: a history entry with the negative id %d", path, h.ID)
+		}
 		out.History = append(out.History, c.checkpoint(jid, h))
 	}
 	return out, nil
@@ -116,6 +119,8 @@ type taskStatsJSON struct {
 	NumAcknowledged  int    `json:"num_acknowledged_subtasks"`
 }
 
+// checkpoint maps a history entry or details. Sizes and counts are clamped to 0 like times: a
+// negative one (Flink's -1 for "unknown") cannot be exported in a capture.
 func (c *Client) checkpoint(jid string, h checkpointJSON) model.Checkpoint {
 	cp := model.Checkpoint{
 		Cluster:          c.cfg.Cluster,
@@ -127,27 +132,17 @@ func (c *Client) checkpoint(jid string, h checkpointJSON) model.Checkpoint {
 		LatestAckMs:      positive(h.LatestAckMs),
 		FailureMs:        positive(h.FailureMs),
 		EndToEndMs:       positive(h.EndToEndMs), // clock skew can make ack precede trigger
-		StateSize:        h.StateSize,
-		CheckpointedSize: orDefault(h.CheckpointedSize, h.StateSize),
-		ProcessedData:    h.ProcessedData,
-		PersistedData:    h.PersistedData,
-		NumSubtasks:      h.NumSubtasks,
-		NumAcknowledged:  h.NumAcknowledged,
+		StateSize:        positive(h.StateSize),
+		CheckpointedSize: positive(orDefault(h.CheckpointedSize, h.StateSize)),
+		ProcessedData:    positive(h.ProcessedData),
+		PersistedData:    positive(h.PersistedData),
+		NumSubtasks:      max(h.NumSubtasks, 0),
+		NumAcknowledged:  max(h.NumAcknowledged, 0),
 		FailureMessage:   h.FailureMessage,
 		ExternalPath:     h.ExternalPath,
 	}
 	for vid, t := range h.Tasks {
-		cp.Tasks = append(cp.Tasks, model.TaskStats{
-			VertexID:         vid,
-			LatestAckMs:      positive(t.LatestAckMs),
-			EndToEndMs:       positive(t.EndToEndMs),
-			StateSize:        t.StateSize,
-			CheckpointedSize: orDefault(t.CheckpointedSize, t.StateSize),
-			ProcessedData:    t.ProcessedData,
-			PersistedData:    t.PersistedData,
-			NumSubtasks:      t.NumSubtasks,
-			NumAcknowledged:  t.NumAcknowledged,
-		})
+		cp.Tasks = append(cp.Tasks, t.stats(vid))
 	}
 	// Flink's tasks object is a hash map; sort so equal input gives equal output.
 	sort.Slice(cp.Tasks, func(i, j int) bool { return cp.Tasks[i].VertexID < cp.Tasks[j].VertexID })
@@ -272,6 +267,21 @@ func (c *Client) CheckpointConfig(ctx context.Context, jid string) (CheckpointCo
 	}, nil
 }
 
+// stats maps a vertex's part of a checkpoint, clamping like checkpoint.
+func (t taskStatsJSON) stats(vid string) model.TaskStats {
+	return model.TaskStats{
+		VertexID:         vid,
+		LatestAckMs:      positive(t.LatestAckMs),
+		EndToEndMs:       positive(t.EndToEndMs),
+		StateSize:        positive(t.StateSize),
+		CheckpointedSize: positive(orDefault(t.CheckpointedSize, t.StateSize)),
+		ProcessedData:    positive(t.ProcessedData),
+		PersistedData:    positive(t.PersistedData),
+		NumSubtasks:      max(t.NumSubtasks, 0),
+		NumAcknowledged:  max(t.NumAcknowledged, 0),
+	}
+}
+
 type subtaskJSON struct {
 	ClassName        string `json:"className"`
 	Index            int    `json:"index"`
@@ -313,23 +323,21 @@ func (c *Client) SubtaskStats(ctx context.Context, jid string, cid int64, vid st
 	if err := c.get(ctx, "/jobs/:jid/checkpoints/details/:cid/subtasks/:vid", path, nil, &resp); err != nil {
 		return model.TaskStats{}, err
 	}
-	t := resp.taskStatsJSON
-	ts := model.TaskStats{
-		VertexID:         vid,
-		LatestAckMs:      positive(t.LatestAckMs),
-		EndToEndMs:       positive(t.EndToEndMs),
-		StateSize:        t.StateSize,
-		CheckpointedSize: orDefault(t.CheckpointedSize, t.StateSize),
-		ProcessedData:    t.ProcessedData,
-		PersistedData:    t.PersistedData,
-		NumSubtasks:      t.NumSubtasks,
-		NumAcknowledged:  t.NumAcknowledged,
-		Subtasks:         make([]model.SubtaskStats, 0, len(resp.Subtasks)),
-	}
+	ts := resp.taskStatsJSON.stats(vid)
+	ts.Subtasks = make([]model.SubtaskStats, 0, len(resp.Subtasks))
 	for _, s := range resp.Subtasks {
+		if s.Index < 0 {
+			return model.TaskStats{}, fmt.Errorf("flink: GET %s: negative subtask index %d", path, s.Index)
+		}
 		ts.Subtasks = append(ts.Subtasks, subtask(s))
 	}
 	sort.SliceStable(ts.Subtasks, func(i, j int) bool { return ts.Subtasks[i].Index < ts.Subtasks[j].Index })
+	for i := 1; i < len(ts.Subtasks); i++ {
+		// The store keeps one row per subtask index: a list holding one twice cannot be stored.
+		if ts.Subtasks[i].Index == ts.Subtasks[i-1].Index {
+			return model.TaskStats{}, fmt.Errorf("flink: GET %s: subtask %d listed twice", path, ts.Subtasks[i].Index)
+		}
+	}
 	return ts, nil
 }
 
@@ -348,10 +356,10 @@ func subtask(s subtaskJSON) model.SubtaskStats {
 		AlignmentMs:      positive(s.Alignment.Duration),
 		SyncMs:           positive(s.Checkpoint.Sync),
 		AsyncMs:          positive(s.Checkpoint.Async),
-		StateSize:        s.StateSize,
-		CheckpointedSize: orDefault(s.CheckpointedSize, s.StateSize),
-		ProcessedData:    s.Alignment.Processed,
-		PersistedData:    s.Alignment.Persisted,
+		StateSize:        positive(s.StateSize),
+		CheckpointedSize: positive(orDefault(s.CheckpointedSize, s.StateSize)),
+		ProcessedData:    positive(s.Alignment.Processed),
+		PersistedData:    positive(s.Alignment.Persisted),
 		Unaligned:        s.Unaligned,
 		Aborted:          s.Aborted,
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/fuzzenv"
 )
 
 const (
@@ -161,6 +162,7 @@ func FuzzParseJobManagerLog(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		fuzzenv.Count()
 		h, err := ParseJobManagerLog(strings.NewReader(string(b)))
 		if err != nil {
 			t.Fatal(err) // a reader over memory never fails

@@ -126,7 +126,7 @@ func (c *Client) Job(ctx context.Context, jid string) (model.Job, error) {
 			return model.Job{}, fmt.Errorf("flink: GET %s: vertex %d has no id", path, i)
 		}
 		order[v.ID] = i
-		job.Vertices = append(job.Vertices, model.Vertex{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism})
+		job.Vertices = append(job.Vertices, model.Vertex{ID: v.ID, Name: v.Name, Parallelism: max(v.Parallelism, 0)})
 	}
 	type ranked struct {
 		edge     model.Edge
@@ -134,8 +134,15 @@ func (c *Client) Job(ctx context.Context, jid string) (model.Job, error) {
 		src      int
 	}
 	var edges []ranked
-	for _, n := range resp.Plan.Nodes {
+	for i, n := range resp.Plan.Nodes {
 		for _, in := range n.Inputs {
+			// An edge must name both ends (a capture refuses one that does not).
+			if n.ID == "" {
+				return model.Job{}, fmt.Errorf("flink: GET %s: plan node %d has inputs but no id", path, i)
+			}
+			if in.ID == "" {
+				return model.Job{}, fmt.Errorf("flink: GET %s: plan node %s has an input without id", path, n.ID)
+			}
 			e := model.Edge{Source: in.ID, Target: n.ID, ShipStrategy: in.ShipStrategy}
 			edges = append(edges, ranked{edge: e, tgt: rank(order, n.ID), num: in.Num, src: rank(order, in.ID)})
 		}

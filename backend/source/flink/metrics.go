@@ -149,6 +149,9 @@ func (c *Client) Backpressure(ctx context.Context, jid, vid string) (Backpressur
 	}
 	out := BackpressureInfo{Status: resp.Status, Level: firstNonEmpty(resp.Level, resp.LevelOld), EndMs: positive(resp.EndMs)}
 	for _, s := range resp.Subtasks {
+		if s.Subtask < 0 {
+			return BackpressureInfo{}, fmt.Errorf("flink: GET %s: negative subtask index %d", path, s.Subtask)
+		}
 		out.Subtasks = append(out.Subtasks, BackpressureSubtask{
 			Subtask:   s.Subtask,
 			Level:     firstNonEmpty(s.Level, s.LevelOld),
@@ -172,7 +175,7 @@ func (b BackpressureInfo) Samples(cluster, jid, vid string, nowMs int64) []model
 	}
 	var out []model.MetricSample
 	add := func(subtask int, metric string, v *float64) {
-		if v == nil {
+		if v == nil || math.IsInf(*v*1000, 0) { // a ratio past 1.8e305 overflows in ms
 			return
 		}
 		out = append(out, model.MetricSample{

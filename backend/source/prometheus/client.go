@@ -406,7 +406,7 @@ func (c *Client) convert(val pmodel.Value, jobID string, specs []series) ([]mode
 	for _, st := range streams {
 		for _, p := range st.values {
 			v := float64(p.Value) * st.spec.scale
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if math.IsNaN(v) || math.IsInf(v, 0) || p.Timestamp < 0 { // no sample before 1970 can be stored
 				continue
 			}
 			out = append(out, model.MetricSample{
@@ -415,16 +415,21 @@ func (c *Client) convert(val pmodel.Value, jobID string, specs []series) ([]mode
 			})
 		}
 	}
+	if !slices.IsSortedFunc(out, compareSamples) {
+		// Points out of time order (not from Prometheus itself, but the API may be another's).
+		sortSamples(out)
+	}
 	return out, nil
 }
 
-// sortSamples orders samples by vertex, metric, aggregation and time.
-func sortSamples(s []model.MetricSample) {
-	slices.SortFunc(s, func(a, b model.MetricSample) int {
-		return cmp.Or(strings.Compare(a.VertexID, b.VertexID), strings.Compare(a.Metric, b.Metric),
-			strings.Compare(a.Agg, b.Agg), cmp.Compare(a.TimeMs, b.TimeMs))
-	})
+// compareSamples orders samples by vertex, metric, aggregation and time.
+func compareSamples(a, b model.MetricSample) int {
+	return cmp.Or(strings.Compare(a.VertexID, b.VertexID), strings.Compare(a.Metric, b.Metric),
+		strings.Compare(a.Agg, b.Agg), cmp.Compare(a.TimeMs, b.TimeMs))
 }
+
+// sortSamples orders samples by vertex, metric, aggregation and time.
+func sortSamples(s []model.MetricSample) { slices.SortFunc(s, compareSamples) }
 
 // call runs one API request and turns whatever went wrong into an *Error, warnings included.
 func (c *Client) call(ctx context.Context, op, endpoint string, f func(context.Context) (v1.Warnings, error)) (err error) {

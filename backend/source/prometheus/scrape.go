@@ -346,9 +346,18 @@ func (a *aggregator) samples(cluster, jobID string, nowMs int64) []model.MetricS
 			}
 			base := model.MetricSample{Cluster: cluster, JobID: jobID, VertexID: vertex, Subtask: -1,
 				Metric: metric, TimeMs: nowMs, Source: ReporterSource}
+			n := float64(len(bySubtask))
+			mean := sum / n
+			if math.IsInf(sum, 0) {
+				// Values near the float64 limit overflow the sum, not the mean.
+				mean = 0
+				for _, v := range bySubtask {
+					mean += v / n
+				}
+			}
 			mx, avg := base, base
 			mx.Agg, mx.Value = model.AggMax, hi
-			avg.Agg, avg.Value = model.AggAvg, sum/float64(len(bySubtask))
+			avg.Agg, avg.Value = model.AggAvg, mean
 			out = append(out, mx, avg)
 		}
 	}

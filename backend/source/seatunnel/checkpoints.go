@@ -146,13 +146,13 @@ func (c *Client) Checkpoints(ctx context.Context, jobID string) (CheckpointOverv
 	if err := c.getCheckpointAPI(ctx, "/jobs/checkpoints/:jobId", "/jobs/checkpoints/"+url.PathEscape(jobID), nil, &raw); err != nil {
 		return CheckpointOverview{}, err
 	}
-	o := CheckpointOverview{JobID: string(raw.JobID), UpdatedMs: raw.UpdatedAt.v}
+	o := CheckpointOverview{JobID: string(raw.JobID), UpdatedMs: max(raw.UpdatedAt.v, 0)}
 	if o.JobID == "" {
 		o.JobID = jobID
 	}
 	for _, p := range raw.Pipelines {
-		if !p.PipelineID.ok {
-			o.Problems = append(o.Problems, "a pipeline without pipelineId")
+		if !p.PipelineID.ok || p.PipelineID.v < 0 {
+			o.Problems = append(o.Problems, "a pipeline without pipelineId, or a negative one")
 			continue
 		}
 		pid := int(p.PipelineID.v)
@@ -167,13 +167,13 @@ func (c *Client) Checkpoints(ctx context.Context, jobID string) (CheckpointOverv
 			LatestSavepoint: latest(pid, p.LatestSavepoint),
 		}
 		for _, ip := range p.InProgress {
-			if !ip.ID.ok {
-				o.Problems = append(o.Problems, fmt.Sprintf("pipeline %d: an in-progress checkpoint without checkpointId", pid))
+			if !ip.ID.ok || ip.ID.v < 0 {
+				o.Problems = append(o.Problems, fmt.Sprintf("pipeline %d: an in-progress checkpoint without checkpointId, or a negative one", pid))
 				continue
 			}
 			pc.InProgress = append(pc.InProgress, InProgressCheckpoint{
-				Pipeline: pid, ID: ip.ID.v, Type: ip.Type, TriggerMs: ip.Trigger.v,
-				Acknowledged: int(ip.Acknowledged.v), Total: int(ip.Total.v),
+				Pipeline: pid, ID: ip.ID.v, Type: ip.Type, TriggerMs: max(ip.Trigger.v, 0),
+				Acknowledged: int(max(ip.Acknowledged.v, 0)), Total: int(max(ip.Total.v, 0)),
 			})
 		}
 		for _, h := range p.History {
@@ -278,9 +278,14 @@ func latest(pipeline int, j checkpointJSON) *CheckpointInfo {
 	return &info
 }
 
+// checkpointInfo reads one finished checkpoint. Ids must be whole and non-negative; a negative
+// time, duration or state size, which the model cannot hold, reads as not reported.
 func checkpointInfo(pipeline int, j checkpointJSON) (CheckpointInfo, string) {
 	if !j.ID.ok {
 		return CheckpointInfo{}, fmt.Sprintf("pipeline %d: a history entry without checkpointId", pipeline)
+	}
+	if j.ID.v < 0 || pipeline < 0 {
+		return CheckpointInfo{}, fmt.Sprintf("pipeline %d: checkpoint %d: a negative id", pipeline, j.ID.v)
 	}
 	status := strings.ToUpper(strings.TrimSpace(j.Status))
 	switch status {
@@ -290,8 +295,8 @@ func checkpointInfo(pipeline int, j checkpointJSON) (CheckpointInfo, string) {
 	}
 	return CheckpointInfo{
 		Pipeline: pipeline, ID: j.ID.v, Type: j.Type, Status: status,
-		TriggerMs: j.TriggerTimestamp.v, CompletedMs: j.CompletedTimestamp.v,
-		DurationMs: j.DurationMillis.ptr(), StateBlobs: j.StateSize.ptr(),
+		TriggerMs: max(j.TriggerTimestamp.v, 0), CompletedMs: max(j.CompletedTimestamp.v, 0),
+		DurationMs: j.DurationMillis.nonNeg(), StateBlobs: j.StateSize.nonNeg(),
 		FailureReason: j.FailureReason,
 	}, ""
 }
@@ -345,12 +350,12 @@ func (c *Client) Checkpoint(jobID string, info CheckpointInfo, timeoutMs int64) 
 		switch {
 		case info.DurationMs != nil:
 			cp.EndToEndMs = *info.DurationMs
-			cp.FailureMs = info.TriggerMs + *info.DurationMs
+			cp.FailureMs = addMs(info.TriggerMs, *info.DurationMs)
 		case info.CompletedMs > 0:
 			cp.FailureMs = info.CompletedMs
 			cp.EndToEndMs = info.CompletedMs - info.TriggerMs
 		case timeoutMs > 0 && info.TriggerMs > 0 && strings.HasPrefix(info.FailureReason, expiredPrefix):
-			cp.FailureMs = info.TriggerMs + timeoutMs
+			cp.FailureMs = addMs(info.TriggerMs, timeoutMs)
 			cp.EndToEndMs = timeoutMs
 		}
 	}
@@ -358,6 +363,14 @@ func (c *Client) Checkpoint(jobID string, info CheckpointInfo, timeoutMs int64) 
 		cp.EndToEndMs = 0
 	}
 	return cp, true
+}
+
+// addMs adds two non-negative times, saturating instead of overflowing into the negative.
+func addMs(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // History converts an overview to what the collector consumes: finished checkpoints from every

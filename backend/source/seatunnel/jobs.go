@@ -223,7 +223,7 @@ func (c *Client) parseTime(s string) int64 {
 	}
 	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04:05.000", time.RFC3339Nano} {
 		if t, err := time.ParseInLocation(layout, s, c.cfg.Location); err == nil {
-			return t.UnixMilli()
+			return max(t.UnixMilli(), 0) // before 1970 is not a time the model holds
 		}
 	}
 	return 0
@@ -289,13 +289,16 @@ func parseDAG(raw json.RawMessage) ([]model.Vertex, []model.Edge, error) {
 		// The logical DAG.
 		byName := map[string]string{}
 		var vs []model.Vertex
-		for _, v := range probe.Vertices {
+		for i, v := range probe.Vertices {
+			if v.ID == "" {
+				return nil, nil, fmt.Errorf("vertices[%d]: a vertex without id", i)
+			}
 			name := v.Name
 			if m := logicalName.FindStringSubmatch(name); m != nil {
 				name = m[1]
 			}
 			byName[name] = string(v.ID)
-			vs = append(vs, model.Vertex{ID: string(v.ID), Name: name, Parallelism: int(v.Parallelism.v)})
+			vs = append(vs, model.Vertex{ID: string(v.ID), Name: name, Parallelism: int(max(v.Parallelism.v, 0))})
 		}
 		var es []model.Edge
 		for _, e := range probe.Edges {
@@ -337,7 +340,7 @@ func parseDAG(raw json.RawMessage) ([]model.Vertex, []model.Edge, error) {
 	sort.Slice(pipes, func(a, b int) bool { return numLess(pipes[a], pipes[b]) })
 	for _, p := range pipes {
 		pid, err := strconv.Atoi(p)
-		if err != nil {
+		if err != nil || pid < 0 {
 			return nil, nil, fmt.Errorf("pipelineEdges key %q is not a pipeline id", p)
 		}
 		for _, e := range probe.PipelineEdges[p] {

@@ -48,6 +48,14 @@ func (f flexInt) ptr() *int64 {
 	return &v
 }
 
+// nonNeg is ptr for quantities that cannot be negative: a negative value reads as not reported.
+func (f flexInt) nonNeg() *int64 {
+	if f.v < 0 {
+		return nil
+	}
+	return f.ptr()
+}
+
 // flexFloat is a number sent as a JSON number or a string; NaN and infinities (as strings, or as
 // bare tokens replaced by null before decoding) leave it invalid.
 type flexFloat struct {

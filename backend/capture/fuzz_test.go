@@ -1,0 +1,233 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/fuzzenv"
+)
+
+// fuzzLimits are small, so that memory stays small whatever the input (the reader holds at
+// most one line of MaxLineBytes), and so that the limits themselves are hit.
+var fuzzLimits = Limits{MaxLineBytes: 256 << 10, MaxDepth: 24, MaxStringBytes: 32 << 10, MaxSubtasks: 2000, MaxTasks: 200}
+
+// cutCapture keeps of a real capture its header and at most per records of each type, with an
+// end record that counts them: a seed of a few KB instead of a recording of hundreds.
+func cutCapture(tb testing.TB, path string, per int) []byte {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out bytes.Buffer
+	kept := map[string]int{}
+	records := 0
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var r struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			tb.Fatal(err)
+		}
+		switch {
+		case r.Type == TypeEnd:
+			continue
+		case r.Type == TypeHeader:
+		case kept[r.Type] >= per:
+			continue
+		default:
+			records++
+		}
+		kept[r.Type]++
+		out.Write(sc.Bytes())
+		out.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	fmt.Fprintf(&out, `{"type":"end","records":%d}`+"\n", records)
+	return out.Bytes()
+}
+
+// cutSample keeps the first n checkpoint records and time series points of the Flink
+// checkpoint metrics artifact; the other keys and every kept entry are as recorded.
+func cutSample(tb testing.TB, path string, n int) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		tb.Fatal(err)
+	}
+	for _, k := range []string{"checkpoint_records", "time_series"} {
+		var list []json.RawMessage
+		if err := json.Unmarshal(doc[k], &list); err != nil {
+			tb.Fatal(err)
+		}
+		if doc[k], err = json.Marshal(list[:min(n, len(list))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func gzipped(tb testing.TB, b []byte) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		tb.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// delivered is what a Visitor was handed, each record checked against the package's own
+// validation as it arrives.
+type delivered struct {
+	t       *testing.T
+	headers int
+	counts  Summary
+	order   []string
+}
+
+func (d *delivered) visitor() Visitor {
+	check := func(typ string, err error) error {
+		if d.headers != 1 {
+			d.t.Fatalf("%s delivered after %d headers", typ, d.headers)
+		}
+		if err != nil {
+			d.t.Fatalf("delivered %s fails validation: %v", typ, err)
+		}
+		d.order = append(d.order, typ)
+		return nil
+	}
+	return Visitor{
+		Header: func(h Header) error {
+			d.headers++
+			if err := checkHeader(h); err != nil {
+				d.t.Fatalf("delivered header: %v", err)
+			}
+			if err := validateHeader(&h, fuzzLimits.withDefaults()); err != nil {
+				d.t.Fatalf("delivered header: %v", err)
+			}
+			return nil
+		},
+		Cluster: func(c model.Cluster) error {
+			d.counts.Clusters++
+			if c.Auth.Password != "" || c.Auth.Token != "" || !c.ReadOnly ||
+				strings.Contains(c.BaseURL, "@") && stripUserinfo(c.BaseURL) != c.BaseURL ||
+				strings.Contains(c.PrometheusURL, "@") && stripUserinfo(c.PrometheusURL) != c.PrometheusURL {
+				d.t.Fatalf("delivered cluster holds a credential or is writable: %+v", c)
+			}
+			return check(TypeCluster, validateCluster(&c, fuzzLimits.withDefaults()))
+		},
+		Job: func(j model.Job) error {
+			d.counts.Jobs++
+			return check(TypeJob, validateJob(&j, fuzzLimits.withDefaults()))
+		},
+		Checkpoint: func(cp *model.Checkpoint) error {
+			d.counts.Checkpoints++
+			return check(TypeCheckpoint, validateCheckpoint(cp, fuzzLimits.withDefaults()))
+		},
+		AckSample: func(a model.AckSample) error {
+			d.counts.AckSamples++
+			return check(TypeAckSample, validateAckSample(&a, fuzzLimits.withDefaults()))
+		},
+		MetricSample: func(m model.MetricSample) error {
+			d.counts.MetricSamples++
+			return check(TypeMetricSample, validateMetricSample(&m, fuzzLimits.withDefaults()))
+		},
+		Gap: func(g model.Gap) error {
+			d.counts.Gaps++
+			return check(TypeGap, validateGap(&g, fuzzLimits.withDefaults()))
+		},
+		Reconciliation: func(r model.Reconciliation) error {
+			d.counts.Reconciliations++
+			return check(TypeReconciliation, validateReconciliation(&r, fuzzLimits.withDefaults()))
+		},
+	}
+}
+
+// FuzzRead feeds anything to the reader, plain or gzip: the real captures in app/sample cut
+// down to a few records of each type, and the bundled Flink checkpoint metrics artifact cut
+// down, both as they are and gzipped. The reader must not panic, must stay within its Limits,
+// must name the problem when it refuses, and must deliver only records that pass its own
+// validation, counted as its Summary says. Read and ReadFile must agree.
+//
+// `go test` runs every seed and every input under testdata/fuzz/ (found problems, kept as
+// regressions); testenv/fuzz.sh (make fuzz) fuzzes it for a while.
+func FuzzRead(f *testing.F) {
+	samples := filepath.Join("..", "..", "app", "sample")
+	for _, name := range []string{"flink-knobs.ckpt.gz", "flink120-iceberg.ckpt.gz", "flink120-mixed.ckpt.gz"} {
+		plain := cutCapture(f, filepath.Join(samples, name), 2)
+		f.Add(plain)
+		f.Add(gzipped(f, plain))
+	}
+	artifact := cutSample(f, filepath.Join(samples, "phase-2.3-checkpoint-metrics.json"), 4)
+	f.Add(artifact)
+	f.Add(gzipped(f, artifact))
+	f.Add([]byte(headerLine + "\n" + `{"type":"end","records":0}` + "\n"))
+
+	path := filepath.Join(f.TempDir(), "fuzz.ckpt")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzenv.Count()
+		d := &delivered{t: t}
+		sum, err := Read(context.Background(), bytes.NewReader(data), fuzzLimits, d.visitor())
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "capture: ") || len(msg) < len("capture: line 1: x") {
+				t.Fatalf("error %q does not name the problem", msg)
+			}
+		} else {
+			if d.headers != 1 {
+				t.Fatalf("a read without error delivered %d headers", d.headers)
+			}
+			got := d.counts
+			got.Header, got.Skipped = sum.Header, sum.Skipped
+			if got != sum {
+				t.Fatalf("summary %+v, delivered %+v", sum, got)
+			}
+		}
+
+		// ReadFile reads the same bytes the same way (it only names converted samples' files).
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d2 := &delivered{t: t}
+		sum2, err2 := ReadFile(context.Background(), path, fuzzLimits, d2.visitor())
+		if sum2.Header.Source != nil && sum.Header.Source != nil {
+			s := *sum2.Header.Source
+			s.Name = sum.Header.Source.Name
+			sum2.Header.Source = &s
+		}
+		if (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error() ||
+			!reflect.DeepEqual(sum, sum2) || !reflect.DeepEqual(d.order, d2.order) {
+			t.Fatalf("Read and ReadFile differ:\n%+v %v\n%+v %v", sum, err, sum2, err2)
+		}
+	})
+}
