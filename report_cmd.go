@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -100,15 +102,61 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 	}
 	switch *format {
 	case "json":
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeReportJSON(g.stdout, r)
 	case "markdown":
 		writeReportMarkdown(g.stdout, r)
 	default:
 		writeReportText(g.stdout, r)
 	}
 	return nil
+}
+
+// writeReportJSON writes r exactly as a json.Encoder with SetIndent("", "  ")
+// would, but encodes the per-checkpoint analyses one at a time: over 100,000
+// checkpoints they are hundreds of MB of JSON, which encoding the report in
+// one piece held in memory twice (the encoding, then its indented copy).
+func writeReportJSON(w io.Writer, r app.Report) error {
+	whole := func() error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	cps := r.Checkpoints
+	if len(cps) == 0 {
+		return whole()
+	}
+	r.Checkpoints = nil
+	head, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	// The top-level field, at the top level's indentation: no string value
+	// can hold it (its quotes would be escaped).
+	marker := []byte("\n  \"checkpoints\": null")
+	i := bytes.Index(head, marker)
+	if i < 0 {
+		r.Checkpoints = cps
+		return whole()
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.Write(head[:i+len(marker)-len("null")])
+	bw.WriteString("[\n")
+	for k := range cps {
+		b, err := json.MarshalIndent(&cps[k], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString("    ")
+		bw.Write(b)
+		if k < len(cps)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("  ]")
+	bw.Write(head[i+len(marker):])
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 func fmtMs(ms int64) string {

@@ -9,6 +9,11 @@
 //   CE_BENCH_GENERATE=1             first upload a generated capture of 10,000 checkpoints × 20
 //                                   phase bars (testdata/gen-capture.mjs --bench) through /upload
 //   CE_BENCH_ROUNDS                 repetitions of the pan/zoom sequence (default 3)
+//   CE_BENCH_COLD_CMD               cold start instead (`make soak`): a JSON array, the command line
+//                                   of a `checkpoint-explorer serve` to start (CE_URL is not needed);
+//                                   with CE_BENCH_CLUSTER and CE_BENCH_JOB, measures from starting it
+//                                   to the first timeline paint of that job, CE_BENCH_COLD_RUNS times
+//                                   (default 3), each with a new serve process and a new page
 //
 // What is measured:
 //   - first paint: from opening the job's timeline (the Timeline tab) to the first
@@ -19,8 +24,89 @@
 //   - draw time of every timeline draw, and the requestAnimationFrame interval
 //     during the sequence (the display cadence; dropped frames show as > 16.7 ms);
 //   - page memory: JSHeapUsedSize from the DevTools protocol after a GC, and DOM nodes.
+import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { captureBytes, generate } from '../testdata/gen-capture.mjs';
+
+if (process.env.CE_BENCH_COLD_CMD) {
+  await coldStart(JSON.parse(process.env.CE_BENCH_COLD_CMD));
+  process.exit(0);
+}
+
+// coldStart starts `serve` (argv) with a browser already open, opens the job's
+// timeline as soon as the URL is printed, and reports how long after the start
+// of the process the first timeline paint came, and where the time went.
+async function coldStart(argv) {
+  const cluster = process.env.CE_BENCH_CLUSTER;
+  const job = process.env.CE_BENCH_JOB;
+  const runs = Number(process.env.CE_BENCH_COLD_RUNS || 3);
+  if (!cluster || !job) {
+    console.error('timeline-bench: the cold start needs CE_BENCH_CLUSTER and CE_BENCH_JOB');
+    process.exit(2);
+  }
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const totals = [];
+  try {
+    for (let run = 0; run < runs; run++) {
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', colorScheme: 'light' });
+      const page = await context.newPage();
+      await page.goto('about:blank');
+      const t0 = Date.now();
+      const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const url = await new Promise((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`serve printed no URL in 60 s: ${stderr.slice(-2000)}`)), 60_000);
+        child.stdout.on('data', (d) => {
+          out += d;
+          const m = out.match(/http:\/\/127\.0\.0\.1:[0-9]+\/\?token=[0-9A-Za-z_-]+/);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[0]);
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited (${code}) before printing its URL: ${stderr.slice(-2000)}`)));
+      });
+      const tReady = Date.now() - t0;
+      const enc = encodeURIComponent;
+      try {
+        await page.goto(`${url}#/job?cluster=${enc(cluster)}&job=${enc(job)}`, { waitUntil: 'commit' });
+        const r = await page.evaluate(async () => {
+          const t = performance.now();
+          for (;;) {
+            const m = performance.getEntriesByName('ce:timeline-first-paint');
+            if (m.length > 0) {
+              const nav = performance.getEntriesByType('navigation')[0];
+              return { paint: performance.timeOrigin + m[0].startTime, domContentLoaded: performance.timeOrigin + (nav?.domContentLoadedEventEnd ?? 0) };
+            }
+            if (performance.now() - t > 60_000) return { paint: NaN, domContentLoaded: NaN };
+            await new Promise((res) => setTimeout(res, 5));
+          }
+        });
+        const total = r.paint - t0;
+        totals.push(total);
+        console.log(
+          `cold start ${run + 1}/${runs}: serve printed its URL after ${tReady} ms, page loaded (DOMContentLoaded) at ${Math.round(r.domContentLoaded - t0)} ms, first timeline paint ${Math.round(total)} ms after serve was started`,
+        );
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((res) => (child.exitCode !== null ? res() : child.on('exit', res)));
+        await context.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const sorted = [...totals].sort((a, b) => a - b);
+  console.log(
+    `cold start to first timeline paint: median ${Math.round(sorted[Math.floor(sorted.length / 2)])} ms, max ${Math.round(sorted[sorted.length - 1])} ms over ${totals.length} runs (target <= 1000 ms)`,
+  );
+}
 
 const CE_URL = process.env.CE_URL;
 if (!CE_URL) {
