@@ -15,6 +15,7 @@ import (
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
 )
 
 func TestParseAnywhere(t *testing.T) {
@@ -205,5 +206,43 @@ func TestReportNamesWhereBarriersQueued(t *testing.T) {
 		if !strings.Contains(slowest, tc.want) {
 			t.Errorf("job %s: %q lacks %q", tc.job, slowest, tc.want)
 		}
+	}
+}
+
+// Setting retention limits from the CLI applies the new limits, not the saved
+// ones first: a cache of 50 checkpoints under a saved limit of 10, raised to
+// 40, keeps 40.
+func TestClustersRetentionAppliesOnlyTheNewLimits(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"clusters": [], "retention": {"max_checkpoints_per_job": 10, "max_age_ms": 0, "max_bytes": 0}}`
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(dir, "cache.db"), store.Retention{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Bulk(ctx, func(w store.Writer) error {
+		for i := range 50 {
+			c := store.SyntheticCheckpoint("c", "j", int64(i+1), time.Now().UnixMilli()-int64(50-i)*1000, 1, 1)
+			if err := w.PutCheckpoint(&c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCLI(t, "clusters", "retention", "--max-checkpoints", "40", "--data-dir", dir)
+	if err != nil {
+		t.Fatalf("clusters retention: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "max checkpoints per job: 40") || !strings.Contains(out, ", 40 checkpoints") {
+		t.Errorf("clusters retention printed:\n%s\nwant the limit 40 and 40 checkpoints kept", out)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -111,10 +112,11 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 	return nil
 }
 
-// writeReportJSON writes r exactly as a json.Encoder with SetIndent("", "  ")
-// would, but encodes the per-checkpoint analyses one at a time: over 100,000
-// checkpoints they are hundreds of MB of JSON, which encoding the report in
-// one piece held in memory twice (the encoding, then its indented copy).
+// writeReportJSON writes r as an indented json.Encoder would, except that each
+// per-checkpoint analysis is one compact line: over 100,000 checkpoints they
+// are hundreds of MB of JSON, which encoding the report in one piece held in
+// memory twice (the encoding, then its indented copy), and indenting them
+// took a third of the time. A line per checkpoint also greps and diffs well.
 func writeReportJSON(w io.Writer, r app.Report) error {
 	whole := func() error {
 		enc := json.NewEncoder(w)
@@ -141,22 +143,61 @@ func writeReportJSON(w io.Writer, r app.Report) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	bw.Write(head[:i+len(marker)-len("null")])
 	bw.WriteString("[\n")
-	for k := range cps {
-		b, err := json.MarshalIndent(&cps[k], "    ", "  ")
-		if err != nil {
-			return err
-		}
-		bw.WriteString("    ")
-		bw.Write(b)
-		if k < len(cps)-1 {
-			bw.WriteByte(',')
-		}
-		bw.WriteByte('\n')
+	if err := writeCheckpointLines(bw, cps); err != nil {
+		return err
 	}
 	bw.WriteString("  ]")
 	bw.Write(head[i+len(marker):])
 	bw.WriteByte('\n')
 	return bw.Flush()
+}
+
+// writeCheckpointLines writes each analysis as an indented line, all but the
+// last followed by a comma. Chunks are encoded on every core and written in
+// order.
+func writeCheckpointLines(w io.Writer, cps []analyze.CheckpointAnalysis) error {
+	const chunk = 512
+	type result struct {
+		b   []byte
+		err error
+	}
+	encode := func(lo, hi int) result {
+		var buf bytes.Buffer
+		for k := lo; k < hi; k++ {
+			b, err := json.Marshal(&cps[k])
+			if err != nil {
+				return result{err: err}
+			}
+			buf.WriteString("    ")
+			buf.Write(b)
+			if k < len(cps)-1 {
+				buf.WriteByte(',')
+			}
+			buf.WriteByte('\n')
+		}
+		return result{b: buf.Bytes()}
+	}
+	// A bounded queue of pending chunks keeps memory at a few of them.
+	pending := make(chan chan result, runtime.GOMAXPROCS(0))
+	go func() {
+		defer close(pending)
+		for lo := 0; lo < len(cps); lo += chunk {
+			ch := make(chan result, 1)
+			pending <- ch
+			go func(lo, hi int) { ch <- encode(lo, hi) }(lo, min(lo+chunk, len(cps)))
+		}
+	}()
+	var err error
+	for ch := range pending {
+		res := <-ch
+		if err == nil {
+			err = res.err
+		}
+		if err == nil {
+			_, err = w.Write(res.b)
+		}
+	}
+	return err
 }
 
 func fmtMs(ms int64) string {

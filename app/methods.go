@@ -360,12 +360,9 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 	ctx, cancel := callCtx()
 	defer cancel()
 	q := store.Query{Cluster: req.Cluster, JobID: req.Job}
-	var cps []model.Checkpoint
-	// Summaries of the whole job: the extent and merged bars need them; rows are small.
-	if err := a.store.ScanCheckpoints(ctx, q, false, func(c *model.Checkpoint) error {
-		cps = append(cps, *c)
-		return nil
-	}); err != nil {
+	// The whole job: the extent and merged bars need every checkpoint's span.
+	cps, err := a.store.CheckpointSpans(ctx, q)
+	if err != nil {
 		return analyze.Timeline{}, err
 	}
 	gaps, err := a.store.Gaps(ctx, q)
@@ -373,12 +370,10 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 		return analyze.Timeline{}, err
 	}
 	mq := q
-	mq.FromMs, mq.ToMs = req.FromMs, req.ToMs
+	mq.FromMs, mq.ToMs, mq.Metric = req.FromMs, req.ToMs, analyze.IsTimelineMetric
 	var ms []model.MetricSample
 	if err := a.store.ScanMetricSamples(ctx, mq, func(s model.MetricSample) error {
-		if analyze.IsTimelineMetric(s.Metric) {
-			ms = append(ms, s)
-		}
+		ms = append(ms, s)
 		return nil
 	}); err != nil {
 		return analyze.Timeline{}, err

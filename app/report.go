@@ -56,6 +56,11 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 func (a *App) analyzeStreamed(ctx context.Context, in analysisInput, fromMs, toMs int64) (analyze.JobAnalysis, []model.Checkpoint, error) {
 	an := analyze.NewAnalyzer(in.job, in.acks)
 	q := store.Query{Cluster: in.job.Cluster, JobID: in.job.ID, FromMs: fromMs, ToMs: toMs}
+	n, err := a.store.CountCheckpoints(ctx, q)
+	if err != nil {
+		return analyze.JobAnalysis{}, nil, err
+	}
+	an.Reserve(n)
 	// Reading (SQLite, unpacking) and analysing overlap: a small queue
 	// between them keeps memory at a few checkpoints.
 	queue := make(chan *model.Checkpoint, 32)

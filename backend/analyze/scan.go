@@ -38,6 +38,7 @@ type scratch struct {
 	// barrier holds the barrier path's per-vertex stats (causes.go), reused
 	// from one checkpoint to the next.
 	barrier []barrierStats
+	causes  []Cause
 }
 
 func newScratch(nV int) *scratch {

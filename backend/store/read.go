@@ -25,6 +25,9 @@ type Query struct {
 	// Pipeline, when set, keeps one SeaTunnel pipeline. Metric samples have
 	// no pipeline and ignore it.
 	Pipeline *int `json:"pipeline,omitempty"`
+	// Metric, when set, keeps the metric samples of the metrics it accepts
+	// (ScanMetricSamples; other reads ignore it).
+	Metric func(name string) bool `json:"-"`
 }
 
 // where renders the query as SQL conditions over the named columns; an
@@ -168,8 +171,8 @@ func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) 
 	// Counts and trigger span come from the (cluster, job_id, trigger_ms, …)
 	// index alone. Counting statuses there would look up every checkpoint's
 	// row, in an order that jumps across the file when jobs interleave (2 M
-	// checkpoints of 191 jobs: 6 s); instead one sequential pass over the table
-	// counts the few checkpoints that did not complete (0.4 s).
+	// checkpoints of 191 jobs: 6 s); instead the partial index of checkpoints
+	// that did not complete counts those.
 	rows, err = tx.QueryContext(ctx, `SELECT cluster, job_id, count(*), min(trigger_ms), max(trigger_ms)
 		FROM checkpoints`+filter+` GROUP BY cluster, job_id`, args...)
 	if err != nil {
@@ -195,7 +198,7 @@ func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) 
 		statusFilter = filter + " AND status != 'COMPLETED'"
 	}
 	rows, err = tx.QueryContext(ctx, `SELECT cluster, job_id, status, count(*)
-		FROM checkpoints NOT INDEXED`+statusFilter+` GROUP BY cluster, job_id, status`, args...)
+		FROM checkpoints INDEXED BY checkpoints_not_completed`+statusFilter+` GROUP BY cluster, job_id, status`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: jobs: statuses: %w", err)
 	}
@@ -260,7 +263,12 @@ const sqlCheckpointCols = `pk, cluster, job_id, pipeline, id, kind, status, trig
 	persisted_data, state_blobs, num_subtasks, num_acknowledged, failure_message, external_path, has_tasks,
 	detail_trimmed, source, failure_cause, declined`
 
-const sqlCheckpointOrder = ` ORDER BY trigger_ms, id, pipeline, cluster, job_id`
+const sqlCheckpointOrder = ` ORDER BY trigger_ms, id, pipeline, cluster, job_id, pk`
+
+// sqlTaskCols are a task_stats row and its packed subtasks (t, p), as
+// scanTask reads them.
+const sqlTaskCols = `t.vertex_id, t.latest_ack_ms, t.end_to_end_ms, t.state_size, t.checkpointed_size,
+	t.processed_data, t.persisted_data, t.num_subtasks, t.num_acknowledged, t.subtask_rows, p.packed`
 
 type storedCheckpoint struct {
 	pk       int64
@@ -381,17 +389,9 @@ func (d *detailReader) load(ctx context.Context, pk int64) ([]model.TaskStats, e
 	defer rows.Close()
 	tasks := []model.TaskStats{}
 	for rows.Next() {
-		var t model.TaskStats
-		var n int
-		var packed sql.RawBytes
-		if err := rows.Scan(&t.VertexID, &t.LatestAckMs, &t.EndToEndMs, &t.StateSize, &t.CheckpointedSize,
-			&t.ProcessedData, &t.PersistedData, &t.NumSubtasks, &t.NumAcknowledged, &n, &packed); err != nil {
-			return nil, fmt.Errorf("tasks: %w", err)
-		}
-		if n >= 0 {
-			if t.Subtasks, err = decodeSubtasks(make([]model.SubtaskStats, 0, n), packed, n); err != nil {
-				return nil, fmt.Errorf("vertex %q: %w", t.VertexID, err)
-			}
+		t, err := scanTask(rows)
+		if err != nil {
+			return nil, err
 		}
 		tasks = append(tasks, t)
 	}
@@ -399,6 +399,159 @@ func (d *detailReader) load(ctx context.Context, pk int64) ([]model.TaskStats, e
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	return tasks, nil
+}
+
+// scanTask reads one row of sqlTaskCols (after any leading columns given in
+// lead) and unpacks its subtasks.
+func scanTask(rows *sql.Rows, lead ...any) (model.TaskStats, error) {
+	var t model.TaskStats
+	var n int
+	var packed sql.RawBytes
+	dst := append(lead, &t.VertexID, &t.LatestAckMs, &t.EndToEndMs, &t.StateSize, &t.CheckpointedSize,
+		&t.ProcessedData, &t.PersistedData, &t.NumSubtasks, &t.NumAcknowledged, &n, &packed)
+	if err := rows.Scan(dst...); err != nil {
+		return t, fmt.Errorf("tasks: %w", err)
+	}
+	if n >= 0 {
+		var err error
+		if t.Subtasks, err = decodeSubtasks(make([]model.SubtaskStats, 0, n), packed, n); err != nil {
+			return t, fmt.Errorf("vertex %q: %w", t.VertexID, err)
+		}
+	}
+	return t, nil
+}
+
+// taskCursor reads the tasks of every checkpoint a scan yields with one
+// statement walking them in the scan's order, instead of one query per
+// checkpoint. The scan asks for each checkpoint's tasks in turn; the cursor
+// holds the first row it has read beyond the checkpoint asked for, and a
+// subtask pack that does not decode is reported with its own checkpoint.
+type taskCursor struct {
+	rows    *sql.Rows
+	pk      int64 // checkpoint of the row read ahead; -1 when none is left
+	ahead   model.TaskStats
+	aheadEr error // the row ahead did not decode
+}
+
+func openTaskCursor(ctx context.Context, tx *sql.Tx, q Query) (*taskCursor, error) {
+	where, args := q.where("c.cluster", "c.job_id", "c.pipeline", "c.trigger_ms")
+	if where == "" {
+		where = " WHERE c.has_tasks"
+	} else {
+		where += " AND c.has_tasks"
+	}
+	// CROSS JOIN keeps checkpoints the outer loop, walked in the scan's order
+	// by its index; the tasks of each come from their primary key.
+	rows, err := tx.QueryContext(ctx, `SELECT c.pk, `+sqlTaskCols+` FROM checkpoints c
+		CROSS JOIN task_stats t ON t.ckpt = c.pk LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord`+where+`
+		ORDER BY c.trigger_ms, c.id, c.pipeline, c.cluster, c.job_id, c.pk, t.ord`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	tc := &taskCursor{rows: rows}
+	if err := tc.next(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+// next reads the row ahead. Only a row that cannot be read at all is an
+// error here; one whose pack does not decode waits in aheadEr for tasksOf.
+func (tc *taskCursor) next() error {
+	tc.pk, tc.aheadEr = -1, nil
+	if !tc.rows.Next() {
+		if err := tc.rows.Err(); err != nil {
+			return fmt.Errorf("tasks: %w", err)
+		}
+		return nil
+	}
+	var pk int64
+	t, err := scanTask(tc.rows, &pk)
+	if err != nil && pk == 0 {
+		return err
+	}
+	tc.pk, tc.ahead, tc.aheadEr = pk, t, err
+	return nil
+}
+
+// tasksOf returns the tasks of checkpoint pk, which must come after those
+// asked for before in the scan's order.
+func (tc *taskCursor) tasksOf(pk int64) ([]model.TaskStats, error) {
+	tasks := []model.TaskStats{}
+	for tc.pk == pk {
+		if tc.aheadEr != nil {
+			return nil, tc.aheadEr
+		}
+		tasks = append(tasks, tc.ahead)
+		if err := tc.next(); err != nil {
+			return nil, err
+		}
+	}
+	return tasks, nil
+}
+
+func (tc *taskCursor) close() { tc.rows.Close() }
+
+// CheckpointSpans returns the checkpoints matching q, ordered as
+// ScanCheckpoints orders them, holding only what places and colours them on
+// a time axis: Cluster, JobID, Pipeline, ID, Kind, Status, TriggerMs,
+// LatestAckMs, CompletionMs, FailureMs, EndToEndMs and CheckpointedSize. A
+// timeline over a day at 1 s draws 100,000 of them; reading every column
+// took 0.6 s of its 0.85, reading these a fifth of that.
+func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Checkpoint, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
+	}
+	defer tx.Rollback()
+	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM checkpoints"+where, args...).Scan(&n); err != nil {
+		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms,
+		completion_ms, failure_ms, end_to_end_ms, checkpointed_size FROM checkpoints`+where+sqlCheckpointOrder, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
+	}
+	defer rows.Close()
+	out := make([]model.Checkpoint, 0, n)
+	var cluster, job, kind, status sql.RawBytes
+	for rows.Next() {
+		var c model.Checkpoint
+		if err := rows.Scan(&cluster, &job, &c.Pipeline, &c.ID, &kind, &status, &c.TriggerMs, &c.LatestAckMs,
+			&c.CompletionMs, &c.FailureMs, &c.EndToEndMs, &c.CheckpointedSize); err != nil {
+			return nil, fmt.Errorf("store: checkpoint spans: %w", err)
+		}
+		// Strings repeated on every row are shared, not allocated per row.
+		c.Cluster, c.JobID = same(cluster, q.Cluster), same(job, q.JobID)
+		c.Kind, c.Status = model.CheckpointKind(same(kind, string(model.KindCheckpoint))), model.Status(same(status, string(model.StatusCompleted)))
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
+	}
+	return out, nil
+}
+
+// same is b as a string, and usual when it equals usual (without allocating).
+func same(b sql.RawBytes, usual string) string {
+	if string(b) == usual {
+		return usual
+	}
+	return string(b)
+}
+
+// CountCheckpoints is how many checkpoints match q (the job index alone
+// answers it for a job).
+func (s *Store) CountCheckpoints(ctx context.Context, q Query) (int, error) {
+	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
+	var n int
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM checkpoints"+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count checkpoints: %w", err)
+	}
+	return n, nil
 }
 
 // ScanCheckpoints streams the checkpoints matching q, ordered by trigger time
@@ -418,8 +571,13 @@ func (s *Store) ScanCheckpoints(ctx context.Context, q Query, withTasks bool, fn
 		return fmt.Errorf("store: scan checkpoints: %w", err)
 	}
 	defer rows.Close()
-	d := detailReader{q: tx}
-	defer d.close()
+	var tc *taskCursor
+	if withTasks {
+		if tc, err = openTaskCursor(ctx, tx, q); err != nil {
+			return fmt.Errorf("store: scan checkpoints: %w", err)
+		}
+		defer tc.close()
+	}
 	for rows.Next() {
 		c := new(model.Checkpoint)
 		st, err := scanCheckpoint(rows, c)
@@ -427,7 +585,7 @@ func (s *Store) ScanCheckpoints(ctx context.Context, q Query, withTasks bool, fn
 			return fmt.Errorf("store: scan checkpoints: %w", err)
 		}
 		if withTasks && st.hasTasks {
-			if c.Tasks, err = d.load(ctx, st.pk); err != nil {
+			if c.Tasks, err = tc.tasksOf(st.pk); err != nil {
 				return fmt.Errorf("store: scan checkpoints: %s/%s/%d/%d: %w", c.Cluster, c.JobID, c.Pipeline, c.ID, err)
 			}
 			markMissingVertices(c)
@@ -541,7 +699,9 @@ func (s *Store) ScanMetricSamples(ctx context.Context, q Query, fn func(model.Me
 			rows.Close()
 			return fmt.Errorf("store: metric samples: %w", err)
 		}
-		all = append(all, se)
+		if q.Metric == nil || q.Metric(se.m.Metric) {
+			all = append(all, se)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -81,7 +81,8 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		q   string
 	}{
 		{&st.Checkpoints, `SELECT count(*) FROM checkpoints`},
-		{&st.SubtaskRows, `SELECT coalesce(sum(subtask_rows), 0) FROM checkpoints`},
+		// From the index of checkpoints with detail alone.
+		{&st.SubtaskRows, `SELECT coalesce(sum(subtask_rows), 0) FROM checkpoints WHERE subtask_rows > 0`},
 		{&st.AckSamples, `SELECT count(*) FROM ack_samples`},
 		{&st.MetricSamples, `SELECT count(*) FROM metric_samples`},
 		{&st.Gaps, `SELECT count(*) FROM gaps`},
@@ -137,8 +138,11 @@ func usedBytes(ctx context.Context, q queryer) (int64, error) {
 	return (pages - free) * size, nil
 }
 
-// StartRetention applies retention now and then every interval until ctx is
-// done or the store is closed. Outcomes show in Stats.
+// StartRetention applies retention every interval until ctx is done or the
+// store is closed, the first time after the interval or 10 s, whichever is
+// shorter: at start the app's first reads come first (over 2 M checkpoints a
+// pass took a core for 0.4 s, while the window drew its first timeline).
+// Outcomes show in Stats.
 func (s *Store) StartRetention(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = time.Minute
@@ -150,6 +154,13 @@ func (s *Store) StartRetention(ctx context.Context, every time.Duration) {
 		defer s.bg.Done()
 		defer stop()
 		defer cancel()
+		first := time.NewTimer(min(every, 10*time.Second))
+		defer first.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-first.C:
+		}
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {

@@ -410,3 +410,25 @@ func TestDefaultRetentionMatchesDocs(t *testing.T) {
 		t.Errorf("DefaultRetention() = %+v, want %+v", got, want)
 	}
 }
+
+// The first pass waits (10 s, or the interval if shorter): at start the app's
+// first reads come first, and a command that sets new limits at once is not
+// preceded by a pass under the old ones.
+func TestStartRetentionWaitsBeforeTheFirstPass(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir()+"/wait.db", Retention{MaxCheckpointsPerJob: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fill(t, s, "c", "j", 0, 50, 1_000_000, 1000, 1, 1)
+	s.StartRetention(ctx, time.Hour)
+	time.Sleep(300 * time.Millisecond)
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Checkpoints != 50 || st.LastPruneMs != 0 {
+		t.Errorf("300 ms after start: %d checkpoints, last prune at %d; want 50 and no pass yet", st.Checkpoints, st.LastPruneMs)
+	}
+}

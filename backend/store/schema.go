@@ -25,6 +25,7 @@ var migrations = []migration{
 	{2, "subtask stats packed per vertex", schemaV2, packSubtaskRows},
 	{3, "reconciliation of each job's checkpoint ids", schemaV3, nil},
 	{4, "checkpoints from the JobManager log: source, failure cause, declining task", schemaV4, nil},
+	{5, "indexes for long histories: detail size, checkpoints not completed", schemaV5, nil},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -230,6 +231,16 @@ const schemaV4 = `
 ALTER TABLE checkpoints ADD COLUMN source TEXT NOT NULL DEFAULT '';
 ALTER TABLE checkpoints ADD COLUMN failure_cause TEXT NOT NULL DEFAULT '';
 ALTER TABLE checkpoints ADD COLUMN declined TEXT;
+`
+
+// Over 2,000,000 checkpoints, the cache's size (the sum of subtask rows) and
+// each job's failed and running counts each read the whole table (0.3 s and
+// 0.2 s, on every cache view and job list); these partial indexes answer
+// them from the few entries that matter.
+const schemaV5 = `
+DROP INDEX checkpoints_with_detail;
+CREATE INDEX checkpoints_with_detail ON checkpoints (trigger_ms, subtask_rows) WHERE subtask_rows > 0;
+CREATE INDEX checkpoints_not_completed ON checkpoints (cluster, job_id, status) WHERE status != 'COMPLETED';
 `
 
 // packKey is a pack's rowid; a checkpoint's packs are the range

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Checkpoints of two jobs and two pipelines interleave in trigger order; some
+// have no tasks. A scan with tasks must give each checkpoint its own, whatever
+// the filter, as loading each checkpoint's tasks by itself does.
+func TestScanCheckpointsGivesEachItsOwnTasks(t *testing.T) {
+	ctx := context.Background()
+	s := openEmpty(t)
+	err := s.Bulk(ctx, func(w Writer) error {
+		for i := range 40 {
+			for _, job := range []string{"a", "b"} {
+				for pipeline := range 2 {
+					c := SyntheticCheckpoint("c", job, int64(i+1), 1_000_000+int64(i/3)*1000, 1+i%3, 2+pipeline)
+					c.Pipeline = pipeline
+					for v := range c.Tasks {
+						c.Tasks[v].VertexID = fmt.Sprintf("%s-p%d-%d-v%d", job, pipeline, i+1, v)
+					}
+					if i%5 == 4 {
+						c.Tasks = nil // a checkpoint known without its tasks
+					}
+					if err := w.PutCheckpoint(&c); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	for _, q := range []Query{{}, {Cluster: "c"}, {Cluster: "c", JobID: "b"}, {Cluster: "c", JobID: "a", Pipeline: &one},
+		{Cluster: "c", JobID: "a", FromMs: 1_004_000, ToMs: 1_009_000}} {
+		n, withTasks := 0, 0
+		err := s.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+			n++
+			want, err := s.Checkpoint(ctx, c.Key())
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(c.Tasks, want.Tasks) {
+				t.Errorf("%+v: checkpoint %s/%d/%d got tasks %v, it has %v", q, c.JobID, c.Pipeline, c.ID, vertexIDs(c), vertexIDs(&want))
+			}
+			if len(c.Tasks) > 0 {
+				withTasks++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 || withTasks == 0 || withTasks == n {
+			t.Errorf("%+v: %d checkpoints, %d with tasks: the case does not mix them", q, n, withTasks)
+		}
+	}
+}
+
+// openEmpty opens a new cache without limits, closed when t ends.
+func openEmpty(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), t.TempDir()+"/cache.db", Retention{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func vertexIDs(c *model.Checkpoint) []string {
+	var ids []string
+	for _, t := range c.Tasks {
+		ids = append(ids, t.VertexID)
+	}
+	return ids
+}
+
+// A subtask pack that does not decode is reported with its own checkpoint,
+// not the one before it (the scan reads tasks ahead).
+func TestScanCheckpointsNamesTheCheckpointOfADamagedPack(t *testing.T) {
+	ctx := context.Background()
+	s := openEmpty(t)
+	fill(t, s, "c", "j", 0, 6, 1_000_000, 1000, 2, 2)
+	var pk int64
+	if err := s.w.QueryRowContext(ctx, `SELECT pk FROM checkpoints WHERE id = 6`).Scan(&pk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.ExecContext(ctx, `UPDATE subtask_packs SET packed = x'ffff' WHERE id = ? << 16 | 1`, pk); err != nil {
+		t.Fatal(err)
+	}
+	var seen []int64
+	err := s.ScanCheckpoints(ctx, Query{Cluster: "c", JobID: "j"}, true, func(c *model.Checkpoint) error {
+		seen = append(seen, c.ID)
+		return nil
+	})
+	if err == nil {
+		t.Fatal("a damaged pack read without error")
+	}
+	if want := "c/j/0/6"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name checkpoint %s", err, want)
+	}
+	if !reflect.DeepEqual(seen, []int64{0, 2, 4}) {
+		t.Errorf("checkpoints before the damaged one: %v, want [0 2 4]", seen)
+	}
+}
+
+// CheckpointSpans holds, for every checkpoint, exactly the drawn fields of
+// the full read.
+func TestCheckpointSpansHoldWhatTheTimelineDraws(t *testing.T) {
+	ctx := context.Background()
+	s := openEmpty(t)
+	err := s.Bulk(ctx, func(w Writer) error {
+		for i := range 30 {
+			c := SyntheticCheckpoint("c", "j", int64(i+1), 1_000_000+int64(i)*1000, 1, 1)
+			switch i % 4 {
+			case 1:
+				c.Status, c.FailureMs, c.CompletionMs = model.StatusFailed, c.TriggerMs+900, 0
+			case 2:
+				c.Status, c.CompletionMs = model.StatusInProgress, 0
+			case 3:
+				c.Kind = model.KindSavepoint
+			}
+			c.EndToEndMs, c.CheckpointedSize = int64(100+i), int64(1000*i)
+			if err := w.PutCheckpoint(&c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Cluster: "c", JobID: "j", FromMs: 1_003_000, ToMs: 1_020_000}
+	full, err := s.Checkpoints(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans, err := s.CheckpointSpans(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) != len(full) || len(full) != 18 {
+		t.Fatalf("%d spans, %d checkpoints; want 18 of each", len(spans), len(full))
+	}
+	for i, f := range full {
+		want := model.Checkpoint{Cluster: f.Cluster, JobID: f.JobID, Pipeline: f.Pipeline, ID: f.ID, Kind: f.Kind,
+			Status: f.Status, TriggerMs: f.TriggerMs, LatestAckMs: f.LatestAckMs, CompletionMs: f.CompletionMs,
+			FailureMs: f.FailureMs, EndToEndMs: f.EndToEndMs, CheckpointedSize: f.CheckpointedSize}
+		if !reflect.DeepEqual(spans[i], want) {
+			t.Errorf("span %d:\n got %+v\nwant %+v", i, spans[i], want)
+		}
+	}
+}
+
+// Query.Metric keeps the samples of the metrics it accepts.
+func TestScanMetricSamplesKeepsTheMetricsAsked(t *testing.T) {
+	ctx := context.Background()
+	s := openEmpty(t)
+	err := s.Bulk(ctx, func(w Writer) error {
+		for i := range 10 {
+			for _, m := range []string{model.MetricBusyMsPerSec, model.MetricBackPressuredMsPerSec, model.MetricIdleMsPerSec} {
+				if err := w.PutMetricSample(model.MetricSample{Cluster: "c", JobID: "j", VertexID: "v", Subtask: -1,
+					Metric: m, Agg: model.AggMax, TimeMs: int64(1000 + i), Value: float64(i)}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	q := Query{Cluster: "c", JobID: "j", FromMs: 1002, Metric: func(m string) bool { return m != model.MetricIdleMsPerSec }}
+	if err := s.ScanMetricSamples(ctx, q, func(m model.MetricSample) error {
+		got[m.Metric]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{model.MetricBusyMsPerSec: 8, model.MetricBackPressuredMsPerSec: 8}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("samples per metric: %v, want %v", got, want)
+	}
+}
