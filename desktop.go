@@ -84,13 +84,7 @@ func runDesktop(ctx context.Context, g *globals) error {
 			if err := app.Start(wctx, a); err != nil {
 				wruntime.LogErrorf(wctx, "start: %v", err)
 			}
-			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) {
-				for _, p := range paths {
-					if _, err := a.OpenCapture(p); err != nil {
-						wruntime.EventsEmit(wctx, "import-error", map[string]string{"file": filepath.Base(p), "error": err.Error()})
-					}
-				}
-			})
+			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) { app.OpenDropped(a, paths) })
 		},
 		OnDomReady: func(wctx context.Context) {
 			if ws.X >= 0 && ws.Y >= 0 {

@@ -275,8 +275,6 @@ func StoreOf(a *App) *store.Store { return a.store }
 // PathsOf tells where the app keeps its files.
 func PathsOf(a *App) Paths { return a.paths }
 
-func (a *App) emit(name string, payload any) { a.events.emit(name, payload) }
-
 func (a *App) configuredCluster(name string) (model.Cluster, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -149,7 +149,7 @@ func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) 
 	}
 	res.Samples = len(samples)
 	a.log.Info("backfilled backpressure from Prometheus", "cluster", cluster, "job", job, "checkpoints", missing, "samples", len(samples))
-	a.emit("checkpoints", map[string]string{"cluster": cluster, "job": job})
+	a.emit(CheckpointsEvent{Cluster: cluster, Job: job})
 	return res, nil
 }
 

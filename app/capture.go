@@ -88,8 +88,18 @@ func (a *App) OpenCapture(path string) (ImportResult, error) {
 		return res, err
 	}
 	a.log.Info("capture opened", "file", filepath.Base(path), "sources", res.Sources, "checkpoints", res.Checkpoints)
-	a.emit("sources", map[string]any{})
+	a.emit(SourcesEvent{})
 	return res, nil
+}
+
+// OpenDropped opens captures dropped on the window. No call waits for the
+// answer, so each file that does not open is told as an ImportErrorEvent.
+func OpenDropped(a *App, paths []string) {
+	for _, p := range paths {
+		if _, err := a.OpenCapture(p); err != nil {
+			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: err.Error()})
+		}
+	}
 }
 
 // OpenCaptureDialog asks for a file with the desktop's dialog, then opens it.
@@ -129,7 +139,7 @@ func (a *App) importCapture(ctx context.Context, path string, sourceName func(st
 	progress := func() {
 		if time.Since(lastProgress) > 500*time.Millisecond {
 			lastProgress = time.Now()
-			a.emit("import-progress", map[string]any{"file": filepath.Base(path), "checkpoints": res.Checkpoints, "metric_samples": res.MetricSamples})
+			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples})
 		}
 	}
 	err := a.store.Bulk(ctx, func(w store.Writer) error {

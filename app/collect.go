@@ -23,7 +23,7 @@ func (a *App) startCollector(ctx context.Context) {
 		Logger:    a.log,
 		JobsEvery: a.opts.JobsEvery,
 		OnStored: func(cluster, job string) {
-			a.emit("checkpoints", map[string]string{"cluster": cluster, "job": job})
+			a.emit(CheckpointsEvent{Cluster: cluster, Job: job})
 		},
 		OnJob: func(cluster, job string) {
 			// Checkpoints cached before this connection may lack backpressure:
@@ -39,7 +39,7 @@ func (a *App) startCollector(ctx context.Context) {
 			}
 		},
 		OnHealth: func(cluster string, h collect.Health) {
-			a.emit("health", map[string]string{"cluster": cluster, "state": h.State, "last_error": h.LastError})
+			a.emit(HealthEvent{Cluster: cluster, State: h.State, LastError: h.LastError})
 		},
 	})
 	a.mu.Lock()

@@ -232,7 +232,7 @@ func (a *App) SaveCluster(in ClusterInput) error {
 	}
 	a.log.Info("cluster saved", "cluster", c.Name, "engine", c.Engine, "url", redactURL(c.BaseURL), "auth", c.Auth.String())
 	a.applyCollector()
-	a.emit("sources", map[string]any{})
+	a.emit(SourcesEvent{})
 	return nil
 }
 
@@ -277,7 +277,7 @@ func (a *App) RemoveCluster(name string) error {
 		return err
 	}
 	a.applyCollector()
-	a.emit("sources", map[string]any{})
+	a.emit(SourcesEvent{})
 	return nil
 }
 

@@ -387,7 +387,7 @@ func TestServeAbuseStalledAndLongStreams(t *testing.T) {
 	c, _ := as.openStream(t)
 	for i := 0; i < 15; i++ { // 1.5 s: past read (600 ms), write (300 ms) and idle (500 ms)
 		time.Sleep(100 * time.Millisecond)
-		as.a.emit("tick", map[string]int{"n": i})
+		as.a.events.emit("tick", map[string]int{"n": i})
 		if _, err := readUntil(c, fmt.Sprintf(`{"n":%d}`, i), 2*time.Second); err != nil {
 			t.Fatalf("event %d on a stream open %s: %v", i, time.Duration(i+1)*100*time.Millisecond, err)
 		}
@@ -409,7 +409,7 @@ func TestServeAbuseStalledAndLongStreams(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(time.Millisecond):
-				as.a.emit("big", big)
+				as.a.events.emit("big", big)
 			}
 		}
 	}()
@@ -442,7 +442,7 @@ func TestServeAbuseManyStreams(t *testing.T) {
 		conns = append(conns, c)
 	}
 	per := float64(heapAndStacks()-before) / float64(max) / 1024
-	as.a.emit("hello", "all")
+	as.a.events.emit("hello", "all")
 	for i, c := range conns {
 		if _, err := readUntil(c, `"all"`, 2*time.Second); err != nil {
 			t.Fatalf("stream %d missed an event: %v", i+1, err)

@@ -382,6 +382,8 @@
     EventsOff(name) { delete listeners[name]; },
   };
   const emit = (name, payload) => (listeners[name] || []).forEach((cb) => cb(payload));
+  // Tests send the events no fake call makes (e.g. a drop on the window that failed).
+  window.__ceFakeEmit = emit;
 
   const App = {
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),

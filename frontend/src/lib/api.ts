@@ -845,11 +845,19 @@ export interface HealthEvent {
   last_error: string;
 }
 
+/** ImportErrorEvent: a capture dropped on the window did not open. */
+export interface ImportErrorEvent {
+  file: string;
+  error: string;
+}
+
+/** EventPayloads: every backend event (app/events.go), by name. */
 export interface EventPayloads {
   checkpoints: CheckpointsEvent;
   health: HealthEvent;
   sources: Record<string, never>;
   'import-progress': ImportProgressEvent;
+  'import-error': ImportErrorEvent;
 }
 
 type Method = (...args: unknown[]) => Promise<unknown>;

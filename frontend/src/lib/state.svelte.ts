@@ -18,6 +18,7 @@ import { untrack } from 'svelte';
 import { router } from './router.svelte';
 import { forJob } from './route';
 import { debounce } from './debounce';
+import { t } from './i18n.svelte';
 
 const SOURCE_STORAGE_KEY = 'ce.source';
 
@@ -266,6 +267,10 @@ class AppState {
       on('import-progress', (ev) => {
         this.importing = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0, metric_samples: ev.metric_samples ?? 0 };
         this.clearImporting();
+      }),
+      on('import-error', (ev) => {
+        this.importing = null;
+        this.showToast('error', t('capture.openFailed', { file: ev.file ?? '', error: ev.error ?? '' }));
       }),
     ];
     return () => offs.forEach((off) => off());

@@ -1,0 +1,49 @@
+package app
+
+// The events the backend sends to the UI: one table, used by the Go emitters
+// (each payload type names its event) and checked against the frontend's
+// listeners and docs/api.md by events_test.go.
+
+// Event is an event's payload; EventName is the name it is sent under.
+type Event interface{ EventName() string }
+
+// CheckpointsEvent: new checkpoints of a job are in the cache.
+type CheckpointsEvent struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+}
+
+// HealthEvent: a cluster's collection health changed.
+type HealthEvent struct {
+	Cluster   string `json:"cluster"`
+	State     string `json:"state"`
+	LastError string `json:"last_error"`
+}
+
+// SourcesEvent: the list of clusters and opened captures changed.
+type SourcesEvent struct{}
+
+// ImportProgressEvent: an import has read this much so far.
+type ImportProgressEvent struct {
+	File          string `json:"file"`
+	Checkpoints   int64  `json:"checkpoints"`
+	MetricSamples int64  `json:"metric_samples"`
+}
+
+// ImportErrorEvent: a capture opened outside a call (dropped on the window)
+// could not be opened; a call's failure is its answer instead.
+type ImportErrorEvent struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
+}
+
+func (CheckpointsEvent) EventName() string    { return "checkpoints" }
+func (HealthEvent) EventName() string         { return "health" }
+func (SourcesEvent) EventName() string        { return "sources" }
+func (ImportProgressEvent) EventName() string { return "import-progress" }
+func (ImportErrorEvent) EventName() string    { return "import-error" }
+
+// Events is every event, once.
+var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}}
+
+func (a *App) emit(e Event) { a.events.emit(e.EventName(), e) }

@@ -1,0 +1,137 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// jsonFields are the JSON names of a payload's fields, in order.
+func jsonFields(e Event) []string {
+	var out []string
+	t := reflect.TypeOf(e)
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Every event the Go side sends has its payload type in the frontend
+// (EventPayloads in api.ts, with the same fields), a listener there, and a
+// row in both languages' api.md; and the frontend expects no other event.
+func TestEventsMatchTheFrontendAndTheDocs(t *testing.T) {
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join("..", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	api := read("frontend/src/lib/api.ts")
+	block := regexp.MustCompile(`(?s)export interface EventPayloads \{(.*?)\n\}`).FindStringSubmatch(api)
+	if block == nil {
+		t.Fatal("api.ts has no EventPayloads interface")
+	}
+	entry := regexp.MustCompile(`(?m)^\s*'?([a-z-]+)'?: ([A-Za-z<>, ]+);`)
+	payloads := map[string]string{}
+	for _, m := range entry.FindAllStringSubmatch(block[1], -1) {
+		payloads[m[1]] = m[2]
+	}
+	// Listeners: api.ts's on('name', …) anywhere in the frontend's sources
+	// but tests (not a method such as an ECharts chart's c.on).
+	listened := map[string]bool{}
+	on := regexp.MustCompile(`(?:^|[^.\w])on\('([a-z-]+)'`)
+	err := filepath.WalkDir(filepath.Join("..", "frontend", "src"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.Contains(p, ".test.") || !(strings.HasSuffix(p, ".ts") || strings.HasSuffix(p, ".svelte")) {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		for _, m := range on.FindAllStringSubmatch(string(b), -1) {
+			listened[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{read("docs/api.md"), read("docs-zh/api.md")}
+
+	var names []string
+	for _, e := range Events {
+		name := e.EventName()
+		names = append(names, name)
+		fields := jsonFields(e)
+		ts, ok := payloads[name]
+		switch {
+		case !ok:
+			t.Errorf("event %q: not in EventPayloads (frontend/src/lib/api.ts)", name)
+		case len(fields) == 0:
+			if ts != "Record<string, never>" {
+				t.Errorf("event %q has no fields; api.ts types it %s", name, ts)
+			}
+		default:
+			decl := regexp.MustCompile(`(?s)export interface ` + ts + ` \{(.*?)\n\}`).FindStringSubmatch(api)
+			if decl == nil {
+				t.Errorf("event %q: api.ts has no interface %s", name, ts)
+				break
+			}
+			var tsFields []string
+			for _, m := range regexp.MustCompile(`(?m)^\s*([a-z_]+)\??:`).FindAllStringSubmatch(decl[1], -1) {
+				tsFields = append(tsFields, m[1])
+			}
+			if !slices.Equal(tsFields, fields) {
+				t.Errorf("event %q: %s in api.ts has fields %v, the Go payload %v", name, ts, tsFields, fields)
+			}
+		}
+		if !listened[name] {
+			t.Errorf("event %q: nothing in the frontend listens to it (on('%s', …))", name, name)
+		}
+		row := "| `" + name + "` | `{" + strings.Join(fields, ", ") + "}` |"
+		for i, d := range docs {
+			if !strings.Contains(d, row) {
+				t.Errorf("event %q: %s has no row starting %s", name, []string{"docs/api.md", "docs-zh/api.md"}[i], row)
+			}
+		}
+	}
+	for name := range payloads {
+		if !slices.Contains(names, name) {
+			t.Errorf("api.ts expects an event %q the Go side never sends (not in app.Events)", name)
+		}
+	}
+	for name := range listened {
+		if !slices.Contains(names, name) {
+			t.Errorf("the frontend listens to %q, which the Go side never sends", name)
+		}
+	}
+}
+
+// A capture dropped on the window that does not open is told as an event
+// naming the file and the problem.
+func TestOpenDroppedTellsWhatDidNotOpen(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	var got []Event
+	unsubscribe := Subscribe(a, func(_ string, payload any) {
+		if e, ok := payload.(ImportErrorEvent); ok {
+			got = append(got, e)
+		}
+	})
+	defer unsubscribe()
+	bad := filepath.Join(t.TempDir(), "broken.ckpt")
+	if err := os.WriteFile(bad, []byte("not a capture"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	OpenDropped(a, []string{bad})
+	if len(got) != 1 {
+		t.Fatalf("%d import-error events, want 1", len(got))
+	}
+	e := got[0].(ImportErrorEvent)
+	if e.File != "broken.ckpt" || !strings.Contains(e.Error, "broken.ckpt") {
+		t.Errorf("import-error %+v: want the file and an error naming it", e)
+	}
+}

@@ -1,0 +1,54 @@
+// Backend events the UI must show without a call of its own (fake bridge):
+// a capture dropped on the window that did not open says so, in both
+// languages (the desktop door sends it as import-error, app/events.go).
+// Needs the built frontend (`make frontend`); screenshots go to
+// test-results/events-*.png.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fakePage, resultsDir, skip } from './fakepage.mjs';
+
+const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
+const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
+const fill = (s, v) => s.replace(/{{(\w+)}}/g, (_, k) => v[k]);
+
+describe('events without a call (fake bridge)', { skip }, () => {
+  let page;
+  let stop;
+  const pageErrors = [];
+  before(async () => {
+    ({ page, stop } = await fakePage({ viewport: { width: 1280, height: 800 }, pageErrors }));
+  });
+  after(async () => {
+    await stop?.();
+  });
+
+  const dropFailed = async (lang, file, error) => {
+    if (lang) {
+      await page.getByTestId(`lang-${lang}`).click();
+      await page.waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
+    }
+    if (await page.getByTestId('toast').isVisible()) await page.getByTestId('toast').getByRole('button').click();
+    await page.evaluate(([f, e]) => window.__ceFakeEmit('import-error', { file: f, error: e }), [file, error]);
+    const toast = page.getByTestId('toast');
+    await toast.waitFor();
+    return toast;
+  };
+
+  it('a capture dropped on the window that does not open shows why, in both languages', async () => {
+    const error = 'capture: broken.ckpt: line 1: not JSON';
+    let toast = await dropFailed('', 'broken.ckpt', error);
+    assert.equal(await toast.getAttribute('role'), 'alert');
+    assert.ok((await toast.innerText()).includes(fill(en.capture.openFailed, { file: 'broken.ckpt', error })));
+    await page.screenshot({ path: `${resultsDir}events-en-import-error.png` });
+
+    toast = await dropFailed('zh', 'kaputt.ckpt', error);
+    assert.ok((await toast.innerText()).includes(fill(zh.capture.openFailed, { file: 'kaputt.ckpt', error })));
+    await page.screenshot({ path: `${resultsDir}events-zh-import-error.png` });
+    await page.getByTestId('lang-en').click();
+  });
+
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
