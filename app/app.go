@@ -81,8 +81,21 @@ func ResolvePaths(dataDir string) (Paths, error) {
 	}, nil
 }
 
-// App is the facade. Create it with New, then Start it.
+// App is what the UI calls — the window binds it, the HTTP door serves its
+// exported methods, the CLI calls them — over the state of one running app.
+// Create it with New, then Start it. Calls of the App New returns run under
+// the root context Start makes (cancelled by Close); the HTTP door calls
+// through a copy per request (withCallContext), so a closed browser tab
+// cancels its call. No call has a fixed time limit.
 type App struct {
+	*appCore
+	// ctx is the context of the request this App answers; nil for the root.
+	ctx context.Context
+}
+
+// appCore is the state of a running app, shared by every App of it. It has
+// no exported methods: the doors expose App's.
+type appCore struct {
 	paths  Paths
 	log    *slog.Logger
 	opts   Options
@@ -94,6 +107,7 @@ type App struct {
 	clusters []model.Cluster // configured, with secrets; guarded by mu
 	health   map[string]Health
 	cancel   context.CancelFunc
+	root     context.Context // Start's; guarded by mu
 	wg       sync.WaitGroup
 	// dialogs is set by the desktop door; nil elsewhere.
 	dialogs FileDialogs
@@ -146,7 +160,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	} else {
 		logger.Warn("no log file", "path", paths.Log, "err", err)
 	}
-	a := &App{
+	a := &App{appCore: &appCore{
 		paths:   paths,
 		log:     logger,
 		logFile: logFile,
@@ -154,7 +168,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		config:  &configFile{path: paths.Config},
 		events:  newBroadcaster(),
 		health:  map[string]Health{},
-	}
+	}}
 	cfg, err := a.config.load()
 	if err != nil {
 		if logFile != nil {
@@ -225,7 +239,7 @@ func checkWritable(p Paths, dataDir bool) error {
 func Start(ctx context.Context, a *App) error {
 	ctx, cancel := context.WithCancel(ctx)
 	a.mu.Lock()
-	a.cancel = cancel
+	a.cancel, a.root = cancel, ctx
 	a.mu.Unlock()
 	if !a.opts.NoSample {
 		if err := a.ensureSample(ctx); err != nil {
@@ -243,6 +257,30 @@ func Start(ctx context.Context, a *App) error {
 	}
 	return nil
 }
+
+// callCtx is the context of one call: the request's when the HTTP door made
+// this App, ended too when the app closes; the app's root context otherwise.
+func (a *App) callCtx() (context.Context, context.CancelFunc) {
+	a.mu.Lock()
+	root := a.root
+	a.mu.Unlock()
+	if root == nil {
+		root = context.Background() // not started: a CLI command before Start, tests
+	}
+	if a.ctx == nil {
+		return context.WithCancel(root)
+	}
+	ctx, cancel := context.WithCancel(a.ctx)
+	stop := context.AfterFunc(root, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
+
+// withCallContext is a's state answering one request: calls through it end
+// with ctx.
+func withCallContext(a *App, ctx context.Context) *App { return &App{appCore: a.appCore, ctx: ctx} }
 
 // Close stops background work and closes the cache.
 func Close(a *App) error {

@@ -28,7 +28,9 @@ func newTestApp(t *testing.T, opts Options) *App {
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	opts.NoCollect = true
 	a, err := New(context.Background(), opts)
 	if err != nil {

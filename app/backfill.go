@@ -90,7 +90,7 @@ func metricNames(over map[string]string) (prometheus.MetricNames, error) {
 func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) {
 	c, ok := a.configuredCluster(cluster)
 	if !ok {
-		ctx, cancel := callCtx()
+		ctx, cancel := a.callCtx()
 		stored, err := a.store.Clusters(ctx)
 		cancel()
 		if err != nil {
@@ -108,7 +108,7 @@ func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) 
 	if c.PrometheusURL == "" {
 		return BackfillResult{}, badRequest("cluster %q has no Prometheus URL", cluster)
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	q := store.Query{Cluster: cluster, JobID: job}
 	cps, err := a.store.Checkpoints(ctx, q)

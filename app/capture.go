@@ -81,7 +81,7 @@ func (a *App) OpenCapture(path string) (ImportResult, error) {
 	if path == "" {
 		return ImportResult{}, badRequest("no file given")
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	res, err := a.importCapture(ctx, path, captureSourceName)
 	if err != nil {
@@ -304,7 +304,7 @@ func (a *App) ExportCapture(req ExportRequest) (ExportResult, error) {
 		}
 		req.Path = p
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	return a.exportCapture(ctx, req)
 }

@@ -36,8 +36,11 @@ func (a *App) TestConnection(in ClusterInput) (ConnectionTest, error) {
 	if err := validateCluster(c); err != nil {
 		return ConnectionTest{Message: err.Error()}, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := a.callCtx()
 	defer cancel()
+	// A connection test answers within 15 s, whatever the engine does.
+	ctx, cancelTest := context.WithTimeout(ctx, 15*time.Second)
+	defer cancelTest()
 	switch c.Engine {
 	case model.EngineFlink:
 		cl, err := flink.New(flinkConfig(c))

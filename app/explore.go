@@ -31,7 +31,7 @@ const baselineWindowMs = 30 * 60 * 1000
 
 // CheckpointView analyses one checkpoint against the checkpoints before it.
 func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (CheckpointView, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	d, err := a.Checkpoint(cluster, job, pipeline, id)
 	if err != nil {
@@ -107,7 +107,7 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	default:
 		return Heatmap{}, badRequest("heatmap kind %q: choose phase, failure or vertex", req.Kind)
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	j, err := a.store.Job(ctx, req.Cluster, req.Job)
 	if errors.Is(err, store.ErrNotFound) {
@@ -153,7 +153,7 @@ type CompareResult struct {
 
 // Compare puts checkpoint b beside a (the baseline) phase by phase and vertex by vertex.
 func (a *App) Compare(cluster, job string, pipelineA int, idA int64, pipelineB int, idB int64) (CompareResult, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	j, err := a.store.Job(ctx, cluster, job)
 	if errors.Is(err, store.ErrNotFound) {
@@ -176,7 +176,7 @@ func (a *App) Compare(cluster, job string, pipelineA int, idA int64, pipelineB i
 // DefaultCompare compares the latest failed (or else the slowest) checkpoint
 // in the range with the median healthy one.
 func (a *App) DefaultCompare(cluster, job string, fromMs, toMs int64) (CompareResult, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	cps, err := a.store.Checkpoints(ctx, store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs})
 	if err != nil {

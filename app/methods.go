@@ -6,19 +6,11 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"time"
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
-
-// callTimeout bounds one facade call so a stuck query cannot hang the UI.
-const callTimeout = 2 * time.Minute
-
-func callCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), callTimeout)
-}
 
 // VersionInfo says which build is running.
 type VersionInfo struct {
@@ -61,7 +53,7 @@ type SourceView struct {
 
 // ListClusters lists configured clusters and read-only sources (captures, sample).
 func (a *App) ListClusters() ([]SourceView, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	stored, err := a.store.Clusters(ctx)
 	if err != nil {
@@ -202,7 +194,7 @@ func (a *App) SaveCluster(in ClusterInput) error {
 	if err := validateCluster(c); err != nil {
 		return badRequest("%v", err)
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	if stored, err := a.store.Clusters(ctx); err == nil {
 		for _, s := range stored {
@@ -238,7 +230,7 @@ func (a *App) SaveCluster(in ClusterInput) error {
 
 // RemoveCluster forgets a cluster (or an opened capture) and its cached data.
 func (a *App) RemoveCluster(name string) error {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	a.mu.Lock()
 	found := false
@@ -286,7 +278,7 @@ type JobView = store.JobSummary
 
 // ListJobs lists the cached jobs of a source ("" = all sources).
 func (a *App) ListJobs(cluster string) ([]JobView, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	return a.store.Jobs(ctx, cluster)
 }
@@ -317,7 +309,7 @@ func (a *App) Checkpoints(cluster, job string, fromMs, toMs int64) ([]Checkpoint
 	if cluster == "" || job == "" {
 		return nil, badRequest("cluster and job are required")
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	cps, err := a.store.Checkpoints(ctx, store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs})
 	if err != nil {
@@ -357,7 +349,7 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 	if req.ToMs != 0 && req.FromMs > req.ToMs {
 		return analyze.Timeline{}, badRequest("from_ms %d is after to_ms %d", req.FromMs, req.ToMs)
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	q := store.Query{Cluster: req.Cluster, JobID: req.Job}
 	// The whole job: the extent and merged bars need every checkpoint's span.
@@ -413,7 +405,7 @@ type CheckpointDetail struct {
 
 // Checkpoint returns one checkpoint with all its per-vertex and per-subtask stats.
 func (a *App) Checkpoint(cluster, job string, pipeline int, id int64) (CheckpointDetail, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	c, err := a.store.Checkpoint(ctx, model.Key{Cluster: cluster, JobID: job, Pipeline: pipeline, ID: id})
 	if errors.Is(err, store.ErrNotFound) {
@@ -447,7 +439,7 @@ type RetentionView struct {
 
 // Retention reports the cache's size and limits.
 func (a *App) Retention() (RetentionView, error) {
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	s, err := a.store.Stats(ctx)
 	if err != nil {
@@ -472,7 +464,7 @@ func (a *App) SetRetention(l RetentionLimits) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	if _, err := a.store.ApplyRetention(ctx); err != nil {
 		return fmt.Errorf("apply retention: %w", err)

@@ -24,7 +24,7 @@ func (a *App) JobReconciliation(cluster, job string) (*ReconciliationView, error
 	if cluster == "" || job == "" {
 		return nil, badRequest("cluster and job are required")
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	r, ok, err := a.store.Reconciliation(ctx, cluster, job)
 	if err != nil || !ok {

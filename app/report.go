@@ -24,7 +24,7 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 	if cluster == "" || job == "" {
 		return Report{}, badRequest("cluster and job are required")
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := a.callCtx()
 	defer cancel()
 	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs)
 	if err != nil {

@@ -320,7 +320,8 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s takes %d arguments, got %d", name, nargs, len(raw)))
 		return
 	}
-	args := []reflect.Value{reflect.ValueOf(s.app)}
+	// The call ends with the request: a closed tab cancels it.
+	args := []reflect.Value{reflect.ValueOf(withCallContext(s.app, r.Context()))}
 	for i := 0; i < nargs; i++ {
 		v := reflect.New(ft.In(i + 1))
 		if err := json.Unmarshal(raw[i], v.Interface()); err != nil {
@@ -448,10 +449,15 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 		s.writeBodyError(w, tooLarge, fmt.Errorf("upload %s: %w", name, err))
 		return
 	}
-	ctx, cancel := callCtx()
+	ctx, cancel := withCallContext(s.app, r.Context()).callCtx()
 	defer cancel()
 	res, err := s.app.importCapture(ctx, tmp.Name(), captureSourceName)
 	extendWrite(w, s.limits.write)
+	if err != nil && r.Context().Err() != nil {
+		// Nobody waits for the answer; the cache is as it was.
+		s.log.Info("upload: import cancelled, the client went away", "file", name, "err", err)
+		return
+	}
 	if err != nil {
 		// Name the user's file, not our temp file.
 		msg := strings.ReplaceAll(err.Error(), path.Base(tmp.Name()), name)

@@ -36,7 +36,12 @@ type abuseServer struct {
 // startAbuse serves a test app on loopback; tune may shorten the limits.
 func startAbuse(t *testing.T, opts ServeOptions, tune func(*serveLimits)) *abuseServer {
 	t.Helper()
-	a := newTestApp(t, Options{NoSample: true})
+	return serveApp(t, newTestApp(t, Options{NoSample: true}), opts, tune)
+}
+
+// serveApp serves a on loopback with the test token.
+func serveApp(t *testing.T, a *App, opts ServeOptions, tune func(*serveLimits)) *abuseServer {
+	t.Helper()
 	opts.Token = abuseToken
 	ready := make(chan string, 1)
 	opts.Ready = func(u string) { ready <- u }
