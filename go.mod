@@ -3,6 +3,8 @@ module checkpoint-explorer
 go 1.26.0
 
 require (
+	github.com/Shopify/toxiproxy/v2 v2.5.0
+	github.com/dustin/go-humanize v1.1.0
 	github.com/go-resty/resty/v2 v2.17.2
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/pkg/browser v0.0.0-20210911075715-681adbf594b8
@@ -15,7 +17,6 @@ require (
 )
 
 require (
-	github.com/Shopify/toxiproxy/v2 v2.5.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

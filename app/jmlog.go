@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"sort"
 	"strings"
 	"sync"
@@ -216,16 +217,6 @@ func (l *jobManagerLog) pick(files []flink.LogFile) (flink.LogFile, bool) {
 	return cands[0], true
 }
 
-// HumanBytes prints a byte count in binary units ("16.0 MiB").
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// HumanBytes prints a byte count in binary units ("16 MiB", "1.5 KiB"), as
+// the capture reader's errors do (go-humanize).
+func HumanBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }

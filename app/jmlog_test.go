@@ -139,7 +139,7 @@ func TestJobManagerLogSaysWhyItCannotBeRead(t *testing.T) {
 		f := &fakeJobManagerLog{body: readFixture(t, "jobmanager-2.3.log"), listed: JobManagerLogLimit + 1}
 		l, now := newTestJMLog(t, f, "")
 		cps, st, err := l.LogCheckpoints(ctx, job, true)
-		if cps != nil || err != nil || st.State != model.LogTooLarge || f.reads != 0 || !strings.Contains(st.Reason, "16.0 MiB") {
+		if cps != nil || err != nil || st.State != model.LogTooLarge || f.reads != 0 || !strings.Contains(st.Reason, "16 MiB") {
 			t.Fatalf("over the cap: %v, %+v, %v, %d reads", cps, st, err, f.reads)
 		}
 		l.readBeyondLimit()

@@ -149,15 +149,3 @@ func checkHeader(h Header) error {
 	}
 	return nil
 }
-
-// humanBytes prints a limit the way people set it.
-func humanBytes(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	default:
-		return fmt.Sprintf("%d bytes", n)
-	}
-}

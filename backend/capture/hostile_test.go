@@ -50,7 +50,7 @@ func TestHugeLineRefused(t *testing.T) {
 		}()
 		_, err := Read(context.Background(), pr, Limits{MaxLineBytes: 1 << 20, MaxStringBytes: 16 << 20}, Visitor{})
 		pr.CloseWithError(io.ErrClosedPipe) // stop the writer goroutine
-		if err == nil || err.Error() != "capture: line 2: longer than the 1 MiB line limit" {
+		if err == nil || err.Error() != "capture: line 2: longer than the 1.0 MiB line limit" {
 			t.Fatalf("error = %v", err)
 		}
 	})
@@ -122,18 +122,18 @@ func TestHugeStringRefused(t *testing.T) {
 		want string
 	}{
 		{"failure message", `{"type":"checkpoint","cluster":"c","failure_message":"` + big + `"}`, Limits{},
-			`capture: line 2: field "failure_message" is 1048577 bytes, over the 1 MiB string limit`},
+			`capture: line 2: field "failure_message" is 1048577 bytes, over the 1.0 MiB string limit`},
 		{"nested vertex name", `{"type":"job","cluster":"c","id":"j","vertices":[{"id":"v","name":"` + big + `"}]}`, Limits{},
-			`capture: line 2: field "name" is 1048577 bytes, over the 1 MiB string limit`},
+			`capture: line 2: field "name" is 1048577 bytes, over the 1.0 MiB string limit`},
 		{"key", `{"type":"gap","` + big + `":1}`, Limits{},
-			`capture: line 2: an object key of 1048577 bytes is over the 1 MiB string limit`},
+			`capture: line 2: an object key of 1048577 bytes is over the 1.0 MiB string limit`},
 		{"unknown record type", `{"type":"future","blob":"` + big + `"}`, Limits{},
-			`capture: line 2: field "blob" is 1048577 bytes, over the 1 MiB string limit`},
+			`capture: line 2: field "blob" is 1048577 bytes, over the 1.0 MiB string limit`},
 		{"configured limit", `{"type":"cluster","name":"` + strings.Repeat("n", 31) + `","engine":"flink"}`, Limits{MaxStringBytes: 30},
-			`capture: line 2: field "name" is 31 bytes, over the 30 bytes string limit`},
+			`capture: line 2: field "name" is 31 bytes, over the 30 B string limit`},
 		// Invalid UTF-8 decodes to U+FFFD, three bytes each: caught after decoding.
 		{"grows when decoded", `{"type":"cluster","name":"` + strings.Repeat("\xff", 11) + `","engine":"flink"}`, Limits{MaxStringBytes: 30},
-			`capture: line 2: cluster: field "name" is 33 bytes, over the 30 bytes limit`},
+			`capture: line 2: cluster: field "name" is 33 bytes, over the 30 B limit`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readErr(t, lines(headerLine, tc.line, `{"type":"end","records":1}`), tc.lim)

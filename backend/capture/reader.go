@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"io"
 	"os"
 	"path/filepath"
@@ -354,7 +355,7 @@ type lineTooLongError struct {
 }
 
 func (e *lineTooLongError) Error() string {
-	return fmt.Sprintf("capture: line %d: longer than the %s line limit", e.line, humanBytes(e.max))
+	return fmt.Sprintf("capture: line %d: longer than the %s line limit", e.line, humanize.IBytes(uint64(e.max)))
 }
 
 // keepBuf is the largest assembly buffer kept between lines, so one big

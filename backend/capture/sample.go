@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"io"
 	"math"
 	"sort"
@@ -113,7 +114,7 @@ func (rd *reader) sample(r io.Reader) (Summary, error) {
 		return rd.sum, streamErr(err, 0)
 	}
 	if len(data) > rd.lim.MaxLineBytes {
-		return rd.sum, fmt.Errorf("capture: not a capture file, and as a JSON document it is over the %s limit", humanBytes(rd.lim.MaxLineBytes))
+		return rd.sum, fmt.Errorf("capture: not a capture file, and as a JSON document it is over the %s limit", humanize.IBytes(uint64(rd.lim.MaxLineBytes)))
 	}
 	res, err := rd.scan.scan(data)
 	if err != nil {

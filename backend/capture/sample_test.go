@@ -275,12 +275,12 @@ func TestSampleBadInput(t *testing.T) {
 	t.Run("over the size limit", func(t *testing.T) {
 		doc := `{"job_id":"j","time_series":[],"checkpoint_records":[],"pad":"` + strings.Repeat(" ", 2000) + `"}`
 		_, err := Read(context.Background(), strings.NewReader(doc), Limits{MaxLineBytes: 1000}, Visitor{})
-		if err == nil || !strings.Contains(err.Error(), "longer than the 1000 bytes line limit") {
+		if err == nil || !strings.Contains(err.Error(), "longer than the 1000 B line limit") {
 			t.Fatalf("error = %v", err)
 		}
 		doc = "{\n" + strings.Repeat(" \"pad\": 1,\n", 200) + `"job_id":"j","time_series":[],"checkpoint_records":[]}`
 		_, err = Read(context.Background(), strings.NewReader(doc), Limits{MaxLineBytes: 1000}, Visitor{})
-		if err == nil || !strings.Contains(err.Error(), "over the 1000 bytes limit") {
+		if err == nil || !strings.Contains(err.Error(), "over the 1000 B limit") {
 			t.Fatalf("error = %v", err)
 		}
 	})

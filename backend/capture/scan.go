@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/dustin/go-humanize"
 )
 
 // scanner looks at a raw line before it is decoded. encoding/json allocates
@@ -83,7 +84,7 @@ func (s *scanner) scan(line []byte) (scanResult, error) {
 }
 
 func (s *scanner) longString(str, key []byte, isKey bool) error {
-	limit := humanBytes(s.lim.MaxStringBytes)
+	limit := humanize.IBytes(uint64(s.lim.MaxStringBytes))
 	switch {
 	case isKey:
 		return fmt.Errorf("an object key of %d bytes is over the %s string limit", len(str), limit)

@@ -49,11 +49,11 @@ func TestScannerLimits(t *testing.T) {
 		{"depth", `{"a":[[1]]}`, ""},
 		{"too deep", `{"a":[[[1]]]}`, "JSON nested deeper than 3 levels"},
 		{"deep inside a string is fine", `{"a":"[[[["}`, ""},
-		{"long value", `{"name":"abcdef"}`, `field "name" is 6 bytes, over the 5 bytes string limit`},
-		{"long value in array", `{"tags":["ok","abcdef"]}`, `field "tags" is 6 bytes, over the 5 bytes string limit`},
-		{"long key", `{"abcdef":1}`, "an object key of 6 bytes is over the 5 bytes string limit"},
-		{"long top-level string", `"abcdef"`, "a string of 6 bytes is over the 5 bytes string limit"},
-		{"escapes count raw", `{"a":"\\\\\\"}`, `field "a" is 6 bytes, over the 5 bytes string limit`},
+		{"long value", `{"name":"abcdef"}`, `field "name" is 6 bytes, over the 5 B string limit`},
+		{"long value in array", `{"tags":["ok","abcdef"]}`, `field "tags" is 6 bytes, over the 5 B string limit`},
+		{"long key", `{"abcdef":1}`, "an object key of 6 bytes is over the 5 B string limit"},
+		{"long top-level string", `"abcdef"`, "a string of 6 bytes is over the 5 B string limit"},
+		{"escapes count raw", `{"a":"\\\\\\"}`, `field "a" is 6 bytes, over the 5 B string limit`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := scanner{lim: lim}

@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"math"
 	"net/url"
 
@@ -28,7 +29,7 @@ func (c *checker) fail(format string, args ...any) {
 
 func (c *checker) str(field, s string) {
 	if len(s) > c.lim.MaxStringBytes {
-		c.fail("field %q is %d bytes, over the %s limit", field, len(s), humanBytes(c.lim.MaxStringBytes))
+		c.fail("field %q is %d bytes, over the %s limit", field, len(s), humanize.IBytes(uint64(c.lim.MaxStringBytes)))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"io"
 	"time"
 
@@ -202,7 +203,7 @@ func (w *Writer) write(typ string, v any) error {
 		b[at] = ','
 	}
 	if len(b)-1 > w.lim.MaxLineBytes {
-		return fmt.Errorf("capture: write %s: record is %d bytes, over the %s line limit", typ, len(b)-1, humanBytes(w.lim.MaxLineBytes))
+		return fmt.Errorf("capture: write %s: record is %d bytes, over the %s line limit", typ, len(b)-1, humanize.IBytes(uint64(w.lim.MaxLineBytes)))
 	}
 	if _, err := w.zw.Write(b); err != nil {
 		w.err = fmt.Errorf("capture: write %s: %w", typ, err)

@@ -310,7 +310,7 @@
   // recorded the same state (read-only: it cannot be read from the UI).
   const MiB = 1 << 20;
   const tooLarge = { state: 'too_large', size_bytes: 47_400_000, limit_bytes: 16 * MiB, checkpoints: 5,
-    reason: "the JobManager log is 45.2 MiB, over the 16.0 MiB cap: read it on demand, or set the cluster's JobManager log to on" };
+    reason: "the JobManager log is 45 MiB, over the 16 MiB cap: read it on demand, or set the cluster's JobManager log to on" };
   function reconciliation(cluster, job) {
     const list = checkpoints[key(cluster, job)] || [];
     if (!list.length || cluster === 'zeta-staging') return null;

@@ -26,7 +26,7 @@ const SAMPLE_JOB = '469237c073b0c1ea872fc0403694fc68';
 const LOG_IDS = [1, 2, 3, 4, 7]; // from the JobManager log
 const CAUSE = 'java.lang.RuntimeException: Snapshot Thrower: snapshot of checkpoint 3 thrown on purpose';
 const TASK = 'Snapshot Thrower (1/2)#0';
-const REASON = "the JobManager log is 45.2 MiB, over the 16.0 MiB cap: read it on demand, or set the cluster's JobManager log to on";
+const REASON = "the JobManager log is 45 MiB, over the 16 MiB cap: read it on demand, or set the cluster's JobManager log to on";
 
 
 describe('the JobManager log in the UI (fake bridge)', { skip }, () => {

@@ -107,7 +107,7 @@ describe('finalizeNote', () => {
   });
 
   it('too_large: the reason and the offer to read it once', () => {
-    const reason = 'the JobManager log is 45.2 MiB, over the 16.0 MiB cap: read it on demand, or set the cluster\'s JobManager log to on';
+    const reason = 'the JobManager log is 45 MiB, over the 16 MiB cap: read it on demand, or set the cluster\'s JobManager log to on';
     expect(finalizeNote(done, 'flink', log({ state: 'too_large', reason, size_bytes: 47_400_000, limit_bytes: 16 * MiB }), t, 'en-US')).toEqual({
       state: 'too_large',
       text: 'Finalization not known: the JobManager log is too large for the automatic reads.',
@@ -163,7 +163,7 @@ describe('jobManagerLogLine', () => {
   });
 
   it('too_large: its size in the line, size against the cap and the reason in the tooltip', () => {
-    const reason = 'the JobManager log is 45.2 MiB, over the 16.0 MiB cap: read it on demand, or set the cluster\'s JobManager log to on';
+    const reason = 'the JobManager log is 45 MiB, over the 16 MiB cap: read it on demand, or set the cluster\'s JobManager log to on';
     const l = jobManagerLogLine(log({ state: 'too_large', size_bytes: 47_400_000, limit_bytes: 16 * MiB, reason }), t, 'en-US')!;
     expect(l.text).toBe('JobManager log too large (45.2 MiB): read on demand');
     expect(l.problem).toBe(true);
