@@ -15,6 +15,7 @@ import (
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -225,7 +226,7 @@ func TestClustersRetentionAppliesOnlyTheNewLimits(t *testing.T) {
 	}
 	err = s.Bulk(ctx, func(w store.Writer) error {
 		for i := range 50 {
-			c := store.SyntheticCheckpoint("c", "j", int64(i+1), time.Now().UnixMilli()-int64(50-i)*1000, 1, 1)
+			c := modeltest.Checkpoint("c", "j", int64(i+1), time.Now().UnixMilli()-int64(50-i)*1000, 1, 1)
 			if err := w.PutCheckpoint(&c); err != nil {
 				return err
 			}

@@ -15,7 +15,7 @@ import (
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/store"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // lockedBuffer is a log destination safe for the app's goroutines.
@@ -57,7 +57,7 @@ func writeBigCapture(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	for i := range n {
-		c := store.SyntheticCheckpoint("big", "job", int64(i+1), 1_700_000_000_000+int64(i)*1000, 4, 16)
+		c := modeltest.Checkpoint("big", "job", int64(i+1), 1_700_000_000_000+int64(i)*1000, 4, 16)
 		if err := w.Checkpoint(&c); err != nil {
 			t.Fatal(err)
 		}

@@ -187,39 +187,6 @@ func (a *Analyzer) row(k int) []int64 {
 	return a.vmax[a.voff[k]:end]
 }
 
-// Analyze explains a job's checkpoints: phases, bottlenecks, ack progress,
-// failures and their clusters, repeated slow phases, and the correlation
-// with backpressure and size. cps need not be sorted and are not modified;
-// acks, metrics and gaps may hold other jobs' records, which are ignored
-// where they carry a job id. The result depends only on the inputs.
-//
-// Work is linear in the number of subtask stats (one pass, no allocation
-// per subtask) plus O(checkpoints × vertices × log samples) for the metric
-// windows; memory beyond the output is one int64 per checkpoint, vertex
-// and subtask phase. To analyse more than fits in memory, stream the
-// checkpoints through an Analyzer instead.
-func Analyze(job model.Job, cps []model.Checkpoint, acks []model.AckSample, metrics []model.MetricSample, gaps []model.Gap) JobAnalysis {
-	order := sortedOrder(cps)
-	a := NewAnalyzer(job, acks)
-	for _, i := range order {
-		a.g.addTasks(&cps[i])
-	}
-	n, nV := len(order), len(a.g.vertices)
-	a.heads = make([]model.Checkpoint, n)
-	a.res = make([]cpResult, n)
-	a.out = make([]CheckpointAnalysis, n)
-	a.voff = make([]int, n)
-	a.vmax = make([]int64, n*nV*numSubtaskPhases)
-	for k := range a.voff {
-		a.voff[k] = k * nV * numSubtaskPhases
-	}
-	for i := range a.vmax {
-		a.vmax[i] = -1
-	}
-	a.scanAll(cps, order)
-	return a.Finish(metrics, gaps)
-}
-
 // scanAll fills the per-checkpoint results, in parallel over contiguous
 // chunks; each checkpoint's result depends only on that checkpoint (the
 // graph is complete before), so the outcome does not depend on scheduling.

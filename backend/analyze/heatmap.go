@@ -307,15 +307,6 @@ func (b *HeatmapBuilder) span(fromMs, toMs int64) (int64, int64) {
 	return b.minTrig, max(0, b.maxTrig)
 }
 
-// heatmapOf feeds a slice to a builder.
-func heatmapOf(job model.Job, cps []model.Checkpoint) *HeatmapBuilder {
-	b := NewHeatmapBuilder(job)
-	for i := range cps {
-		b.Add(&cps[i])
-	}
-	return b
-}
-
 // PhaseHeatmap is phase × time bucket: how slow each phase was when.
 type PhaseHeatmap struct {
 	Buckets Buckets    `json:"buckets"`
@@ -342,14 +333,10 @@ type PhaseCell struct {
 	MaxPipeline int   `json:"max_pipeline,omitempty"`
 }
 
-// BuildPhaseHeatmap buckets completed checkpoints triggered in [fromMs, toMs]
-// (0, 0 = all) by trigger time. Rows are end_to_end and each phase present,
-// with the per-checkpoint (critical path) value of docs/phases.md.
-func BuildPhaseHeatmap(job model.Job, cps []model.Checkpoint, fromMs, toMs int64, targetBuckets int) PhaseHeatmap {
-	return heatmapOf(job, cps).Phase(fromMs, toMs, targetBuckets)
-}
-
-// Phase is BuildPhaseHeatmap over the checkpoints added.
+// Phase buckets the completed checkpoints added that were triggered in
+// [fromMs, toMs] (0, 0 = all) by trigger time. Rows are end_to_end and each
+// phase present, with the per-checkpoint (critical path) value of
+// docs/phases.md.
 func (b *HeatmapBuilder) Phase(fromMs, toMs int64, targetBuckets int) PhaseHeatmap {
 	fromMs, toMs = b.span(fromMs, toMs)
 	hm := PhaseHeatmap{Buckets: NewBuckets(fromMs, toMs, targetBuckets), Rows: []PhaseRow{}}
@@ -401,14 +388,10 @@ type FailureCell struct {
 	CheckpointIDs []int64 `json:"checkpoint_ids"`
 }
 
-// BuildFailureHeatmap buckets failed checkpoints triggered in [fromMs, toMs]
-// (0, 0 = all) by trigger time and signature; rows most frequent first.
-func BuildFailureHeatmap(cps []model.Checkpoint, fromMs, toMs int64, targetBuckets int) FailureHeatmap {
-	return heatmapOf(model.Job{}, cps).Failure(fromMs, toMs, targetBuckets)
-}
-
-// Failure is BuildFailureHeatmap over the checkpoints added; it reads no
-// task stats, so checkpoints added without them give the same result.
+// Failure buckets the failed checkpoints added that were triggered in
+// [fromMs, toMs] (0, 0 = all) by trigger time and signature; rows most
+// frequent first. It reads no task stats, so checkpoints added without them
+// give the same result.
 func (b *HeatmapBuilder) Failure(fromMs, toMs int64, targetBuckets int) FailureHeatmap {
 	fromMs, toMs = b.span(fromMs, toMs)
 	hm := FailureHeatmap{Buckets: NewBuckets(fromMs, toMs, targetBuckets), Rows: []FailureRow{}}
@@ -507,18 +490,6 @@ type VertexRow struct {
 	Cells      []*int64 `json:"cells"`
 }
 
-// BuildVertexHeatmap lays out, for checkpoints triggered in [fromMs, toMs]
-// (0, 0 = all), the phase's value per vertex: the maximum over the vertex's
-// acknowledged subtasks. phase may be a per-subtask phase or end_to_end
-// (the vertex's slowest subtask ack after trigger); finalize has no
-// per-vertex value. Vertices come upstream first.
-func BuildVertexHeatmap(job model.Job, cps []model.Checkpoint, phase Phase, fromMs, toMs int64, maxColumns int) (VertexHeatmap, error) {
-	if err := CheckVertexPhase(phase); err != nil {
-		return VertexHeatmap{}, err
-	}
-	return heatmapOf(job, cps).Vertex(phase, fromMs, toMs, maxColumns)
-}
-
 // CheckVertexPhase returns the error the vertex heatmap gives for phase, if
 // any, so a caller can refuse a request before reading its checkpoints.
 func CheckVertexPhase(phase Phase) error {
@@ -538,7 +509,11 @@ func vertexPhase(phase Phase) (int, error) {
 	return 0, fmt.Errorf("analyze: vertex heatmap: %q has no per-vertex value; choose one of start_delay, alignment, sync, async, ack, end_to_end", phase)
 }
 
-// Vertex is BuildVertexHeatmap over the checkpoints added.
+// Vertex lays out, for the checkpoints added that were triggered in
+// [fromMs, toMs] (0, 0 = all), the phase's value per vertex: the maximum over
+// the vertex's acknowledged subtasks. phase may be a per-subtask phase or
+// end_to_end (the vertex's slowest subtask ack after trigger); finalize has
+// no per-vertex value. Vertices come upstream first.
 func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int) (VertexHeatmap, error) {
 	p, err := vertexPhase(phase)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // Both benchmarks write realistic checkpoints (8 vertices × 64 subtasks)
@@ -14,7 +15,7 @@ import (
 func benchCheckpoints(n int) []model.Checkpoint {
 	cps := make([]model.Checkpoint, n)
 	for i := range cps {
-		cps[i] = SyntheticCheckpoint("bench", "job", int64(i+1), 1_000_000+int64(i)*10_000, throughputVertices, throughputSubtasks)
+		cps[i] = modeltest.Checkpoint("bench", "job", int64(i+1), 1_000_000+int64(i)*10_000, throughputVertices, throughputSubtasks)
 	}
 	return cps
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // The crash test re-executes the test binary as a writer process (selected
@@ -31,7 +32,7 @@ func crashShape(id int64) (vertices, subtasks int) {
 
 func crashCheckpoint(id int64) model.Checkpoint {
 	v, n := crashShape(id)
-	return SyntheticCheckpoint("crash", "job", id, 1_000_000+id*1000, v, n)
+	return modeltest.Checkpoint("crash", "job", id, 1_000_000+id*1000, v, n)
 }
 
 // TestCrashChildWriter is the child process; it does nothing in a normal run.

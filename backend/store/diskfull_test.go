@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // diskFullBatch is a batch big enough that a full cache cannot take it.
@@ -15,7 +16,7 @@ func diskFullBatch(from int64) []model.Checkpoint {
 	cps := make([]model.Checkpoint, 20)
 	for i := range cps {
 		id := from + int64(i)
-		cps[i] = SyntheticCheckpoint("c", "j", id, 1_000_000+id*1000, 4, 64)
+		cps[i] = modeltest.Checkpoint("c", "j", id, 1_000_000+id*1000, 4, 64)
 	}
 	return cps
 }

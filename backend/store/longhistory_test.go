@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // Checkpoints of two jobs and two pipelines interleave in trigger order; some
@@ -20,7 +21,7 @@ func TestScanCheckpointsGivesEachItsOwnTasks(t *testing.T) {
 		for i := range 40 {
 			for _, job := range []string{"a", "b"} {
 				for pipeline := range 2 {
-					c := SyntheticCheckpoint("c", job, int64(i+1), 1_000_000+int64(i/3)*1000, 1+i%3, 2+pipeline)
+					c := modeltest.Checkpoint("c", job, int64(i+1), 1_000_000+int64(i/3)*1000, 1+i%3, 2+pipeline)
 					c.Pipeline = pipeline
 					for v := range c.Tasks {
 						c.Tasks[v].VertexID = fmt.Sprintf("%s-p%d-%d-v%d", job, pipeline, i+1, v)
@@ -121,7 +122,7 @@ func TestCheckpointSpansHoldWhatTheTimelineDraws(t *testing.T) {
 	s := openEmpty(t)
 	err := s.Bulk(ctx, func(w Writer) error {
 		for i := range 30 {
-			c := SyntheticCheckpoint("c", "j", int64(i+1), 1_000_000+int64(i)*1000, 1, 1)
+			c := modeltest.Checkpoint("c", "j", int64(i+1), 1_000_000+int64(i)*1000, 1, 1)
 			switch i % 4 {
 			case 1:
 				c.Status, c.FailureMs, c.CompletionMs = model.StatusFailed, c.TriggerMs+900, 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // Opened captures are exempt from the age and count limits: a colleague's
@@ -28,7 +29,7 @@ func TestRetentionKeepsOpenedCapturesOutOfAgeAndCountLimits(t *testing.T) {
 	var cps []model.Checkpoint
 	for _, cl := range []string{"capture: old", "live"} {
 		for i := int64(1); i <= 10; i++ {
-			cps = append(cps, SyntheticCheckpoint(cl, "j", i, old+i*1000, 1, 2))
+			cps = append(cps, modeltest.Checkpoint(cl, "j", i, old+i*1000, 1, 2))
 		}
 	}
 	if err := s.PutCheckpoints(ctx, cps); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 // fill writes n checkpoints of one job with detail, one ack sample and one
@@ -20,7 +21,7 @@ func fill(t testing.TB, s *Store, cluster, job string, firstID, n int, baseMs, s
 		for i := range n {
 			id := int64(2 * (firstID + i))
 			trig := baseMs + int64(firstID+i)*stepMs
-			c := SyntheticCheckpoint(cluster, job, id, trig, vertices, subtasks)
+			c := modeltest.Checkpoint(cluster, job, id, trig, vertices, subtasks)
 			if err := w.PutCheckpoint(&c); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 )
 
 func openTest(t testing.TB, r Retention) *Store {
@@ -236,7 +237,7 @@ func TestCheckpointPhaseMaxima(t *testing.T) {
 
 func TestCheckpointUpsert(t *testing.T) {
 	base := func(status model.Status, e2e int64, withTasks bool) model.Checkpoint {
-		c := SyntheticCheckpoint("c", "j", 7, 1000, 2, 3)
+		c := modeltest.Checkpoint("c", "j", 7, 1000, 2, 3)
 		c.Status, c.EndToEndMs = status, e2e
 		if !withTasks {
 			c.Tasks = nil
@@ -325,10 +326,10 @@ func TestCheckpointUpsert(t *testing.T) {
 
 func TestPutCheckpointsRejectsBadInputAndKeepsStore(t *testing.T) {
 	ctx := context.Background()
-	good := SyntheticCheckpoint("c", "j", 1, 1000, 1, 2)
-	dupVertex := SyntheticCheckpoint("c", "j", 2, 2000, 2, 2)
+	good := modeltest.Checkpoint("c", "j", 1, 1000, 1, 2)
+	dupVertex := modeltest.Checkpoint("c", "j", 2, 2000, 2, 2)
 	dupVertex.Tasks[1].VertexID = dupVertex.Tasks[0].VertexID
-	dupSub := SyntheticCheckpoint("c", "j", 3, 3000, 1, 3)
+	dupSub := modeltest.Checkpoint("c", "j", 3, 3000, 1, 3)
 	dupSub.Tasks[0].Subtasks[2].Index = 0
 	tests := []struct {
 		name string
@@ -364,7 +365,7 @@ func TestPutCheckpointsRejectsBadInputAndKeepsStore(t *testing.T) {
 func TestUnsortedSubtasksAreStoredByIndex(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, DefaultRetention())
-	c := SyntheticCheckpoint("c", "j", 1, 1000, 1, 4)
+	c := modeltest.Checkpoint("c", "j", 1, 1000, 1, 4)
 	want := c
 	want.Tasks = []model.TaskStats{c.Tasks[0]}
 	want.Tasks[0].Subtasks = append([]model.SubtaskStats(nil), c.Tasks[0].Subtasks...)
@@ -632,7 +633,7 @@ func TestScanCheckpointsStreamsWithDetail(t *testing.T) {
 	s := openTest(t, DefaultRetention())
 	var cps []model.Checkpoint
 	for i := 1; i <= 60; i++ {
-		c := SyntheticCheckpoint("c", "j", int64(i), int64(1000*i), 1+i%3, 1+i%5)
+		c := modeltest.Checkpoint("c", "j", int64(i), int64(1000*i), 1+i%3, 1+i%5)
 		if i%4 == 0 {
 			c.Tasks = nil
 		}
@@ -681,7 +682,7 @@ func TestDeleteClusterRemovesEverythingOfIt(t *testing.T) {
 		}
 		var cps []model.Checkpoint
 		for i := 1; i <= 700; i++ { // more than one chunk
-			cps = append(cps, SyntheticCheckpoint(cluster, "j", int64(i), int64(i), 1, 2))
+			cps = append(cps, modeltest.Checkpoint(cluster, "j", int64(i), int64(i), 1, 2))
 		}
 		if err := s.PutCheckpoints(ctx, cps); err != nil {
 			t.Fatal(err)
@@ -732,7 +733,7 @@ func TestBulkRollbackLeavesStoreIdentical(t *testing.T) {
 			return err
 		}
 		for i := 1; i <= 50; i++ {
-			c := SyntheticCheckpoint("c", "j", int64(i), int64(i*1000), 2, 4)
+			c := modeltest.Checkpoint("c", "j", int64(i), int64(i*1000), 2, 4)
 			if err := w.PutCheckpoint(&c); err != nil {
 				return err
 			}
@@ -756,7 +757,7 @@ func TestBulkRollbackLeavesStoreIdentical(t *testing.T) {
 			return err
 		}
 		for i := 1; i <= 2000; i++ { // overwrite existing ones and add many more
-			c := SyntheticCheckpoint("c", "j", int64(i), int64(i*1000), 3, 8)
+			c := modeltest.Checkpoint("c", "j", int64(i), int64(i*1000), 3, 8)
 			c.Status = model.StatusFailed
 			if err := w.PutCheckpoint(&c); err != nil {
 				return err
@@ -821,7 +822,7 @@ func TestMarkDetailsMissedMarksOnlyFinalSummariesBelowTheHistory(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, DefaultRetention())
 	mk := func(id int64, status model.Status, withTasks bool, loss string) model.Checkpoint {
-		c := SyntheticCheckpoint("c", "j", id, 1000*id, 2, 3)
+		c := modeltest.Checkpoint("c", "j", id, 1000*id, 2, 3)
 		c.Status, c.DetailLoss = status, loss
 		if !withTasks {
 			c.Tasks = nil

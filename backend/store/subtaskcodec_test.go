@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 	"checkpoint-explorer/testenv/fuzzenv"
 )
 
@@ -55,7 +56,7 @@ func TestPackedSubtasksRoundTrip(t *testing.T) {
 		}
 	}
 	// A realistic vertex packs small: 64 completed subtasks in well under 64 rows' worth.
-	c := SyntheticCheckpoint("c", "j", 7, 1_700_000_000_000, 1, 64)
+	c := modeltest.Checkpoint("c", "j", 7, 1_700_000_000_000, 1, 64)
 	if b := encodeSubtasks(nil, c.Tasks[0].Subtasks); len(b) > 64*40 {
 		t.Errorf("64 subtasks pack into %d bytes", len(b))
 	}
@@ -125,9 +126,9 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	cps := []model.Checkpoint{
-		SyntheticCheckpoint("c", "j", 1, 1_700_000_000_000, 3, 5),
-		SyntheticCheckpoint("c", "j", 2, 1_700_000_010_000, 2, 4),
-		SyntheticCheckpoint("c", "j", 3, 1_700_000_020_000, 2, 3),
+		modeltest.Checkpoint("c", "j", 1, 1_700_000_000_000, 3, 5),
+		modeltest.Checkpoint("c", "j", 2, 1_700_000_010_000, 2, 4),
+		modeltest.Checkpoint("c", "j", 3, 1_700_000_020_000, 2, 3),
 	}
 	cps[1].Tasks[1].Subtasks = []model.SubtaskStats{} // an empty list, not an absent one
 	cps[2].Tasks[0].Subtasks = nil                    // absent (trimmed)
@@ -248,7 +249,7 @@ func TestDamagedPackNamesItsCheckpoint(t *testing.T) {
 
 // BenchmarkDecodeSubtasks64 unpacks one realistic vertex of 64 subtasks.
 func BenchmarkDecodeSubtasks64(b *testing.B) {
-	c := SyntheticCheckpoint("c", "j", 7, 1_700_000_000_000, 1, 64)
+	c := modeltest.Checkpoint("c", "j", 7, 1_700_000_000_000, 1, 64)
 	packed := encodeSubtasks(nil, c.Tasks[0].Subtasks)
 	dst := make([]model.SubtaskStats, 0, 64)
 	b.ReportAllocs()

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -215,7 +216,7 @@ func putMetrics(w store.Writer, j *genJob, cid, trig int64) error {
 // checkpoint is the store's synthetic checkpoint with some variety: every
 // 97th failed, every 500th slow in alignment.
 func checkpoint(cluster, job string, id, trig int64, vertices, subtasks int) model.Checkpoint {
-	c := store.SyntheticCheckpoint(cluster, job, id, trig, vertices, subtasks)
+	c := modeltest.Checkpoint(cluster, job, id, trig, vertices, subtasks)
 	if id%500 == 0 {
 		extra := 4000 + (id*13)%3000
 		for v := range c.Tasks {
