@@ -16,50 +16,10 @@ import {
   type Plot,
   type TimelineLayout,
 } from './timeline';
+import type { Theme } from './theme';
 import { timeTicks } from './ticks';
 
-export interface Palette {
-  bg: string;
-  completed: string;
-  failed: string;
-  inProgress: string;
-  gap: string;
-  axis: string;
-  grid: string;
-  text: string;
-  muted: string;
-  highlight: string;
-  font: string;
-  laneBp: string;
-  laneSize: string;
-  laneCommit: string;
-  laneCustom: string;
-}
-
-/** readPalette takes the colours from CSS variables so the canvas follows the theme. */
-export function readPalette(el: Element): Palette {
-  const cs = getComputedStyle(el);
-  const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
-  return {
-    bg: v('--canvas-bg', '#fff'),
-    completed: v('--status-completed', '#2f9e44'),
-    failed: v('--status-failed', '#e03131'),
-    inProgress: v('--status-inprogress', '#1c7ed6'),
-    gap: v('--gap', '#f08c00'),
-    axis: v('--axis', '#888'),
-    grid: v('--grid', '#eee'),
-    text: v('--text', '#222'),
-    muted: v('--text-muted', '#666'),
-    highlight: v('--highlight', '#000'),
-    font: v('--font', 'sans-serif'),
-    laneBp: v('--lane-bp', '#f76707'),
-    laneSize: v('--lane-size', '#1c7ed6'),
-    laneCommit: v('--lane-commit', '#ae3ec9'),
-    laneCustom: v('--lane-custom', '#0ca678'),
-  };
-}
-
-export function statusColor(p: Palette, status: TimelineBar['status']): string {
+export function statusColor(p: Theme, status: TimelineBar['status']): string {
   return status === 'FAILED' ? p.failed : status === 'IN_PROGRESS' ? p.inProgress : p.completed;
 }
 
@@ -142,7 +102,7 @@ function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | st
 }
 
 /** drawTimeline paints one frame and returns the geometry used, for hit-testing. */
-export function drawTimeline(ctx: CanvasRenderingContext2D, p: Palette, d: DrawInput): DrawResult {
+export function drawTimeline(ctx: CanvasRenderingContext2D, p: Theme, d: DrawInput): DrawResult {
   const { width, height, range } = d;
   const commitPts = d.lanes?.commit ?? [];
   const customLanes = d.lanes?.custom ?? [];
