@@ -11,7 +11,7 @@ TAGS       := desktop,production,webkit2_41
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './testenv/.cache/*' 2>/dev/null)
 FE_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: deps build frontend run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
+.PHONY: deps build frontend generate run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
 
 # Debian packages and npm modules the build and the tests need; installs only what is missing.
 deps:
@@ -25,6 +25,11 @@ frontend/dist/index.html: frontend/node_modules/.installed $(FE_SOURCES)
 	cd frontend && npm run build
 
 frontend: frontend/dist/index.html
+
+# The UI's contract with the backend (frontend/src/lib/contract.gen.ts) from the Go types;
+# a test in test-go fails when the checked-in file differs from what this writes.
+generate:
+	go run ./app/contractgen
 
 $(BIN): frontend/dist/index.html $(GO_SOURCES) go.mod go.sum
 	@mkdir -p build/bin

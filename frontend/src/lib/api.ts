@@ -2,6 +2,9 @@
 // window.go.app.App.<Method> and window.runtime.EventsOn/EventsOff: Wails
 // provides them in the desktop window, and `checkpoint-explorer serve` injects
 // /bridge.js that provides the same shape over HTTP + server-sent events.
+// Method names, arguments and events are checked against contract.gen.ts,
+// generated from the Go types (`make generate`).
+import type * as wire from './contract.gen';
 
 export type Engine = 'flink' | 'seatunnel';
 export type AuthKind = 'none' | 'basic' | 'bearer';
@@ -828,37 +831,8 @@ export interface LogView {
   lines: string[];
 }
 
-export interface ImportProgressEvent {
-  file: string;
-  checkpoints: number;
-  metric_samples: number;
-}
-
-export interface CheckpointsEvent {
-  cluster: string;
-  job: string;
-}
-
-export interface HealthEvent {
-  cluster: string;
-  state: HealthState;
-  last_error: string;
-}
-
-/** ImportErrorEvent: a capture dropped on the window did not open. */
-export interface ImportErrorEvent {
-  file: string;
-  error: string;
-}
-
-/** EventPayloads: every backend event (app/events.go), by name. */
-export interface EventPayloads {
-  checkpoints: CheckpointsEvent;
-  health: HealthEvent;
-  sources: Record<string, never>;
-  'import-progress': ImportProgressEvent;
-  'import-error': ImportErrorEvent;
-}
+// The events and their payloads are generated from app/events.go.
+export type { CheckpointsEvent, EventPayloads, HealthEvent, ImportErrorEvent, ImportProgressEvent } from './contract.gen';
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 
@@ -940,11 +914,17 @@ export function waitForBridge(timeoutMs = bridgeWaitMs): Promise<Record<string, 
   return bridgeReady;
 }
 
-async function call<T>(method: string, ...args: unknown[]): Promise<T> {
+/**
+ * call invokes a bound method. Its name and arguments are checked against the
+ * generated contract (contract.gen.ts, from the Go methods): M is the method,
+ * given explicitly since TypeScript cannot infer it beside an explicit T, the
+ * type the view reads (the wire type, normalised by the caller).
+ */
+async function call<T, M extends keyof wire.AppMethods>(method: M, ...args: Parameters<wire.AppMethods[M]>): Promise<T> {
   const bridge = await waitForBridge();
   const fn = bridge[method];
   if (typeof fn !== 'function') {
-    throw new ApiError(method, `backend has no method ${method}`);
+    throw new ApiError(method, `backend has no method ${String(method)}`);
   }
   try {
     return (await fn(...args)) as T;
@@ -971,28 +951,32 @@ function normaliseReport(r: Report): Report {
 }
 
 export const api = {
-  version: () => call<VersionInfo>('Version'),
-  listClusters: async () => arr(await call<SourceView[] | null>('ListClusters')).map((s) => ({ ...s, lanes: arr(s.lanes) })),
-  saveCluster: (input: ClusterInput) => call<void>('SaveCluster', input),
-  removeCluster: (name: string) => call<void>('RemoveCluster', name),
-  testConnection: (input: ClusterInput) => call<TestResult>('TestConnection', input),
-  listJobs: async (cluster: string) => arr(await call<JobView[] | null>('ListJobs', cluster)),
+  version: () => call<VersionInfo, 'Version'>('Version'),
+  /** saves a file through the desktop's save dialog (the window cannot download); the path chosen, or '' */
+  saveFile: (name: string, dataBase64: string) => call<string, 'SaveFile'>('SaveFile', name, dataBase64),
+  /** fetches backpressure from the cluster's Prometheus for cached checkpoints that have none */
+  backfillBackpressure: (cluster: string, job: string) => call<wire.BackfillResult, 'BackfillBackpressure'>('BackfillBackpressure', cluster, job),
+  listClusters: async () => arr(await call<SourceView[] | null, 'ListClusters'>('ListClusters')).map((s) => ({ ...s, lanes: arr(s.lanes) })),
+  saveCluster: (input: ClusterInput) => call<void, 'SaveCluster'>('SaveCluster', input),
+  removeCluster: (name: string) => call<void, 'RemoveCluster'>('RemoveCluster', name),
+  testConnection: (input: ClusterInput) => call<TestResult, 'TestConnection'>('TestConnection', input),
+  listJobs: async (cluster: string) => arr(await call<JobView[] | null, 'ListJobs'>('ListJobs', cluster)),
   checkpoints: async (cluster: string, job: string, fromMs: number, toMs: number) =>
-    arr(await call<CheckpointRow[] | null>('Checkpoints', cluster, job, fromMs, toMs)),
-  timeline: async (req: TimelineRequest): Promise<Timeline> => normaliseTimeline(await call<Timeline>('Timeline', req)),
+    arr(await call<CheckpointRow[] | null, 'Checkpoints'>('Checkpoints', cluster, job, fromMs, toMs)),
+  timeline: async (req: TimelineRequest): Promise<Timeline> => normaliseTimeline(await call<Timeline, 'Timeline'>('Timeline', req)),
   checkpoint: (cluster: string, job: string, pipeline: number, id: number) =>
-    call<CheckpointDetail>('Checkpoint', cluster, job, pipeline, id),
+    call<CheckpointDetail, 'Checkpoint'>('Checkpoint', cluster, job, pipeline, id),
   /** null when the job has no reconciliation (never polled by this version, an older capture, the sample) */
-  jobReconciliation: async (cluster: string, job: string) => (await call<ReconciliationView | null>('JobReconciliation', cluster, job)) ?? null,
+  jobReconciliation: async (cluster: string, job: string) => (await call<ReconciliationView | null, 'JobReconciliation'>('JobReconciliation', cluster, job)) ?? null,
   /** reads a Flink cluster's JobManager log once past its size cap, at the next poll (the log was too_large) */
-  readJobManagerLog: (cluster: string) => call<void>('ReadJobManagerLog', cluster),
-  retention: () => call<RetentionStatus>('Retention'),
-  setRetention: (limits: RetentionLimits) => call<void>('SetRetention', limits),
-  openCaptureDialog: () => call<ImportResult>('OpenCaptureDialog'),
-  openCapture: (path: string) => call<ImportResult>('OpenCapture', path),
-  exportCapture: (req: ExportRequest) => call<ExportResult>('ExportCapture', req),
+  readJobManagerLog: (cluster: string) => call<void, 'ReadJobManagerLog'>('ReadJobManagerLog', cluster),
+  retention: () => call<RetentionStatus, 'Retention'>('Retention'),
+  setRetention: (limits: RetentionLimits) => call<void, 'SetRetention'>('SetRetention', limits),
+  openCaptureDialog: () => call<ImportResult, 'OpenCaptureDialog'>('OpenCaptureDialog'),
+  openCapture: (path: string) => call<ImportResult, 'OpenCapture'>('OpenCapture', path),
+  exportCapture: (req: ExportRequest) => call<ExportResult, 'ExportCapture'>('ExportCapture', req),
   checkpointView: async (cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointViewData> => {
-    const v = await call<CheckpointViewData>('CheckpointView', cluster, job, pipeline, id);
+    const v = await call<CheckpointViewData, 'CheckpointView'>('CheckpointView', cluster, job, pipeline, id);
     return {
       ...v,
       subtasks: arr(v.subtasks),
@@ -1004,7 +988,7 @@ export const api = {
     };
   },
   heatmap: async (req: HeatmapRequest): Promise<Heatmap> => {
-    const h = await call<Heatmap>('Heatmap', req);
+    const h = await call<Heatmap, 'Heatmap'>('Heatmap', req);
     if (h.phase) h.phase.rows = arr(h.phase.rows).map((r) => ({ ...r, cells: arr(r.cells) }));
     if (h.failure) {
       h.failure.rows = arr(h.failure.rows).map((r) => ({
@@ -1019,16 +1003,16 @@ export const api = {
     return h;
   },
   compare: async (cluster: string, job: string, pipelineA: number, idA: number, pipelineB: number, idB: number) =>
-    normaliseComparison(await call<Comparison>('Compare', cluster, job, pipelineA, idA, pipelineB, idB)),
+    normaliseComparison(await call<Comparison, 'Compare'>('Compare', cluster, job, pipelineA, idA, pipelineB, idB)),
   defaultCompare: async (cluster: string, job: string, fromMs: number, toMs: number) =>
-    normaliseComparison(await call<Comparison>('DefaultCompare', cluster, job, fromMs, toMs)),
+    normaliseComparison(await call<Comparison, 'DefaultCompare'>('DefaultCompare', cluster, job, fromMs, toMs)),
   report: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
-    normaliseReport(await call<Report>('Report', cluster, job, fromMs, toMs)),
+    normaliseReport(await call<Report, 'Report'>('Report', cluster, job, fromMs, toMs)),
   // Insights is Report without the per-checkpoint analyses (checkpoints is empty): for panels.
   insights: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
-    normaliseReport(await call<Report>('Insights', cluster, job, fromMs, toMs)),
+    normaliseReport(await call<Report, 'Insights'>('Insights', cluster, job, fromMs, toMs)),
   log: async (lines: number): Promise<LogView> => {
-    const l = await call<LogView>('Log', lines);
+    const l = await call<LogView, 'Log'>('Log', lines);
     return { path: l?.path ?? '', lines: arr(l?.lines) };
   },
 };
@@ -1097,15 +1081,15 @@ const listeners = new Map<string, Set<Listener<never>>>();
  * fans out to every listener here, because the runtime's EventsOff(name)
  * drops all callbacks of that name at once.
  */
-export function on<K extends keyof EventPayloads>(name: K, cb: Listener<EventPayloads[K]>): () => void {
+export function on<K extends keyof wire.EventPayloads>(name: K, cb: Listener<wire.EventPayloads[K]>): () => void {
   let set = listeners.get(name);
   if (!set) {
     set = new Set();
     listeners.set(name, set);
     const subscribe = () => {
       window.runtime?.EventsOn(name, (...data: unknown[]) => {
-        const payload = (data[0] ?? {}) as EventPayloads[K];
-        for (const l of listeners.get(name) ?? []) (l as Listener<EventPayloads[K]>)(payload);
+        const payload = (data[0] ?? {}) as wire.EventPayloads[K];
+        for (const l of listeners.get(name) ?? []) (l as Listener<wire.EventPayloads[K]>)(payload);
       });
     };
     if (window.runtime) subscribe();

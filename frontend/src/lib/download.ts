@@ -1,4 +1,5 @@
 // Saving and copying what a view shows: PNG files and plain text.
+import { api } from './api';
 
 /** safeName makes a file name from free text (job names, cluster names). */
 export function safeName(s: string): string {
@@ -32,9 +33,8 @@ async function base64Of(data: Blob | string): Promise<string> {
  */
 export function download(data: Blob | string, name: string): void {
   if (inDesktopWindow()) {
-    const app = (window as unknown as { go: { app: { App: { SaveFile: (n: string, b: string) => Promise<string> } } } }).go.app.App;
     void base64Of(data)
-      .then((b64) => app.SaveFile(name, b64))
+      .then((b64) => api.saveFile(name, b64))
       .catch((e) => console.error('save failed:', e));
     return;
   }

@@ -7,6 +7,7 @@ import {
   mode,
   on,
   uploadCapture,
+  type HealthState,
   type ImportProgressEvent,
   type ImportResult,
   type JobView,
@@ -257,7 +258,8 @@ class AppState {
       on('health', (ev) => {
         const s = this.sources.find((x) => x.name === ev.cluster);
         if (s) {
-          s.health = { ...s.health, state: ev.state, last_error: ev.last_error ?? '' };
+          // The wire's state is a string; the backend sends only HealthState's values.
+          s.health = { ...s.health, state: ev.state as HealthState, last_error: ev.last_error ?? '' };
           if (ev.state === 'ok' || ev.state === 'partial') s.health.last_ok_ms = Date.now();
           // The event carries no problem list or missed count: ListClusters has them.
           this.refreshSources();
