@@ -116,7 +116,7 @@ export interface CustomLaneSpec {
 /** The backend's bound on a cluster's custom lanes (app.MaxLanes). */
 export const MAX_CUSTOM_LANES = 8;
 
-export interface TestResult {
+export interface ConnectionTest {
   ok: boolean;
   version: string;
   jobs: number;
@@ -959,7 +959,7 @@ export const api = {
   listClusters: async () => arr(await call<SourceView[] | null, 'ListClusters'>('ListClusters')).map((s) => ({ ...s, lanes: arr(s.lanes) })),
   saveCluster: (input: ClusterInput) => call<void, 'SaveCluster'>('SaveCluster', input),
   removeCluster: (name: string) => call<void, 'RemoveCluster'>('RemoveCluster', name),
-  testConnection: (input: ClusterInput) => call<TestResult, 'TestConnection'>('TestConnection', input),
+  testConnection: (input: ClusterInput) => call<ConnectionTest, 'TestConnection'>('TestConnection', input),
   listJobs: async (cluster: string) => arr(await call<JobView[] | null, 'ListJobs'>('ListJobs', cluster)),
   checkpoints: async (cluster: string, job: string, fromMs: number, toMs: number) =>
     arr(await call<CheckpointRow[] | null, 'Checkpoints'>('Checkpoints', cluster, job, fromMs, toMs)),
