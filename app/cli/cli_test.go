@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func TestParseAnywhere(t *testing.T) {
 func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(context.Background(), args, &out, &errb)
+	err := Run(context.Background(), args, &out, &errb, Options{})
 	return out.String(), errb.String(), err
 }
 
@@ -60,7 +60,7 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 // type them, answers "why" for the phase-2.3 sample and asks which job for a
 // capture holding several.
 func TestReportCommandOnBundledCaptures(t *testing.T) {
-	sample := filepath.Join("app", "sample", "phase-2.3-checkpoint-metrics.json")
+	sample := filepath.Join("..", "sample", "phase-2.3-checkpoint-metrics.json")
 	out, stderr, err := runCLI(t, "report", sample, "--format", "json", "--data-dir", t.TempDir())
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
@@ -82,7 +82,7 @@ func TestReportCommandOnBundledCaptures(t *testing.T) {
 		t.Errorf("text report (%v):\n%s", err, out)
 	}
 
-	knobs := filepath.Join("app", "sample", "flink-knobs.ckpt.gz")
+	knobs := filepath.Join("..", "sample", "flink-knobs.ckpt.gz")
 	_, _, err = runCLI(t, "report", knobs, "--data-dir", t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "holds 6 jobs; choose one with --job") {
 		t.Fatalf("a capture of 6 jobs without --job: %v", err)
@@ -189,7 +189,7 @@ func TestReportCommandShowsTheReconciliation(t *testing.T) {
 // recording: behind the Source at Slow Map's input for the slow-operator job,
 // the sync snapshot for the slow-snapshot job.
 func TestReportNamesWhereBarriersQueued(t *testing.T) {
-	knobs := filepath.Join("app", "sample", "flink-knobs.ckpt.gz")
+	knobs := filepath.Join("..", "sample", "flink-knobs.ckpt.gz")
 	for _, tc := range []struct{ job, want string }{
 		{"1ac863d7989ca7c731d1817c06eb92c1", "barriers queued at the input of Slow Map (behind Source: Numbers, backpressured 100 %; Slow Map busy 100 %)"},
 		{"1a7abe23917e55883b1ebbc8b7c0979f", "— 1.2 s: sync in Slow Snapshot subtask 0"},

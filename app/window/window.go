@@ -1,4 +1,6 @@
-package main
+// Package window is the desktop door: the Wails window over the app, its
+// dialogs, drops and size remembered between runs.
+package window
 
 import (
 	"context"
@@ -13,6 +15,7 @@ import (
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"checkpoint-explorer/app"
+	"checkpoint-explorer/app/cli"
 )
 
 // windowState is the window's size and position, remembered between runs.
@@ -54,13 +57,9 @@ func (d wailsDialogs) SaveFile(title, defaultName string) (string, error) {
 	return wruntime.SaveFileDialog(d.ctx, wruntime.SaveDialogOptions{Title: title, DefaultFilename: defaultName})
 }
 
-// runDesktop opens the window; without a display it serves the browser UI instead.
-func runDesktop(ctx context.Context, g *globals) error {
-	if !hasDisplay() {
-		fmt.Fprintln(g.stderr, "No display found: serving the UI for a browser instead (see `checkpoint-explorer serve --help`).")
-		return runServe(ctx, g, nil)
-	}
-	a, err := app.New(ctx, app.Options{DataDir: g.dataDir, Logger: g.logger()})
+// Run opens the window and returns when it is closed.
+func Run(ctx context.Context, o cli.WindowOptions) error {
+	a, err := app.New(ctx, app.Options{DataDir: o.DataDir, Logger: o.Logger})
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func runDesktop(ctx context.Context, g *globals) error {
 		MinWidth:    800,
 		MinHeight:   560,
 		StartHidden: true, // shown on DOM ready: no white flash
-		AssetServer: &assetserver.Options{Assets: assets()},
+		AssetServer: &assetserver.Options{Assets: o.Assets},
 		// Dropping a capture anywhere on the window opens it (the page's own
 		// drop handler is for the browser, where files arrive as uploads).
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"checkpoint-explorer/app"
+	"checkpoint-explorer/backend/model"
+)
+
+// Flags and values the commands share: times, durations, sizes, secrets,
+// request budgets and lanes.
+
+// parseAnywhere parses flags given before, between or after the positional
+// arguments ("report FILE --job ID" as well as "report --job ID FILE"), and
+// returns the positionals; "--" ends the flags.
+func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlagSet(g *globals, name, args, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(g.stderr)
+	g.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(g.stderr, "Usage: checkpoint-explorer %s %s\n\n%s\n\nFlags:\n", name, args, summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseTime accepts RFC 3339, epoch milliseconds, or a duration meaning "that long ago".
+func parseTime(s string, now time.Time) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UnixMilli(), nil
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil && ms >= 0 {
+		return ms, nil
+	}
+	if d, err := parseDuration(s); err == nil {
+		return now.Add(-d).UnixMilli(), nil
+	}
+	return 0, fmt.Errorf("time %q: give RFC 3339 (2026-11-29T14:00:00Z), epoch milliseconds, or a duration ago (2h, 7d)", s)
+}
+
+// parseDuration is time.ParseDuration plus a "d" suffix for days.
+func parseDuration(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "d") {
+		n, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("duration %q", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("duration %q", s)
+	}
+	return d, nil
+}
+
+// parseSize accepts bytes or a number with KiB/MiB/GiB (KB/MB/GB taken as the same).
+func parseSize(s string) (int64, error) {
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, suf := range []struct {
+		s string
+		m int64
+	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(u, suf.s) {
+			u, mult = strings.TrimSpace(strings.TrimSuffix(u, suf.s)), suf.m
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(u, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("size %q: give bytes or a number with KiB, MiB or GiB", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// addBudgetFlags registers the request budget flags of clusters add and capture.
+func addBudgetFlags(fs *flag.FlagSet, requestsPerSecond *float64, maxInFlight *int) {
+	fs.Float64Var(requestsPerSecond, "requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
+	fs.IntVar(maxInFlight, "max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
+}
+
+// addJobManagerLogFlag registers --jobmanager-log of clusters add and capture.
+func addJobManagerLogFlag(fs *flag.FlagSet, mode *string) {
+	fs.StringVar(mode, "jobmanager-log", "auto", "Flink: read the JobManager log for finalize times and history beyond REST: auto (when it grew, at most once a minute, up to 16 MiB), on (whatever its size) or off")
+}
+
+// addLaneFlag registers --lane of clusters add and capture.
+func addLaneFlag(fs *flag.FlagSet, lanes *[]model.Lane) {
+	fs.Func("lane", "a custom timeline lane, NAME=promql:QUERY (on --prometheus; $job_id is the job's id) or NAME=metric:METRIC (a Flink metric of the job's vertices); repeat for more", func(v string) error {
+		l, err := app.ParseLane(v)
+		if err != nil {
+			return err
+		}
+		*lanes = append(*lanes, l)
+		return nil
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func limitText(n int64, f func(int64) string) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return f(n)
+}
+
+func readSecret(stdin bool, env string) (string, error) {
+	if stdin {
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("read secret from stdin: %w", err)
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	return os.Getenv(env), nil
+}
