@@ -194,3 +194,70 @@ func TestScanMetricSamplesKeepsTheMetricsAsked(t *testing.T) {
 		t.Errorf("samples per metric: %v, want %v", got, want)
 	}
 }
+
+// job_counts, kept by triggers, always equals counting the checkpoints:
+// after inserts, summaries sent again, retention by count, and the jobs list
+// gives those counts and each job's trigger span.
+func TestJobCountsFollowEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openEmpty(t)
+	check := func(when string) {
+		t.Helper()
+		rows, err := s.r.QueryContext(ctx, `SELECT c.cluster, c.job_id, count(*), coalesce(j.checkpoints, -1), min(c.trigger_ms), max(c.trigger_ms)
+			FROM checkpoints c LEFT JOIN job_counts j ON j.cluster = c.cluster AND j.job_id = c.job_id GROUP BY c.cluster, c.job_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][3]int64{}
+		for rows.Next() {
+			var cl, job string
+			var n, kept, lo, hi int64
+			if err := rows.Scan(&cl, &job, &n, &kept, &lo, &hi); err != nil {
+				t.Fatal(err)
+			}
+			if n != kept {
+				t.Errorf("%s: %s/%s has %d checkpoints, job_counts says %d", when, cl, job, n, kept)
+			}
+			want[cl+"/"+job] = [3]int64{n, lo, hi}
+		}
+		rows.Close()
+		var stale int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM job_counts j WHERE NOT EXISTS
+			(SELECT 1 FROM checkpoints c WHERE c.cluster = j.cluster AND c.job_id = j.job_id)`).Scan(&stale); err != nil {
+			t.Fatal(err)
+		}
+		if stale != 0 {
+			t.Errorf("%s: %d job_counts rows for jobs without checkpoints", when, stale)
+		}
+		jobs, err := s.Jobs(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			w := want[j.Cluster+"/"+j.ID]
+			if int64(j.Total) != w[0] || j.FirstTriggerMs != w[1] || j.LastTriggerMs != w[2] {
+				t.Errorf("%s: Jobs says %s/%s has %d checkpoints over %d..%d; counting gives %d over %d..%d",
+					when, j.Cluster, j.ID, j.Total, j.FirstTriggerMs, j.LastTriggerMs, w[0], w[1], w[2])
+			}
+		}
+	}
+	fill(t, s, "c", "a", 0, 30, 1_000_000, 1000, 1, 1)
+	fill(t, s, "c", "b", 0, 12, 2_000_000, 1000, 1, 1)
+	fill(t, s, "d", "a", 0, 5, 3_000_000, 1000, 1, 1)
+	check("after inserts")
+	fill(t, s, "c", "a", 20, 20, 1_000_000, 1000, 1, 1) // 10 sent again, 10 new
+	check("after summaries sent again")
+	s.SetRetention(Retention{MaxCheckpointsPerJob: 8})
+	if _, err := s.ApplyRetention(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after retention by count")
+	if err := s.DeleteCluster(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	check("after a cluster was removed")
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT sum(checkpoints) FROM job_counts`).Scan(&n); err != nil || n != 8+8 {
+		t.Errorf("job_counts sums to %d (%v), want 16", n, err)
+	}
+}

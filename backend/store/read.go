@@ -168,13 +168,17 @@ func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) 
 		return nil, fmt.Errorf("store: jobs: %w", err)
 	}
 
-	// Counts and trigger span come from the (cluster, job_id, trigger_ms, …)
-	// index alone. Counting statuses there would look up every checkpoint's
-	// row, in an order that jumps across the file when jobs interleave (2 M
-	// checkpoints of 191 jobs: 6 s); instead the partial index of checkpoints
-	// that did not complete counts those.
-	rows, err = tx.QueryContext(ctx, `SELECT cluster, job_id, count(*), min(trigger_ms), max(trigger_ms)
-		FROM checkpoints`+filter+` GROUP BY cluster, job_id`, args...)
+	// Counts come from job_counts (kept by triggers), the trigger span from
+	// two seeks into the (cluster, job_id, trigger_ms, …) index per job:
+	// counting there read every job's whole range (0.4 s over 2 M
+	// checkpoints). Counting statuses there would look up every checkpoint's
+	// row, in an order that jumps across the file when jobs interleave (6 s);
+	// instead the partial index of checkpoints that did not complete counts
+	// those.
+	rows, err = tx.QueryContext(ctx, `SELECT j.cluster, j.job_id, j.checkpoints,
+		(SELECT trigger_ms FROM checkpoints c WHERE c.cluster = j.cluster AND c.job_id = j.job_id ORDER BY trigger_ms LIMIT 1),
+		(SELECT trigger_ms FROM checkpoints c WHERE c.cluster = j.cluster AND c.job_id = j.job_id ORDER BY trigger_ms DESC LIMIT 1)
+		FROM job_counts j`+strings.ReplaceAll(filter, "cluster", "j.cluster"), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: jobs: counts: %w", err)
 	}

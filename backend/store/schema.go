@@ -26,6 +26,7 @@ var migrations = []migration{
 	{3, "reconciliation of each job's checkpoint ids", schemaV3, nil},
 	{4, "checkpoints from the JobManager log: source, failure cause, declining task", schemaV4, nil},
 	{5, "indexes for long histories: detail size, checkpoints not completed", schemaV5, nil},
+	{6, "checkpoints counted per job", schemaV6, nil},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -241,6 +242,27 @@ const schemaV5 = `
 DROP INDEX checkpoints_with_detail;
 CREATE INDEX checkpoints_with_detail ON checkpoints (trigger_ms, subtask_rows) WHERE subtask_rows > 0;
 CREATE INDEX checkpoints_not_completed ON checkpoints (cluster, job_id, status) WHERE status != 'COMPLETED';
+`
+
+// Each job's checkpoint count, kept by triggers in the writes' own
+// transactions: counting a job's checkpoints read its whole index range
+// (0.4 s for the job list over 2,000,000 checkpoints).
+const schemaV6 = `
+CREATE TABLE job_counts (
+	cluster     TEXT NOT NULL,
+	job_id      TEXT NOT NULL,
+	checkpoints INTEGER NOT NULL,
+	PRIMARY KEY (cluster, job_id)
+) WITHOUT ROWID;
+INSERT INTO job_counts SELECT cluster, job_id, count(*) FROM checkpoints GROUP BY cluster, job_id;
+CREATE TRIGGER job_counts_insert AFTER INSERT ON checkpoints BEGIN
+	INSERT INTO job_counts VALUES (new.cluster, new.job_id, 1)
+		ON CONFLICT DO UPDATE SET checkpoints = checkpoints + 1;
+END;
+CREATE TRIGGER job_counts_delete AFTER DELETE ON checkpoints BEGIN
+	UPDATE job_counts SET checkpoints = checkpoints - 1 WHERE cluster = old.cluster AND job_id = old.job_id;
+	DELETE FROM job_counts WHERE cluster = old.cluster AND job_id = old.job_id AND checkpoints <= 0;
+END;
 `
 
 // packKey is a pack's rowid; a checkpoint's packs are the range

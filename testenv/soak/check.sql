@@ -16,6 +16,10 @@ SELECT 'stray_packs', count(*) FROM subtask_packs p
   LEFT JOIN task_stats t ON t.ckpt = (p.id >> 16) AND t.ord = (p.id & 65535)
   WHERE t.ckpt IS NULL OR t.subtask_rows < 0;
 SELECT 'orphan_tasks', count(*) FROM task_stats WHERE ckpt NOT IN (SELECT pk FROM checkpoints);
+-- A job whose count kept by triggers (job_counts, schema v6) differs from its checkpoints.
+SELECT 'bad_counts', count(*) FROM (SELECT cluster, job_id, count(*) AS n FROM checkpoints GROUP BY cluster, job_id) c
+  FULL JOIN job_counts j ON j.cluster = c.cluster AND j.job_id = c.job_id
+  WHERE coalesce(c.n, 0) != coalesce(j.checkpoints, 0);
 SELECT 'pruned', checkpoints, subtask_rows FROM prune_totals;
 SELECT 'used_bytes', (p.page_count - f.freelist_count) * s.page_size FROM pragma_page_count() p, pragma_freelist_count() f, pragma_page_size() s;
 SELECT 'job', cluster, job_id, count(*), max(id), sum(subtask_rows > 0) FROM checkpoints GROUP BY cluster, job_id;

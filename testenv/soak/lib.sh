@@ -69,7 +69,7 @@ sq() {
 }
 
 # dbcheck DIR: runs testenv/soak/check.sql read-only on DIR/cache.db into $CK_OUT and sets
-# CK_INTEGRITY, CK_BAD (partial checkpoints and stray detail rows), CK_TOTAL, CK_USED,
+# CK_INTEGRITY, CK_BAD (partial checkpoints, stray detail rows, job counts that disagree), CK_TOTAL, CK_USED,
 # CK_PRUNED (checkpoints removed by retention so far) and CK_JOBS[cluster/job]=count.
 declare -A CK_JOBS
 dbcheck() {
@@ -83,7 +83,7 @@ dbcheck() {
   printf '%s\n' "$out" >"$CK_OUT"
   CK_INTEGRITY="$(awk -F'|' '$1=="integrity"{print $2}' "$CK_OUT")"
   [[ -n "$CK_INTEGRITY" ]] || CK_INTEGRITY="$(head -c 300 "$CK_OUT" | tr '\n' ' ')"
-  CK_BAD="$(awk -F'|' '$1=="bad_detail"||$1=="missing_packs"||$1=="stray_packs"||$1=="orphan_tasks"{s+=$2; n++} END{print (n==4 ? s : "unknown")}' "$CK_OUT")"
+  CK_BAD="$(awk -F'|' '$1=="bad_detail"||$1=="missing_packs"||$1=="stray_packs"||$1=="orphan_tasks"||$1=="bad_counts"{s+=$2; n++} END{print (n==5 ? s : "unknown")}' "$CK_OUT")"
   CK_TOTAL="$(awk -F'|' '$1=="checkpoints"{print $2}' "$CK_OUT")"
   CK_USED="$(awk -F'|' '$1=="used_bytes"{print $2}' "$CK_OUT")"
   CK_PRUNED="$(awk -F'|' '$1=="pruned"{print $2}' "$CK_OUT")"
