@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,6 +17,61 @@ func TestProductBuildHasNoTestSupport(t *testing.T) {
 	for _, pkg := range strings.Fields(string(out)) {
 		if strings.HasSuffix(pkg, "test") && strings.HasPrefix(pkg, "checkpoint-explorer/") || strings.Contains(pkg, "/testenv/") {
 			t.Errorf("the product build depends on %s", pkg)
+		}
+	}
+}
+
+// What each package may import of this repository (docs/architecture.md):
+// data flows source → collect → store → analyze → app → frontend.
+var allowedImports = map[string][]string{
+	"backend/model":             {},
+	"backend/source/restclient": {"backend/model"},
+	"backend/source/flink":      {"backend/model", "backend/source/restclient", "backend/collect"},
+	"backend/source/seatunnel":  {"backend/model", "backend/source/restclient", "backend/collect"},
+	"backend/source/prometheus": {"backend/model", "backend/source/restclient", "backend/collect"},
+	"backend/collect":           {"backend/model"},
+	"backend/store":             {"backend/model"},
+	"backend/capture":           {"backend/model"},
+	"backend/analyze":           {"backend/model"},
+	"backend/model/modeltest":   {"backend/model"},
+	"app":                       {"backend/"},
+	"app/cli":                   {"app", "backend/model", "backend/analyze"},
+	"app/window":                {"app", "app/cli"},
+	"app/contractgen":           {"app"},
+	"":                          {"app/cli", "app/window"},
+}
+
+func TestPackagesImportOnlyWhatTheArchitectureAllows(t *testing.T) {
+	checkImports(t, allowedImports)
+}
+
+// checkImports compares every package's imports of this module with allowed.
+func checkImports(t *testing.T, allowed map[string][]string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "checkpoint-explorer"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		if strings.HasPrefix(pkg, "testenv/") {
+			continue // test support may use anything
+		}
+		may, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("package %q is not in docs/architecture.md's table (allowedImports)", f[0])
+			continue
+		}
+		for _, imp := range f[1:] {
+			rel, ours := strings.CutPrefix(imp, mod+"/")
+			if !ours {
+				continue
+			}
+			if !slices.ContainsFunc(may, func(a string) bool { return rel == a || (strings.HasSuffix(a, "/") && strings.HasPrefix(rel, a)) }) {
+				t.Errorf("%s imports %s, which docs/architecture.md does not allow it", f[0], rel)
+			}
 		}
 	}
 }
