@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -104,8 +105,8 @@ type appCore struct {
 	events *broadcaster
 
 	mu       sync.Mutex
-	clusters []model.Cluster // configured, with secrets; guarded by mu
-	health   map[string]Health
+	clusters []model.Cluster           // configured, with secrets; guarded by mu
+	health   map[string]collect.Health // set when a cluster cannot be polled at all
 	cancel   context.CancelFunc
 	root     context.Context // Start's; guarded by mu
 	wg       sync.WaitGroup
@@ -120,21 +121,6 @@ type appCore struct {
 type FileDialogs interface {
 	OpenFile(title string, patterns []string) (string, error)
 	SaveFile(title, defaultName string) (string, error)
-}
-
-// Health is a cluster connection's state as the UI shows it.
-type Health struct {
-	State          string  `json:"state"` // ok | error | connecting | idle | offline
-	LastError      string  `json:"last_error"`
-	LastOKMs       int64   `json:"last_ok_ms"`
-	RequestsPerSec float64 `json:"requests_per_sec"`
-	// BudgetPerSec is the cluster's request budget (requests/s); HeldBack the
-	// share of the last minute's requests that had to wait for it.
-	BudgetPerSec float64 `json:"budget_per_sec,omitempty"`
-	HeldBack     float64 `json:"held_back,omitempty"`
-	// BudgetLimited says the budget holds back enough requests that the
-	// collector may fall behind (collect.BudgetLimited).
-	BudgetLimited bool `json:"budget_limited,omitempty"`
 }
 
 // New opens the config and the cache. The caller must call Close.
@@ -167,7 +153,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		opts:    opts,
 		config:  &configFile{path: paths.Config},
 		events:  newBroadcaster(),
-		health:  map[string]Health{},
+		health:  map[string]collect.Health{},
 	}}
 	cfg, err := a.config.load()
 	if err != nil {

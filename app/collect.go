@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"checkpoint-explorer/backend/collect"
@@ -71,7 +72,7 @@ func (a *App) applyCollector() {
 	for _, c := range clusters {
 		t, err := newTarget(c, a.metrics, a.opts.JobManagerLogEvery)
 		if err != nil {
-			a.setHealth(c.Name, Health{State: "error", LastError: err.Error()})
+			a.setHealth(c.Name, collect.Health{State: "error", LastError: err.Error()})
 			continue
 		}
 		targets = append(targets, t)
@@ -125,25 +126,27 @@ func newTarget(c model.Cluster, m *appMetrics, logEvery time.Duration) (collect.
 	return collect.Target{}, fmt.Errorf("engine %s is not supported by this build yet", c.Engine)
 }
 
-func (a *App) setHealth(name string, h Health) {
+func (a *App) setHealth(name string, h collect.Health) {
 	a.mu.Lock()
 	a.health[name] = h
 	a.mu.Unlock()
 }
 
-func (a *App) clusterHealth(name string) Health {
+// clusterHealth is the collector's health of a configured cluster: what it
+// polled, or why it could not, or idle when polling is off.
+func (a *App) clusterHealth(name string) collect.Health {
 	a.mu.Lock()
 	m := a.coll
 	h, ok := a.health[name]
 	a.mu.Unlock()
 	if m != nil {
 		if ch, polled := m.Health(name); polled {
-			return Health{State: ch.State, LastError: ch.LastError, LastOKMs: ch.LastOKMs, RequestsPerSec: ch.RequestsPerSec,
-				BudgetPerSec: ch.BudgetPerSec, HeldBack: ch.HeldBack, BudgetLimited: ch.BudgetLimited}
+			ch.Problems = slices.Clone(ch.Problems)
+			return ch
 		}
 	}
 	if ok {
 		return h
 	}
-	return Health{State: "idle"}
+	return collect.Health{State: "idle"}
 }

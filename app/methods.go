@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -42,13 +43,9 @@ type SourceView struct {
 	Lanes              []model.Lane      `json:"lanes,omitempty"`
 	Kind               string            `json:"kind"`
 	ReadOnly           bool              `json:"read_only"`
-	Health             Health            `json:"health"`
-	// Problems lists each failing part of a cluster whose health is
-	// "partial" (or "error"), naming the job and endpoint; Missed counts the
-	// checkpoint ids its jobs' engines reported that were not stored this run
-	// (gaps and unaccounted ids). Both only for a polled cluster.
-	Problems []string `json:"problems,omitempty"`
-	Missed   int64    `json:"missed,omitempty"`
+	// Health is the collector's account of a configured cluster (its problems
+	// and missed ids included); captures are "offline".
+	Health collect.Health `json:"health"`
 }
 
 // ListClusters lists configured clusters and read-only sources (captures, sample).
@@ -110,9 +107,8 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 	}
 	if configured {
 		v.Health = a.clusterHealth(c.Name)
-		v.Problems, v.Missed = a.healthDetail(c.Name)
 	} else {
-		v.Health = Health{State: "offline"}
+		v.Health = collect.Health{State: "offline"}
 	}
 	return v
 }

@@ -256,7 +256,7 @@ func TestFlinkRequestBudgetFromTheClusterSettings(t *testing.T) {
 	time.Sleep(15 * time.Second)
 	_, n1 := proxy.snapshot()
 	el := time.Since(start).Seconds()
-	var h Health
+	var h collect.Health
 	list, err := a.ListClusters()
 	if err != nil {
 		t.Fatal(err)

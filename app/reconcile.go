@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"slices"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -60,22 +59,4 @@ func (a *App) ReadJobManagerLog(cluster string) error {
 	}
 	fs.jmLog.readBeyondLimit()
 	return nil
-}
-
-// healthDetail is what the collector says of a polled cluster beyond its
-// Health: each failing part of a "partial" cluster, and how many checkpoint
-// ids its jobs' engines reported that were not stored this run. Empty for a
-// cluster that is not being polled.
-func (a *App) healthDetail(name string) (problems []string, missed int64) {
-	a.mu.Lock()
-	m := a.coll
-	a.mu.Unlock()
-	if m == nil {
-		return nil, 0
-	}
-	h, ok := m.Health(name)
-	if !ok {
-		return nil, 0
-	}
-	return slices.Clone(h.Problems), h.Missed
 }

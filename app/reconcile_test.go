@@ -187,8 +187,8 @@ func TestSourcesWithoutCollectorListNoProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range list {
-		if len(s.Problems) != 0 || s.Missed != 0 {
-			t.Errorf("%s: problems %v, missed %d without a collector", s.Name, s.Problems, s.Missed)
+		if len(s.Health.Problems) != 0 || s.Health.Missed != 0 {
+			t.Errorf("%s: problems %v, missed %d without a collector", s.Name, s.Health.Problems, s.Health.Missed)
 		}
 		b, _ := json.Marshal(s)
 		if strings.Contains(string(b), `"problems"`) || strings.Contains(string(b), `"missed"`) {

@@ -139,16 +139,16 @@ type Health struct {
 	Problems []string `json:"problems,omitempty"`
 	// Missed is how many checkpoint ids the followed jobs' engines reported
 	// that were not stored (gaps and unaccounted ids, this run).
-	Missed         int64   `json:"missed"`
+	Missed         int64   `json:"missed,omitempty"`
 	LastOKMs       int64   `json:"last_ok_ms"`
 	RequestsPerSec float64 `json:"requests_per_sec"`
-	Requests       int64   `json:"requests"`
+	Requests       int64   `json:"requests,omitempty"`
 	// BudgetPerSec is the cluster's request budget; HeldBack the share of the
 	// last minute's requests that waited for it (Budget.HeldBack).
-	BudgetPerSec float64 `json:"budget_per_sec"`
-	HeldBack     float64 `json:"held_back"`
+	BudgetPerSec float64 `json:"budget_per_sec,omitempty"`
+	HeldBack     float64 `json:"held_back,omitempty"`
 	// BudgetLimited: HeldBack reached BudgetLimited, the budget sets the pace.
-	BudgetLimited bool `json:"budget_limited"`
+	BudgetLimited bool `json:"budget_limited,omitempty"`
 }
 
 // Target is one cluster to poll.

@@ -9,7 +9,7 @@ import type * as wire from './contract.gen';
 export type Engine = 'flink' | 'seatunnel';
 export type AuthKind = 'none' | 'basic' | 'bearer';
 export type SourceKind = 'cluster' | 'capture' | 'sample';
-/** partial: polls work but some requests fail (details, metrics, finished jobs); SourceView.problems names them. */
+/** partial: polls work but some requests fail (details, metrics, finished jobs); Health.problems names them. */
 export type HealthState = 'ok' | 'partial' | 'error' | 'connecting' | 'idle' | 'offline';
 /** Why a final checkpoint lacks (some of) the per-subtask stats its engine reports. */
 export type DetailLoss = 'trimmed' | 'missed' | 'partial';
@@ -41,6 +41,12 @@ export interface Health {
   held_back?: number;
   /** the budget holds back enough requests that checkpoints may be missed */
   budget_limited?: boolean;
+  /** a polled cluster's failing parts ("job …: endpoint: error"), when its health is partial or error */
+  problems?: string[] | null;
+  /** checkpoint ids its jobs' engines reported that were not stored this run (gaps and unaccounted) */
+  missed?: number;
+  /** requests made to the cluster this run */
+  requests?: number;
 }
 
 export interface SourceView {
@@ -67,10 +73,6 @@ export interface SourceView {
   kind: SourceKind;
   read_only: boolean;
   health: Health;
-  /** a polled cluster's failing parts ("job …: endpoint: error"), when its health is partial or error */
-  problems?: string[] | null;
-  /** checkpoint ids its jobs' engines reported that were not stored this run (gaps and unaccounted) */
-  missed?: number;
 }
 
 export interface AuthInput {

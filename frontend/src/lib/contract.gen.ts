@@ -369,12 +369,15 @@ export interface GapSpan {
   before_ms: number;
 }
 
-/** app.Health */
+/** collect.Health */
 export interface Health {
   state: string;
   last_error: string;
+  problems?: string[] | null;
+  missed?: number;
   last_ok_ms: number;
   requests_per_sec: number;
+  requests?: number;
   budget_per_sec?: number;
   held_back?: number;
   budget_limited?: boolean;
@@ -699,8 +702,6 @@ export interface SourceView {
   kind: string;
   read_only: boolean;
   health: Health;
-  problems?: string[] | null;
-  missed?: number;
 }
 
 /** app.SourcesEvent */
