@@ -24,11 +24,7 @@ export type JobManagerLogStateKind = 'read' | 'off' | 'waiting' | 'unavailable' 
 export const JOBMANAGER_LOG_STATES: readonly JobManagerLogStateKind[] = ['read', 'off', 'waiting', 'unavailable', 'too_large', 'unrecognised'];
 export const JOBMANAGER_LOG_MODES: readonly JobManagerLogMode[] = ['auto', 'on', 'off'];
 
-export interface VersionInfo {
-  version: string;
-  commit: string;
-  go_version: string;
-}
+export type VersionInfo = wire.VersionInfo;
 
 export interface Health {
   state: HealthState;
@@ -118,12 +114,7 @@ export interface CustomLaneSpec {
 /** The backend's bound on a cluster's custom lanes (app.MaxLanes). */
 export const MAX_CUSTOM_LANES = 8;
 
-export interface ConnectionTest {
-  ok: boolean;
-  version: string;
-  jobs: number;
-  message: string;
-}
+export type ConnectionTest = wire.ConnectionTest;
 
 export interface JobView {
   cluster: string;
@@ -169,15 +160,7 @@ export interface CheckpointRow {
  * The task whose decline failed a checkpoint, as Flink's JobManager log says
  * ("Decline checkpoint N by task <attempt> of job J").
  */
-export interface Decline {
-  vertex_id?: string;
-  subtask: number;
-  attempt: number;
-  /** the task's name with its subtask, e.g. "Map (2/4)#0", where the log gives it */
-  task?: string;
-  /** the decline's own exception message */
-  message?: string;
-}
+export type Decline = wire.Decline;
 
 export interface TimelineRequest {
   cluster: string;
@@ -304,13 +287,7 @@ export interface CheckpointDetail {
 }
 
 /** The engine's checkpoint counters for a job (summed over pipelines), since its JobManager started following it. */
-export interface EngineCounts {
-  triggered: number;
-  completed: number;
-  failed: number;
-  in_progress: number;
-  restored: number;
-}
+export type EngineCounts = wire.EngineCounts;
 
 /**
  * A job's reconciliation (JobReconciliation): the ids its engine reported
@@ -358,11 +335,7 @@ export interface JobManagerLogState {
   checkpoints: number;
 }
 
-export interface RetentionLimits {
-  max_checkpoints_per_job: number;
-  max_age_ms: number;
-  max_bytes: number;
-}
+export type RetentionLimits = wire.RetentionLimits;
 
 export interface RetentionStatus {
   path: string;
@@ -384,15 +357,7 @@ export interface RetentionStatus {
   };
 }
 
-export interface ImportResult {
-  sources: string[] | null;
-  jobs: number;
-  checkpoints: number;
-  ack_samples: number;
-  metric_samples: number;
-  gaps: number;
-  skipped: number;
-}
+export type ImportResult = wire.ImportResult;
 
 export interface ExportRequest {
   cluster: string;
@@ -441,12 +406,7 @@ export interface Bottleneck {
  * at whose input they waited, and that input. Often upstream of the vertex
  * the bottleneck names.
  */
-export interface Origin {
-  vertex_id: string;
-  vertex_name?: string;
-  upstream_vertex_id?: string;
-  upstream_vertex_name?: string;
-}
+export type Origin = wire.Origin;
 
 /**
  * One part of a completed checkpoint's end-to-end time along the barrier path
@@ -477,10 +437,7 @@ export interface Straggler {
   ack_after_ms?: number;
 }
 
-export interface AckPoint {
-  t_ms: number;
-  fraction: number;
-}
+export type AckPoint = wire.AckPoint;
 
 export interface AckProgress {
   total?: number;
@@ -495,10 +452,7 @@ export interface AckProgress {
   curve?: AckPoint[];
 }
 
-export interface VertexRef {
-  vertex_id: string;
-  vertex_name?: string;
-}
+export type VertexRef = wire.VertexRef;
 
 export interface CheckpointFailure {
   signature: string;
@@ -525,6 +479,8 @@ export interface Pressure {
   nearest?: boolean;
   busy?: number;
   sampled_alignment_ms?: number;
+  /** what the value is drawn from (the checkpoint's window, or a wider one) */
+  basis?: string;
 }
 
 export interface SlowFlag {
@@ -586,18 +542,9 @@ export interface SubtaskRow {
   critical?: boolean;
 }
 
-export interface Vertex {
-  id: string;
-  name: string;
-  parallelism: number;
-  pipeline?: number;
-}
+export type Vertex = wire.Vertex;
 
-export interface Edge {
-  source: string;
-  target: string;
-  ship_strategy?: string;
-}
+export type Edge = wire.Edge;
 
 export interface CheckpointViewData {
   checkpoint: CheckpointDetail;
@@ -624,20 +571,9 @@ export interface HeatmapRequest {
   buckets: number;
 }
 
-export interface Buckets {
-  start_ms: number;
-  width_ms: number;
-  count: number;
-}
+export type Buckets = wire.Buckets;
 
-export interface PhaseCell {
-  bucket: number;
-  count: number;
-  max_ms: number;
-  p90_ms: number;
-  max_id: number;
-  max_pipeline?: number;
-}
+export type PhaseCell = wire.PhaseCell;
 
 export interface PhaseHeatmap {
   buckets: Buckets;
@@ -662,13 +598,7 @@ export interface FailureHeatmap {
   rows: FailureRow[];
 }
 
-export interface VertexColumn {
-  first_id: number;
-  last_id: number;
-  pipeline?: number;
-  trigger_ms: number;
-  count: number;
-}
+export type VertexColumn = wire.VertexColumn;
 
 export interface VertexHeatmapRow {
   vertex_id: string;
@@ -720,6 +650,7 @@ export interface CheckpointBrief {
   /** the barrier-path causes, when the backend sends them with the brief (CheckpointAnalysis.causes) */
   causes?: Cause[];
   detail_loss?: DetailLoss;
+  source?: CheckpointSource;
 }
 
 export interface Comparison {
@@ -733,11 +664,7 @@ export interface Comparison {
   reason?: string;
 }
 
-export interface Spearman {
-  rho: number | null;
-  n: number;
-  p: number | null;
-}
+export type Spearman = wire.Spearman;
 
 export type Verdict = 'backpressure' | 'state_size' | 'storage' | 'inconclusive';
 
@@ -794,22 +721,7 @@ export interface SlowRun {
   new_normal?: boolean;
 }
 
-export interface Summary {
-  total: number;
-  completed: number;
-  failed: number;
-  in_progress: number;
-  missed: number;
-  first_ms: number;
-  last_ms: number;
-  duration_p50_ms: number;
-  duration_p90_ms: number;
-  duration_p99_ms: number;
-  duration_max_ms: number;
-  slowest: number[] | null;
-  size_p50_bytes: number;
-  size_max_bytes: number;
-}
+export type Summary = wire.Summary;
 
 export interface Report {
   job: { cluster?: string; id: string; name: string; engine: Engine };
@@ -826,6 +738,8 @@ export interface Report {
   slow_checkpoints: SlowRun[];
   correlation: Correlation;
   summary: Summary;
+  /** the collector's account of the job's ids against what was stored (absent if none) */
+  reconciliation?: wire.Reconciliation | null;
 }
 
 export interface LogView {
