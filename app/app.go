@@ -264,9 +264,15 @@ func (a *App) callCtx() (context.Context, context.CancelFunc) {
 	}
 }
 
-// withCallContext is a's state answering one request: calls through it end
-// with ctx.
-func withCallContext(a *App, ctx context.Context) *App { return &App{appCore: a.appCore, ctx: ctx} }
+// WithCallContext is a's state answering one request: calls through it end
+// with ctx (the HTTP door makes one per request).
+func WithCallContext(a *App, ctx context.Context) *App { return &App{appCore: a.appCore, ctx: ctx} }
+
+// LoggerOf is the app's log (also written to its log file), for the doors.
+func LoggerOf(a *App) *slog.Logger { return a.log }
+
+// Emit sends an event to every subscriber (the doors forward them).
+func Emit(a *App, e Event) { a.emit(e) }
 
 // Close stops background work and closes the cache.
 func Close(a *App) error {

@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +15,6 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/analyze"
-	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -504,178 +500,6 @@ func TestRetentionLimitsAreSavedAndApplied(t *testing.T) {
 	}
 }
 
-func TestServeRefusesWithoutTokenAndForeignHostOrOrigin(t *testing.T) {
-	a := newTestApp(t, Options{})
-	srv, err := NewServer(a, ServeOptions{Token: "secret-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	host := strings.TrimPrefix(ts.URL, "http://")
-	srv.hosts = map[string]bool{host: true}
-	call := func(method, path, hostHdr, origin, auth string) (int, string) {
-		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader("[]"))
-		if hostHdr != "" {
-			req.Host = hostHdr
-		}
-		if origin != "" {
-			req.Header.Set("Origin", origin)
-		}
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
-	for _, tc := range []struct {
-		name, method, path, host, origin, auth string
-		want                                   int
-	}{
-		{"no token", "POST", "/api/app.App.ListClusters", "", "", "", 401},
-		{"wrong token", "POST", "/api/app.App.ListClusters", "", "", "nope", 401},
-		{"no token, page", "GET", "/", "", "", "", 401},
-		{"foreign host", "POST", "/api/app.App.ListClusters", "evil.example:80", "", "secret-token", 403},
-		{"rebinding host", "POST", "/api/app.App.ListClusters", "attacker.test:" + strings.Split(host, ":")[1], "", "secret-token", 403},
-		{"foreign origin", "POST", "/api/app.App.ListClusters", "", "http://evil.example", "secret-token", 403},
-		{"good", "POST", "/api/app.App.ListClusters", "", "", "secret-token", 200},
-		{"good with own origin", "POST", "/api/app.App.ListClusters", "", "http://" + host, "secret-token", 200},
-		{"token in query", "POST", "/api/app.App.Version?token=secret-token", "", "", "", 200},
-		{"unknown method", "POST", "/api/app.App.Nope", "", "", "secret-token", 404},
-	} {
-		code, body := call(tc.method, tc.path, tc.host, tc.origin, tc.auth)
-		if code != tc.want {
-			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.want)
-		}
-	}
-	// A call with bad arguments is a 400 naming the problem.
-	req, _ := http.NewRequest("POST", ts.URL+"/api/app.App.Checkpoints", strings.NewReader(`["x"]`))
-	req.Header.Set("Authorization", "Bearer secret-token")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 400 || !strings.Contains(string(b), "takes 4 arguments") {
-		t.Errorf("bad arity: %d %s", res.StatusCode, b)
-	}
-	// The token cookie set by the page URL lets later requests through.
-	jar := &cookieJar{}
-	cl := &http.Client{Jar: jar}
-	req, _ = http.NewRequest("POST", ts.URL+"/api/app.App.Version?token=secret-token", nil)
-	if res, err = cl.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	req, _ = http.NewRequest("POST", ts.URL+"/api/app.App.ListJobs", strings.NewReader(`[""]`))
-	if res, err = cl.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(b), "result") {
-		t.Errorf("cookie call: %d %s", res.StatusCode, b)
-	}
-}
-
-type cookieJar struct{ cs []*http.Cookie }
-
-func (j *cookieJar) SetCookies(_ *url.URL, cs []*http.Cookie) { j.cs = append(j.cs, cs...) }
-func (j *cookieJar) Cookies(*url.URL) []*http.Cookie          { return j.cs }
-
-func TestServeRefusesNonLoopbackAddress(t *testing.T) {
-	a := newTestApp(t, Options{NoSample: true})
-	srv, err := NewServer(a, ServeOptions{Addr: "0.0.0.0:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = srv.ListenAndServe(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "not a loopback address") {
-		t.Errorf("listening on 0.0.0.0: %v", err)
-	}
-}
-
-func TestUploadOfABadFileIsRefusedWhole(t *testing.T) {
-	a := newTestApp(t, Options{})
-	srv, _ := NewServer(a, ServeOptions{Token: "t"})
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	before := contentDigest(t, a)
-	req, _ := http.NewRequest("POST", ts.URL+"/upload?name=broken.ckpt.gz", strings.NewReader("\x1f\x8b\x08garbage"))
-	req.Header.Set("Authorization", "Bearer t")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 400 || !strings.Contains(string(b), "broken.ckpt.gz") {
-		t.Errorf("bad upload: %d %s", res.StatusCode, b)
-	}
-	if contentDigest(t, a) != before {
-		t.Error("a refused upload changed the cache")
-	}
-	// A good upload adds a source.
-	var buf bytes.Buffer
-	w, _ := capture.NewWriter(&buf, capture.Header{RecordedBy: "test"})
-	w.Cluster(model.Cluster{Name: "up", Engine: model.EngineFlink})
-	w.Job(model.Job{Cluster: "up", ID: "j", Name: "J", Engine: model.EngineFlink, State: "RUNNING"})
-	w.Checkpoint(&model.Checkpoint{Cluster: "up", JobID: "j", ID: 1, Kind: model.KindCheckpoint, Status: model.StatusCompleted, TriggerMs: 1000, EndToEndMs: 5})
-	w.Close()
-	req, _ = http.NewRequest("POST", ts.URL+"/upload?name=good.ckpt.gz", &buf)
-	req.Header.Set("Authorization", "Bearer t")
-	res, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ir ImportResult
-	json.NewDecoder(res.Body).Decode(&ir)
-	res.Body.Close()
-	if res.StatusCode != 200 || ir.Checkpoints != 1 || len(ir.Sources) != 1 || ir.Sources[0] != "capture: up" {
-		t.Errorf("good upload: %d %+v", res.StatusCode, ir)
-	}
-}
-
-func TestServeExportsTheAppsOwnMetricsBehindTheToken(t *testing.T) {
-	a := newTestApp(t, Options{NoSample: true})
-	srv, _ := NewServer(a, ServeOptions{Token: "t", Metrics: MetricsHandler(a)})
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	a.metrics.observe("prod", "/jobs/:jid/checkpoints", 503, 20*time.Millisecond, nil)
-	res, err := http.Get(ts.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != 401 {
-		t.Errorf("/metrics without the token: %d", res.StatusCode)
-	}
-	req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer t")
-	res, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	for _, want := range []string{
-		`checkpoint_explorer_cluster_requests_total{cluster="prod",code="503",endpoint="/jobs/:jid/checkpoints"} 1`,
-		`checkpoint_explorer_cluster_request_errors_total{cluster="prod",endpoint="/jobs/:jid/checkpoints"} 1`,
-		"checkpoint_explorer_store_bytes ",
-		"checkpoint_explorer_store_checkpoints 0",
-		"checkpoint_explorer_retention_pruned_checkpoints_total 0",
-	} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("/metrics lacks %q", want)
-		}
-	}
-}
 
 // The bundled Flink 1.20 recording with two problems at once (a
 // backpressured source and a slow snapshot downstream) says where barriers

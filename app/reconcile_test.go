@@ -195,7 +195,7 @@ func TestSourcesWithoutCollectorListNoProblems(t *testing.T) {
 			t.Errorf("%s: empty problems or missed marshalled: %s", s.Name, b)
 		}
 	}
-	if _, ok := facadeMethods()["app.App.JobReconciliation"]; !ok {
-		t.Error("JobReconciliation is not exposed to serve")
+	if _, ok := reflect.TypeFor[*App]().MethodByName("JobReconciliation"); !ok {
+		t.Error("JobReconciliation is not a method the doors expose")
 	}
 }

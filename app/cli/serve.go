@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/browser"
 
 	"checkpoint-explorer/app"
+	"checkpoint-explorer/app/serve"
 )
 
 func runServe(ctx context.Context, g *globals, args []string) error {
@@ -26,7 +27,7 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	defer app.Close(a)
-	srv, err := app.NewServer(a, app.ServeOptions{
+	srv, err := serve.New(a, serve.Options{
 		Addr: *addr, Assets: g.opts.Assets, Token: *token, Metrics: app.MetricsHandler(a),
 		Ready: func(u string) {
 			fmt.Fprintf(g.stdout, "Checkpoint Explorer is serving at\n  %s\n(only this machine can reach it; the token in the URL is required; Ctrl-C stops)\n", u)

@@ -1,4 +1,4 @@
-package app
+package serve
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"checkpoint-explorer/app"
 	"checkpoint-explorer/testenv/fuzzenv"
 )
 
@@ -32,16 +33,16 @@ var fuzzMethods = []string{"Checkpoint", "CheckpointView", "Checkpoints", "Compa
 // `go test` runs every seed and every input under testdata/fuzz/ (found problems, kept as
 // regressions); testenv/fuzz.sh (make fuzz) fuzzes it for a while.
 func FuzzServeCall(f *testing.F) {
-	a, err := New(context.Background(), Options{DataDir: f.TempDir(), NoCollect: true,
+	a, err := app.New(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := Start(context.Background(), a); err != nil { // opens the bundled samples
+	if err := app.Start(context.Background(), a); err != nil { // opens the bundled samples
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { Close(a) })
-	srv, err := NewServer(a, ServeOptions{Token: "fuzz"})
+	f.Cleanup(func() { app.Close(a) })
+	srv, err := New(a, Options{Token: "fuzz"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -78,9 +79,9 @@ func FuzzServeCall(f *testing.F) {
 		seed("Insights", j.Cluster, j.ID, 0, 0)
 		seed("JobReconciliation", j.Cluster, j.ID)
 		seed("DefaultCompare", j.Cluster, j.ID, 0, 0)
-		seed("Timeline", TimelineRequest{Cluster: j.Cluster, Job: j.ID, WidthPx: 1200})
-		seed("Heatmap", HeatmapRequest{Cluster: j.Cluster, Job: j.ID, Kind: "phase", Phase: "sync", Buckets: 60})
-		seed("Heatmap", HeatmapRequest{Cluster: j.Cluster, Job: j.ID, Kind: "failure", Buckets: 60})
+		seed("Timeline", app.TimelineRequest{Cluster: j.Cluster, Job: j.ID, WidthPx: 1200})
+		seed("Heatmap", app.HeatmapRequest{Cluster: j.Cluster, Job: j.ID, Kind: "phase", Phase: "sync", Buckets: 60})
+		seed("Heatmap", app.HeatmapRequest{Cluster: j.Cluster, Job: j.ID, Kind: "failure", Buckets: 60})
 		rows, err := a.Checkpoints(j.Cluster, j.ID, 0, 0)
 		if err != nil {
 			f.Fatal(err)

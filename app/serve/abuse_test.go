@@ -1,4 +1,4 @@
-package app
+package serve
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/app"
 )
 
 // The browser door under abuse, over loopback against the real server
@@ -27,25 +29,25 @@ const abuseToken = "abuse-token"
 
 type abuseServer struct {
 	s    *Server
-	a    *App
+	a    *app.App
 	addr string // 127.0.0.1:port
 	url  string // http://127.0.0.1:port
 	stop func() time.Duration
 }
 
 // startAbuse serves a test app on loopback; tune may shorten the limits.
-func startAbuse(t *testing.T, opts ServeOptions, tune func(*serveLimits)) *abuseServer {
+func startAbuse(t *testing.T, opts Options, tune func(*limits)) *abuseServer {
 	t.Helper()
-	return serveApp(t, newTestApp(t, Options{NoSample: true}), opts, tune)
+	return serveApp(t, testApp(t, nil), opts, tune)
 }
 
 // serveApp serves a on loopback with the test token.
-func serveApp(t *testing.T, a *App, opts ServeOptions, tune func(*serveLimits)) *abuseServer {
+func serveApp(t *testing.T, a *app.App, opts Options, tune func(*limits)) *abuseServer {
 	t.Helper()
 	opts.Token = abuseToken
 	ready := make(chan string, 1)
 	opts.Ready = func(u string) { ready <- u }
-	s, err := NewServer(a, opts)
+	s, err := New(a, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func status(resp string) string {
 }
 
 func TestServeAbuseTokenHostOrigin(t *testing.T) {
-	as := startAbuse(t, ServeOptions{}, nil)
+	as := startAbuse(t, Options{}, nil)
 	port := strings.Split(as.addr, ":")[1]
 	for _, tc := range []struct {
 		name   string
@@ -221,7 +223,7 @@ func uploadTemps(t *testing.T) int {
 }
 
 func TestServeAbuseHugeBodies(t *testing.T) {
-	as := startAbuse(t, ServeOptions{MaxUploadBytes: 1 << 20}, nil)
+	as := startAbuse(t, Options{MaxUploadBytes: 1 << 20}, nil)
 	auth := "Authorization: Bearer " + abuseToken + "\r\n"
 	temps := uploadTemps(t)
 	// A declared size beyond the limit is refused before the body is sent.
@@ -286,7 +288,7 @@ func TestServeAbuseHugeBodies(t *testing.T) {
 }
 
 // shortLimits make slow clients meet the limits within a second.
-func shortLimits(l *serveLimits) {
+func shortLimits(l *limits) {
 	l.readHeader = 300 * time.Millisecond
 	l.read = 600 * time.Millisecond
 	l.write = 300 * time.Millisecond
@@ -310,7 +312,7 @@ func trickle(c net.Conn, s string, done <-chan struct{}) {
 }
 
 func TestServeAbuseSlowClients(t *testing.T) {
-	as := startAbuse(t, ServeOptions{}, shortLimits)
+	as := startAbuse(t, Options{}, shortLimits)
 	t.Logf("limits: read header %s, read %s, write %s, idle %s, upload %s + 1 s per %d KiB",
 		as.s.limits.readHeader, as.s.limits.read, as.s.limits.write, as.s.limits.idle, as.s.limits.uploadGrace, as.s.limits.uploadMinRate>>10)
 	host := "Host: " + as.addr + "\r\n"
@@ -388,12 +390,12 @@ func (as *abuseServer) waitStreams(t *testing.T, want int32, within time.Duratio
 // An event stream lives on past the read and write timeouts while its
 // client reads; one whose client stopped reading is let go.
 func TestServeAbuseStalledAndLongStreams(t *testing.T) {
-	as := startAbuse(t, ServeOptions{}, shortLimits)
+	as := startAbuse(t, Options{}, shortLimits)
 	c, _ := as.openStream(t)
 	for i := 0; i < 15; i++ { // 1.5 s: past read (600 ms), write (300 ms) and idle (500 ms)
 		time.Sleep(100 * time.Millisecond)
-		as.a.events.emit("tick", map[string]int{"n": i})
-		if _, err := readUntil(c, fmt.Sprintf(`{"n":%d}`, i), 2*time.Second); err != nil {
+		app.Emit(as.a, app.ImportProgressEvent{File: fmt.Sprint("tick-", i)})
+		if _, err := readUntil(c, fmt.Sprintf(`"file":"tick-%d"`, i), 2*time.Second); err != nil {
 			t.Fatalf("event %d on a stream open %s: %v", i, time.Duration(i+1)*100*time.Millisecond, err)
 		}
 	}
@@ -414,7 +416,7 @@ func TestServeAbuseStalledAndLongStreams(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(time.Millisecond):
-				as.a.events.emit("big", big)
+				app.Emit(as.a, app.ImportErrorEvent{File: "big", Error: big})
 			}
 		}
 	}()
@@ -435,7 +437,7 @@ func heapAndStacks() uint64 {
 }
 
 func TestServeAbuseManyStreams(t *testing.T) {
-	as := startAbuse(t, ServeOptions{}, nil)
+	as := startAbuse(t, Options{}, nil)
 	max := as.s.limits.maxStreams
 	before := heapAndStacks()
 	var conns []net.Conn
@@ -447,7 +449,7 @@ func TestServeAbuseManyStreams(t *testing.T) {
 		conns = append(conns, c)
 	}
 	per := float64(heapAndStacks()-before) / float64(max) / 1024
-	as.a.events.emit("hello", "all")
+	app.Emit(as.a, app.ImportErrorEvent{File: "all"})
 	for i, c := range conns {
 		if _, err := readUntil(c, `"all"`, 2*time.Second); err != nil {
 			t.Fatalf("stream %d missed an event: %v", i+1, err)
@@ -494,8 +496,8 @@ func TestServeAbuseManyStreams(t *testing.T) {
 
 // The http.Server has every timeout set.
 func TestServeHTTPServerHasTimeouts(t *testing.T) {
-	a := newTestApp(t, Options{NoSample: true})
-	s, err := NewServer(a, ServeOptions{})
+	a := testApp(t, nil)
+	s, err := New(a, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

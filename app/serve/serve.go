@@ -1,4 +1,7 @@
-package app
+// Package serve is the browser door: the UI and the methods of app.App over
+// HTTP on loopback (docs/api.md), with the token, Host and Origin checks,
+// server-sent events, uploads and the app's own metrics.
+package serve
 
 import (
 	"bytes"
@@ -23,10 +26,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"checkpoint-explorer/app"
 )
 
-// ServeOptions configure the browser door.
-type ServeOptions struct {
+// Options configure the browser door.
+type Options struct {
 	// Addr is host:port to listen on; the default binds loopback on a free port.
 	Addr string
 	// Assets is the built frontend (index.html at its root).
@@ -48,8 +53,8 @@ const tokenCookie = "ce_token"
 // Server is the browser door: the embedded UI, the facade's methods as JSON
 // POST endpoints, server-sent events, capture upload.
 type Server struct {
-	app     *App
-	opts    ServeOptions
+	app     *app.App
+	opts    Options
 	token   string
 	methods map[string]reflect.Method
 	log     *slog.Logger
@@ -59,8 +64,8 @@ type Server struct {
 	// bridge is bridgeJS with the facade's method names filled in.
 	bridge string
 
-	// limits bound what one client may hold (serveLimits; tests shorten them).
-	limits serveLimits
+	// limits bound what one client may hold (tests shorten them).
+	limits limits
 	// streams counts the event streams open now.
 	streams atomic.Int32
 }
@@ -68,7 +73,7 @@ type Server struct {
 // serveLimits bound the time and the number of things a client may hold, so
 // that a slow or greedy client (slowloris, a tab left open, a runaway
 // script) cannot exhaust the server.
-type serveLimits struct {
+type limits struct {
 	// readHeader bounds reading a request's headers, read the whole
 	// request (an upload instead must keep up uploadMinRate after
 	// uploadGrace; an event stream has no body and no read deadline).
@@ -87,14 +92,14 @@ type serveLimits struct {
 	maxStreams int
 }
 
-var defaultServeLimits = serveLimits{
+var defaultLimits = limits{
 	readHeader: 10 * time.Second, read: time.Minute, write: time.Minute, idle: 2 * time.Minute,
 	uploadGrace: time.Minute, uploadMinRate: 256 << 10,
 	maxStreams: 32,
 }
 
-// NewServer prepares the browser door for a started App.
-func NewServer(a *App, opts ServeOptions) (*Server, error) {
+// New prepares the browser door for a started App.
+func New(a *app.App, opts Options) (*Server, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
@@ -109,7 +114,7 @@ func NewServer(a *App, opts ServeOptions) (*Server, error) {
 		}
 		tok = hex.EncodeToString(b)
 	}
-	s := &Server{app: a, opts: opts, token: tok, methods: facadeMethods(), log: a.log, limits: defaultServeLimits}
+	s := &Server{app: a, opts: opts, token: tok, methods: facadeMethods(), log: app.LoggerOf(a), limits: defaultLimits}
 	var names []string
 	for n := range s.methods {
 		names = append(names, strings.TrimPrefix(n, "app.App."))
@@ -132,7 +137,7 @@ func (s *Server) Token() string { return s.token }
 
 // facadeMethods maps Wails' names ("app.App.Method") to the facade's methods.
 func facadeMethods() map[string]reflect.Method {
-	t := reflect.TypeOf(&App{})
+	t := reflect.TypeOf(&app.App{})
 	m := map[string]reflect.Method{}
 	for i := 0; i < t.NumMethod(); i++ {
 		meth := t.Method(i)
@@ -321,7 +326,7 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The call ends with the request: a closed tab cancels it.
-	args := []reflect.Value{reflect.ValueOf(withCallContext(s.app, r.Context()))}
+	args := []reflect.Value{reflect.ValueOf(app.WithCallContext(s.app, r.Context()))}
 	for i := 0; i < nargs; i++ {
 		v := reflect.New(ft.In(i + 1))
 		if err := json.Unmarshal(raw[i], v.Interface()); err != nil {
@@ -340,7 +345,7 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 			if !o.IsNil() {
 				err := o.Interface().(error)
 				code := http.StatusInternalServerError
-				if IsBadRequest(err) {
+				if app.IsBadRequest(err) {
 					code = http.StatusBadRequest
 				}
 				writeError(w, code, err.Error())
@@ -391,7 +396,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	ch := make(chan event, 64)
 	var once sync.Once
 	done := make(chan struct{})
-	unsub := Subscribe(s.app, func(name string, payload any) {
+	unsub := app.Subscribe(s.app, func(name string, payload any) {
 		b, err := json.Marshal(payload)
 		if err != nil {
 			return
@@ -449,9 +454,7 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 		s.writeBodyError(w, tooLarge, fmt.Errorf("upload %s: %w", name, err))
 		return
 	}
-	ctx, cancel := withCallContext(s.app, r.Context()).callCtx()
-	defer cancel()
-	res, err := s.app.importCapture(ctx, tmp.Name(), captureSourceName)
+	res, err := app.ImportUpload(r.Context(), s.app, tmp.Name())
 	extendWrite(w, s.limits.write)
 	if err != nil && r.Context().Err() != nil {
 		// Nobody waits for the answer; the cache is as it was.
@@ -464,7 +467,6 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, msg)
 		return
 	}
-	s.app.emit(SourcesEvent{})
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(res)
 }
