@@ -150,7 +150,7 @@ func (a *App) importCapture(ctx context.Context, path string, sourceName func(st
 	a.mu.Unlock()
 	lastProgress := time.Now()
 	progress := func() {
-		if time.Since(lastProgress) > 500*time.Millisecond {
+		if time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
 			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples})
 		}
@@ -369,8 +369,13 @@ func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResul
 		if err := w.Job(job); err != nil {
 			return err
 		}
+		lastProgress := time.Now()
 		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
 			res.Checkpoints++
+			if time.Since(lastProgress) >= progressEvery {
+				lastProgress = time.Now()
+				a.emit(ExportProgressEvent{File: filepath.Base(req.Path), Checkpoints: res.Checkpoints})
+			}
 			return w.Checkpoint(c)
 		}); err != nil {
 			return err

@@ -1,5 +1,7 @@
 package app
 
+import "time"
+
 // The events the backend sends to the UI: one table, used by the Go emitters
 // (each payload type names its event) and checked against the frontend's
 // listeners and docs/api.md by events_test.go.
@@ -30,6 +32,12 @@ type ImportProgressEvent struct {
 	MetricSamples int64  `json:"metric_samples"`
 }
 
+// ExportProgressEvent: an export has written this many checkpoints so far.
+type ExportProgressEvent struct {
+	File        string `json:"file"`
+	Checkpoints int64  `json:"checkpoints"`
+}
+
 // ImportErrorEvent: a capture opened outside a call (dropped on the window)
 // could not be opened; a call's failure is its answer instead.
 type ImportErrorEvent struct {
@@ -42,8 +50,13 @@ func (HealthEvent) EventName() string         { return "health" }
 func (SourcesEvent) EventName() string        { return "sources" }
 func (ImportProgressEvent) EventName() string { return "import-progress" }
 func (ImportErrorEvent) EventName() string    { return "import-error" }
+func (ExportProgressEvent) EventName() string { return "export-progress" }
 
 // Events is every event, once.
-var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}}
+var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}, ExportProgressEvent{}}
 
 func (a *App) emit(e Event) { a.events.emit(e.EventName(), e) }
+
+// progressEvery is how often long work (an import, an export) tells its
+// progress; tests set 0 to see every step.
+var progressEvery = 500 * time.Millisecond

@@ -136,3 +136,46 @@ func TestOpenDroppedTellsWhatDidNotOpen(t *testing.T) {
 		t.Errorf("import-error %+v: want the file and an error naming it", e)
 	}
 }
+
+// Long work tells its progress: an export sends export-progress events with
+// the checkpoints written so far, counting up to what it wrote, and an import
+// sends import-progress events likewise.
+func TestExportAndImportTellTheirProgress(t *testing.T) {
+	old := progressEvery
+	progressEvery = 0
+	t.Cleanup(func() { progressEvery = old })
+	a := newTestApp(t, Options{NoSample: true})
+	seedJob(t, a)
+	var exports, imports []int64
+	defer Subscribe(a, func(_ string, payload any) {
+		switch e := payload.(type) {
+		case ExportProgressEvent:
+			if e.File != "prod.ckpt.gz" {
+				t.Errorf("export progress names %q", e.File)
+			}
+			exports = append(exports, e.Checkpoints)
+		case ImportProgressEvent:
+			imports = append(imports, e.Checkpoints)
+		}
+	})()
+	out := filepath.Join(t.TempDir(), "prod.ckpt.gz")
+	res, err := a.ExportCapture(ExportRequest{Cluster: "prod", Job: "job1", Path: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exports) < 10 || !slices.IsSorted(exports) || exports[len(exports)-1] > res.Checkpoints {
+		t.Errorf("export progress %v for %d checkpoints: want a rising count up to them", exports, res.Checkpoints)
+	}
+	b := newTestApp(t, Options{NoSample: true})
+	defer Subscribe(b, func(_ string, payload any) {
+		if e, ok := payload.(ImportProgressEvent); ok {
+			imports = append(imports, e.Checkpoints)
+		}
+	})()
+	if _, err := b.OpenCapture(out); err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 10 || !slices.IsSorted(imports) {
+		t.Errorf("import progress %v: want a rising count", imports)
+	}
+}

@@ -48,6 +48,18 @@ describe('events without a call (fake bridge)', { skip }, () => {
     await page.getByTestId('lang-en').click();
   });
 
+  it('an export under way shows its progress in the top bar, in both languages', async () => {
+    await page.evaluate(() => window.__ceFakeEmit('export-progress', { file: 'prod.ckpt.gz', checkpoints: 12345 }));
+    const bar = page.getByTestId('export-progress');
+    await bar.waitFor();
+    assert.ok((await bar.innerText()).includes(fill(en.export.progress, { file: 'prod.ckpt.gz', checkpoints: '12,345' })));
+    await page.screenshot({ path: `${resultsDir}events-en-export-progress.png` });
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    assert.ok((await bar.innerText()).includes(fill(zh.export.progress, { file: 'prod.ckpt.gz', checkpoints: '12,345' })));
+    await page.getByTestId('lang-en').click();
+  });
+
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -748,7 +748,7 @@ export interface LogView {
 }
 
 // The events and their payloads are generated from app/events.go.
-export type { CheckpointsEvent, EventPayloads, HealthEvent, ImportErrorEvent, ImportProgressEvent } from './contract.gen';
+export type { CheckpointsEvent, EventPayloads, ExportProgressEvent, HealthEvent, ImportErrorEvent, ImportProgressEvent } from './contract.gen';
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 

@@ -300,6 +300,12 @@ export interface EngineCounts {
   restored: number;
 }
 
+/** app.ExportProgressEvent */
+export interface ExportProgressEvent {
+  file: string;
+  checkpoints: number;
+}
+
 /** app.ExportRequest (an argument: a field left out reads as its zero value) */
 export interface ExportRequest {
   cluster?: string;
@@ -895,4 +901,5 @@ export interface EventPayloads {
   'sources': SourcesEvent;
   'import-progress': ImportProgressEvent;
   'import-error': ImportErrorEvent;
+  'export-progress': ExportProgressEvent;
 }

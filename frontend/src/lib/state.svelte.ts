@@ -7,6 +7,7 @@ import {
   mode,
   on,
   uploadCapture,
+  type ExportProgressEvent,
   type HealthState,
   type ImportProgressEvent,
   type ImportResult,
@@ -55,6 +56,8 @@ class AppState {
 
   /** the capture being opened, while the backend reports progress */
   importing = $state<ImportProgressEvent | null>(null);
+  /** the export under way, as its progress events tell it (null when none) */
+  exporting = $state<ExportProgressEvent | null>(null);
 
   /** number of long calls in flight, for the loading indicator */
   busy = $state(0);
@@ -245,6 +248,7 @@ class AppState {
 
   // Progress events stop when the import ends; drop a stale banner if no answer clears it.
   private clearImporting = debounce(() => (this.importing = null), 5000);
+  private clearExporting = debounce(() => (this.exporting = null), 5000);
 
   /** listen wires the backend's events to refreshes of whatever is open. */
   listen(): () => void {
@@ -269,6 +273,10 @@ class AppState {
       on('import-progress', (ev) => {
         this.importing = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0, metric_samples: ev.metric_samples ?? 0 };
         this.clearImporting();
+      }),
+      on('export-progress', (ev) => {
+        this.exporting = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0 };
+        this.clearExporting();
       }),
       on('import-error', (ev) => {
         this.importing = null;
