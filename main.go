@@ -42,4 +42,3 @@ func main() {
 		os.Exit(1)
 	}
 }
-

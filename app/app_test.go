@@ -500,7 +500,6 @@ func TestRetentionLimitsAreSavedAndApplied(t *testing.T) {
 	}
 }
 
-
 // The bundled Flink 1.20 recording with two problems at once (a
 // backpressured source and a slow snapshot downstream) says where barriers
 // queued: in most checkpoints the largest cause is the queue at Slow Map's

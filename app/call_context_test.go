@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
 )
 
 // A call made through the window or the CLI ends when the app closes, and has
