@@ -13,13 +13,15 @@
 #      SOAK_LONG_TOTAL (2,000,000) in all: cold start of `serve` to the first timeline paint
 #      (frontend/bench/timeline-bench.mjs), `report --format json` (time, peak RSS), and the size
 #      cap held by retention, each against its aim.
+#   2b. long-import: `import` of a capture of SOAK_LONG_IMPORT_CHECKPOINTS (400,000 × 4 × 16
+#      subtasks) that takes over 2 minutes here: it must complete, whole.
 #   3. load: SOAK_LOAD_CLUSTERS × SOAK_LOAD_JOBS (5 × 10) jobs checkpointing every second for
 #      SOAK_MINUTES (10): real Flink jobs on the 2.3 (and 1.20) test clusters where the machine
 #      allows, the rest from testenv/soak/fakeflink (Flink's REST shapes, 10-deep history); one
 #      `serve` collects everything. Prints checkpoints missed (must be 0), the app's CPU and peak
 #      RSS, requests per cluster against its budget, and the timeline's frame p95 meanwhile.
 #
-# Knobs (environment): SOAK_PHASES ("crash long load"; crash is crash-collect crash-import
+# Knobs (environment): SOAK_PHASES ("crash long long-import load"; crash is crash-collect crash-import
 # crash-retention), SOAK_KILLS (200) or SOAK_KILLS_COLLECT,
 # SOAK_KILLS_IMPORT, SOAK_KILLS_RETENTION; SOAK_RET_CAP_MIB (20); SOAK_IMPORT_CHECKPOINTS (13000: 4 × 16 subtasks each, ~210 MB of JSON); SOAK_LONG_MAIN,
 # SOAK_LONG_TOTAL, SOAK_LONG_FILLER_JOBS (190), SOAK_LONG_CAP_PCT (80: the cap set for the
@@ -42,7 +44,7 @@ source "$SOAK_DIR/lib.sh"
 
 CE="${CE_BIN:-$root/build/bin/checkpoint-explorer}"
 [[ -x "$CE" ]] || die "no $CE: run make build (or set CE_BIN)"
-PHASES="${SOAK_PHASES:-crash long load}"
+PHASES="${SOAK_PHASES:-crash long long-import load}"
 KILLS="${SOAK_KILLS:-200}"
 KILLS_COLLECT="${SOAK_KILLS_COLLECT:-$(((KILLS + 2) / 3))}"
 KILLS_IMPORT="${SOAK_KILLS_IMPORT:-$(((KILLS - KILLS_COLLECT + 1) / 2))}"
@@ -387,6 +389,30 @@ long_history() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# 2b. A long import: a capture whose import takes longer than the 2 minutes a call was once
+# limited to must complete, whole, from the command line.
+long_import() {
+  local D="$W/long-import" cap="$W/long-import.ckpt.gz" N="${SOAK_LONG_IMPORT_CHECKPOINTS:-400000}"
+  local capkey="capture: bench/0123456789abcdef0123456789abcdef"
+  wait_ci
+  CE_GEN_CAPTURE="$cap" CE_GEN_CHECKPOINTS="$N" CE_GEN_VERTICES=4 CE_GEN_SUBTASKS=16 \
+    go test -count=1 -timeout 30m -run TestGenerateLargeCapture ./backend/capture/ >/dev/null || { fail "long import: capture generation"; return; }
+  write_config "$D" "$UNLIMITED"
+  local t took
+  t=$(now_ms)
+  "$CE" --data-dir "$D" import "$cap" >/dev/null 2>"$D/import.err" || { fail "long import: failed after $((($(now_ms) - t) / 1000)) s: $(tail -2 "$D/import.err")"; return; }
+  took=$(($(now_ms) - t))
+  dbcheck "$D"
+  [[ "${CK_JOBS[$capkey]:-0}" == "$N" ]] || fail "long import: stored ${CK_JOBS[$capkey]:-0} of $N checkpoints"
+  dbcheck_ok || fail "long import: integrity '$CK_INTEGRITY', partial rows $CK_BAD"
+  local verdict="over the 2 minutes a call was once limited to"
+  ((took > 120000)) || verdict="under 2 minutes here: raise SOAK_LONG_IMPORT_CHECKPOINTS to test past the old limit"
+  summary "long import: $N checkpoints (× 4 × 16 subtasks, $(mib "$(stat -c %s "$cap")") compressed) imported whole in $((took / 1000)) s, $verdict ($(machine_load))"
+  rm -f "$cap"
+  rm -rf "$D"
+}
+
+# ---------------------------------------------------------------------------------------------
 # 3. Load.
 load() {
   local D="$W/load" nc="${SOAK_LOAD_CLUSTERS:-5}" nj="${SOAK_LOAD_JOBS:-10}" rps="${SOAK_LOAD_RPS:-80}"
@@ -545,8 +571,9 @@ for p in $PHASES; do
     crash-import) crash_import "$KILLS_IMPORT" ;;
     crash-retention) crash_retention "$KILLS_RETENTION" ;;
     long) long_history ;;
+    long-import) long_import ;;
     load) load ;;
-    *) die "unknown phase $p (crash, crash-collect, crash-import, crash-retention, long, load)" ;;
+    *) die "unknown phase $p (crash, crash-collect, crash-import, crash-retention, long, long-import, load)" ;;
   esac
 done
 
