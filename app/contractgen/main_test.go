@@ -111,3 +111,46 @@ func TestHandWrittenTypesHaveTheContractsFields(t *testing.T) {
 		t.Errorf("only %d hand-written types matched by name: the check has lost track of api.ts", checked)
 	}
 }
+
+// The development fake (frontend/dev/fake-bridge.js, which the fake-bridge
+// e2e suites run against) answers only methods the contract has, and all of
+// them but those the page cannot reach in a browser; it sends only events the
+// contract has.
+func TestFakeBridgeFollowsTheContract(t *testing.T) {
+	b, err := os.ReadFile("../../frontend/dev/fake-bridge.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^    ([A-Z]\w*):`).FindAllStringSubmatch(string(b), -1) {
+		fake[m[1]] = true
+	}
+	s := string(generateNow(t))
+	contract := map[string]bool{}
+	block := s[strings.Index(s, "export interface AppMethods {"):]
+	block = block[:strings.Index(block, "\n}")]
+	for _, m := range regexp.MustCompile(`(?m)^  (\w+)\(`).FindAllStringSubmatch(block, -1) {
+		contract[m[1]] = true
+	}
+	// Not faked: the page reaches SaveFile only in the desktop window, and
+	// BackfillBackpressure only runs when the collector follows a job.
+	notFaked := map[string]bool{"SaveFile": true, "BackfillBackpressure": true}
+	for m := range fake {
+		if !contract[m] {
+			t.Errorf("the fake bridge answers %s, which App does not have", m)
+		}
+	}
+	for m := range contract {
+		if !fake[m] && !notFaked[m] {
+			t.Errorf("the fake bridge does not answer %s", m)
+		}
+	}
+	for _, m := range regexp.MustCompile(`emit\('([a-z-]+)'`).FindAllStringSubmatch(string(b), -1) {
+		if !strings.Contains(s, "  '"+m[1]+"': ") {
+			t.Errorf("the fake bridge sends an event %q the contract does not have", m[1])
+		}
+	}
+	if len(fake) < 20 {
+		t.Errorf("found %d fake methods: the check has lost track of fake-bridge.js", len(fake))
+	}
+}
