@@ -83,11 +83,12 @@ func ResolvePaths(dataDir string) (Paths, error) {
 }
 
 // App is what the UI calls — the window binds it, the HTTP door serves its
-// exported methods, the CLI calls them — over the state of one running app.
-// Create it with New, then Start it. Calls of the App New returns run under
-// the root context Start makes (cancelled by Close); the HTTP door calls
-// through a copy per request (withCallContext), so a closed browser tab
-// cancels its call. No call has a fixed time limit.
+// exported methods, the CLI calls them — over the state of one running app;
+// a Service gives it (Service.App). Its calls run under the root context
+// Service.Start makes (cancelled by Close); the HTTP door calls through a
+// copy per request (Service.Call), so a closed browser tab cancels its call.
+// No call has a fixed time limit. Lifecycle lives in Service, not here: every
+// exported method of App is exposed to the UI.
 type App struct {
 	*appCore
 	// ctx is the context of the request this App answers; nil for the root.
@@ -123,8 +124,8 @@ type FileDialogs interface {
 	SaveFile(title, defaultName string) (string, error)
 }
 
-// New opens the config and the cache. The caller must call Close.
-func New(ctx context.Context, opts Options) (*App, error) {
+// newApp opens the config and the cache (NewService). The caller must call closeApp.
+func newApp(ctx context.Context, opts Options) (*App, error) {
 	paths, err := ResolvePaths(opts.DataDir)
 	if err != nil {
 		return nil, err
@@ -221,8 +222,8 @@ func checkWritable(p Paths, dataDir bool) error {
 		"or start with --data-dir pointing at a writable directory", p.Cache, err)
 }
 
-// Start begins background work: retention, the first-run sample, polling.
-func Start(ctx context.Context, a *App) error {
+// startApp begins background work: retention, the first-run sample, polling.
+func startApp(ctx context.Context, a *App) error {
 	ctx, cancel := context.WithCancel(ctx)
 	a.mu.Lock()
 	a.cancel, a.root = cancel, ctx
@@ -264,18 +265,18 @@ func (a *App) callCtx() (context.Context, context.CancelFunc) {
 	}
 }
 
-// WithCallContext is a's state answering one request: calls through it end
+// withCallContext is a's state answering one request: calls through it end
 // with ctx (the HTTP door makes one per request).
-func WithCallContext(a *App, ctx context.Context) *App { return &App{appCore: a.appCore, ctx: ctx} }
+func withCallContext(a *App, ctx context.Context) *App { return &App{appCore: a.appCore, ctx: ctx} }
 
-// LoggerOf is the app's log (also written to its log file), for the doors.
-func LoggerOf(a *App) *slog.Logger { return a.log }
+// loggerOf is the app's log (also written to its log file), for the doors.
+func loggerOf(a *App) *slog.Logger { return a.log }
 
-// Emit sends an event to every subscriber (the doors forward them).
-func Emit(a *App, e Event) { a.emit(e) }
+// emitEvent sends an event to every subscriber (the doors forward them).
+func emitEvent(a *App, e Event) { a.emit(e) }
 
-// Close stops background work and closes the cache.
-func Close(a *App) error {
+// closeApp stops background work and closes the cache.
+func closeApp(a *App) error {
 	a.mu.Lock()
 	cancel := a.cancel
 	a.mu.Unlock()
@@ -291,19 +292,19 @@ func Close(a *App) error {
 	return err
 }
 
-// SetFileDialogs lets the desktop door offer native dialogs.
-func SetFileDialogs(a *App, d FileDialogs) { a.dialogs = d }
+// setFileDialogs lets the desktop door offer native dialogs.
+func setFileDialogs(a *App, d FileDialogs) { a.dialogs = d }
 
-// Subscribe receives every event the app emits (the doors forward them).
-func Subscribe(a *App, fn func(name string, payload any)) (unsubscribe func()) {
+// subscribe receives every event the app emits (the doors forward them).
+func subscribe(a *App, fn func(name string, payload any)) (unsubscribe func()) {
 	return a.events.subscribe(fn)
 }
 
-// StoreOf exposes the cache to CLI commands that stream (export, bench).
-func StoreOf(a *App) *store.Store { return a.store }
+// storeOf exposes the cache to CLI commands that stream (export, bench).
+func storeOf(a *App) *store.Store { return a.store }
 
-// PathsOf tells where the app keeps its files.
-func PathsOf(a *App) Paths { return a.paths }
+// pathsOf tells where the app keeps its files.
+func pathsOf(a *App) Paths { return a.paths }
 
 func (a *App) configuredCluster(name string) (model.Cluster, bool) {
 	a.mu.Lock()

@@ -28,14 +28,14 @@ func newTestApp(t *testing.T, opts Options) *App {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	opts.NoCollect = true
-	a, err := New(context.Background(), opts)
+	a, err := newApp(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Start(context.Background(), a); err != nil {
+	if err := startApp(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { Close(a) })
+	t.Cleanup(func() { closeApp(a) })
 	return a
 }
 
@@ -492,7 +492,7 @@ func TestRetentionLimitsAreSavedAndApplied(t *testing.T) {
 	if r.Checkpoints != 5 || r.Limits.MaxCheckpointsPerJob != 5 || r.PrunedTotal.Checkpoints != 15 {
 		t.Errorf("after limiting to 5: %+v", r)
 	}
-	Close(a)
+	closeApp(a)
 	b := newTestApp(t, Options{NoSample: true, DataDir: dir})
 	r, _ = b.Retention()
 	if r.Limits.MaxCheckpointsPerJob != 5 || r.Limits.MaxBytes != 64<<20 {

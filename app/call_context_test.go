@@ -16,7 +16,7 @@ func TestCallsEndWithTheAppAndHaveNoDeadline(t *testing.T) {
 		t.Error("a call has a deadline; user-started work must have none")
 	}
 	req, cancelReq := context.WithCancel(context.Background())
-	rctx, rcancel := WithCallContext(a, req).callCtx()
+	rctx, rcancel := withCallContext(a, req).callCtx()
 	defer rcancel()
 	if _, ok := rctx.Deadline(); ok {
 		t.Error("a request's call has a deadline of its own")
@@ -27,9 +27,9 @@ func TestCallsEndWithTheAppAndHaveNoDeadline(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Error("a request's call did not end when the request did")
 	}
-	rctx2, rcancel2 := WithCallContext(a, context.Background()).callCtx()
+	rctx2, rcancel2 := withCallContext(a, context.Background()).callCtx()
 	defer rcancel2()
-	if err := Close(a); err != nil {
+	if err := closeApp(a); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]context.Context{"window": ctx, "request": rctx2} {

@@ -92,11 +92,11 @@ func (a *App) OpenCapture(path string) (ImportResult, error) {
 	return res, nil
 }
 
-// ImportUpload imports a capture the HTTP door received (a browser's upload)
+// importUpload imports a capture the HTTP door received (a browser's upload)
 // as a read-only source, under ctx (the request's: a closed tab cancels it,
 // leaving the cache as it was), and tells the doors the sources changed.
-func ImportUpload(ctx context.Context, a *App, path string) (ImportResult, error) {
-	ctx, cancel := WithCallContext(a, ctx).callCtx()
+func importUpload(ctx context.Context, a *App, path string) (ImportResult, error) {
+	ctx, cancel := withCallContext(a, ctx).callCtx()
 	defer cancel()
 	res, err := a.importCapture(ctx, path, captureSourceName)
 	if err == nil {
@@ -105,9 +105,9 @@ func ImportUpload(ctx context.Context, a *App, path string) (ImportResult, error
 	return res, err
 }
 
-// OpenDropped opens captures dropped on the window. No call waits for the
+// openDropped opens captures dropped on the window. No call waits for the
 // answer, so each file that does not open is told as an ImportErrorEvent.
-func OpenDropped(a *App, paths []string) {
+func openDropped(a *App, paths []string) {
 	for _, p := range paths {
 		if _, err := a.OpenCapture(p); err != nil {
 			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: err.Error()})

@@ -27,8 +27,8 @@ func canWriteReadOnlyDirs(t *testing.T) bool {
 	return true
 }
 
-func newApp(dataDir string) (*App, error) {
-	return New(context.Background(), Options{DataDir: dataDir, NoSample: true, NoCollect: true,
+func openDataDir(dataDir string) (*App, error) {
+	return newApp(context.Background(), Options{DataDir: dataDir, NoSample: true, NoCollect: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
@@ -36,7 +36,7 @@ func newApp(dataDir string) (*App, error) {
 func wantStartError(t *testing.T, a *App, err error, path string) {
 	t.Helper()
 	if err == nil {
-		Close(a)
+		closeApp(a)
 		t.Fatalf("New on an unwritable %s succeeded", path)
 	}
 	msg := err.Error()
@@ -58,7 +58,7 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(file, "data")
-		a, err := newApp(dir)
+		a, err := openDataDir(dir)
 		wantStartError(t, a, err, dir)
 	})
 	t.Run("read-only directory", func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.Chmod(dir, 0o755)
-		a, err := newApp(dir)
+		a, err := openDataDir(dir)
 		wantStartError(t, a, err, dir)
 	})
 	t.Run("read-only directory with a cache", func(t *testing.T) {
@@ -78,16 +78,16 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 			t.Skip("chmod does not stop this process (root)")
 		}
 		dir := filepath.Join(t.TempDir(), "data")
-		a, err := newApp(dir)
+		a, err := openDataDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		Close(a)
+		closeApp(a)
 		if err := os.Chmod(dir, 0o555); err != nil {
 			t.Fatal(err)
 		}
 		defer os.Chmod(dir, 0o755)
-		a, err = newApp(dir)
+		a, err = openDataDir(dir)
 		wantStartError(t, a, err, dir)
 	})
 	t.Run("read-only cache file", func(t *testing.T) {
@@ -95,23 +95,23 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 			t.Skip("chmod does not stop this process (root)")
 		}
 		dir := filepath.Join(t.TempDir(), "data")
-		a, err := newApp(dir)
+		a, err := openDataDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cache := PathsOf(a).Cache
-		Close(a)
+		cache := pathsOf(a).Cache
+		closeApp(a)
 		if err := os.Chmod(cache, 0o444); err != nil {
 			t.Fatal(err)
 		}
-		a, err = newApp(dir)
+		a, err = openDataDir(dir)
 		wantStartError(t, a, err, cache)
 	})
 	t.Run("writable", func(t *testing.T) {
-		a, err := newApp(filepath.Join(t.TempDir(), "fresh", "data"))
+		a, err := openDataDir(filepath.Join(t.TempDir(), "fresh", "data"))
 		if err != nil {
 			t.Fatalf("New on a fresh data dir: %v", err)
 		}
-		Close(a)
+		closeApp(a)
 	})
 }

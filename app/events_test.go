@@ -117,7 +117,7 @@ func TestEventsMatchTheFrontendAndTheDocs(t *testing.T) {
 func TestOpenDroppedTellsWhatDidNotOpen(t *testing.T) {
 	a := newTestApp(t, Options{NoSample: true})
 	var got []Event
-	unsubscribe := Subscribe(a, func(_ string, payload any) {
+	unsubscribe := subscribe(a, func(_ string, payload any) {
 		if e, ok := payload.(ImportErrorEvent); ok {
 			got = append(got, e)
 		}
@@ -127,7 +127,7 @@ func TestOpenDroppedTellsWhatDidNotOpen(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a capture"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	OpenDropped(a, []string{bad})
+	openDropped(a, []string{bad})
 	if len(got) != 1 {
 		t.Fatalf("%d import-error events, want 1", len(got))
 	}
@@ -147,7 +147,7 @@ func TestExportAndImportTellTheirProgress(t *testing.T) {
 	a := newTestApp(t, Options{NoSample: true})
 	seedJob(t, a)
 	var exports, imports []int64
-	defer Subscribe(a, func(_ string, payload any) {
+	defer subscribe(a, func(_ string, payload any) {
 		switch e := payload.(type) {
 		case ExportProgressEvent:
 			if e.File != "prod.ckpt.gz" {
@@ -167,7 +167,7 @@ func TestExportAndImportTellTheirProgress(t *testing.T) {
 		t.Errorf("export progress %v for %d checkpoints: want a rising count up to them", exports, res.Checkpoints)
 	}
 	b := newTestApp(t, Options{NoSample: true})
-	defer Subscribe(b, func(_ string, payload any) {
+	defer subscribe(b, func(_ string, payload any) {
 		if e, ok := payload.(ImportProgressEvent); ok {
 			imports = append(imports, e.Checkpoints)
 		}

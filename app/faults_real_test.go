@@ -411,17 +411,17 @@ func (p *faultProxy) figures(exFrom, exTo time.Time) proxyFigures {
 // then runs no poller).
 func newFaultApp(t *testing.T, restURL string) (*App, int) {
 	t.Helper()
-	a, err := New(context.Background(), Options{
+	a, err := newApp(context.Background(), Options{
 		DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
 		Logger: faultLogger(t),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Start(context.Background(), a); err != nil {
+	if err := startApp(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { Close(a) })
+	t.Cleanup(func() { closeApp(a) })
 	time.Sleep(100 * time.Millisecond)
 	base := countGoroutines()
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL}); err != nil {

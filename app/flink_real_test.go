@@ -32,14 +32,14 @@ func newCollectingAppWith(t *testing.T, restURL string, opts Options) *App {
 	t.Helper()
 	opts.DataDir, opts.NoSample, opts.JobsEvery = t.TempDir(), true, 2*time.Second
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := New(context.Background(), opts)
+	a, err := newApp(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Start(context.Background(), a); err != nil {
+	if err := startApp(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { Close(a) })
+	t.Cleanup(func() { closeApp(a) })
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL}); err != nil {
 		t.Fatal(err)
 	}

@@ -88,8 +88,8 @@ func (m *appMetrics) observe(cluster, endpoint string, code int, d time.Duration
 	}
 }
 
-// MetricsHandler serves the app's own metrics (for `serve`'s /metrics).
-func MetricsHandler(a *App) http.Handler {
+// metricsHandler serves the app's own metrics (for `serve`'s /metrics).
+func metricsHandler(a *App) http.Handler {
 	return promhttp.HandlerFor(a.metrics.reg, promhttp.HandlerOpts{})
 }
 

@@ -14,7 +14,7 @@ import (
 // behind its token, tested in app/serve).
 func TestMetricsHandlerExportsRequestsAndTheCache(t *testing.T) {
 	a := newTestApp(t, Options{NoSample: true})
-	ts := httptest.NewServer(MetricsHandler(a))
+	ts := httptest.NewServer(metricsHandler(a))
 	defer ts.Close()
 	a.metrics.observe("prod", "/jobs/:jid/checkpoints", 503, 20*time.Millisecond, nil)
 	res, err := http.Get(ts.URL)

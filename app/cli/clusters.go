@@ -51,11 +51,12 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	list, err := a.ListClusters()
 	if err != nil {
 		return err
@@ -143,11 +144,12 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	if *test {
 		res, err := a.TestConnection(in)
 		if err != nil {
@@ -174,11 +176,12 @@ func clustersRemove(ctx context.Context, g *globals, args []string) error {
 		fs.Usage()
 		return errors.New("clusters remove: give one name")
 	}
-	a, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	if err := a.RemoveCluster(fs.Arg(0)); err != nil {
 		return err
 	}
@@ -195,11 +198,12 @@ func clustersRetention(ctx context.Context, g *globals, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	cur, err := a.Retention()
 	if err != nil {
 		return err

@@ -34,11 +34,12 @@ func runExport(ctx context.Context, g *globals, args []string) error {
 	if err != nil {
 		return fmt.Errorf("export: --to: %w", err)
 	}
-	a, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	res, err := a.ExportCapture(app.ExportRequest{Cluster: *cluster, Job: *job, FromMs: fromMs, ToMs: toMs, Path: *out})
 	if err != nil {
 		return err

@@ -21,11 +21,12 @@ func runImport(ctx context.Context, g *globals, args []string) error {
 		fs.Usage()
 		return errors.New("import: give at least one file")
 	}
-	a, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	var failed int
 	for _, f := range files {
 		res, err := a.OpenCapture(f)

@@ -63,11 +63,12 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 		fs.Usage()
 		return errors.New("report: give a capture file, or --cluster and --job")
 	}
-	a, err := openApp(ctx, &gg, opts)
+	svc, err := openApp(ctx, &gg, opts)
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
+	defer svc.Close()
+	a := svc.App()
 	if len(files) > 0 {
 		res, err := a.OpenCapture(files[0])
 		if err != nil {

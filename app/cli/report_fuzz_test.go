@@ -34,14 +34,15 @@ func cutReport(r app.Report) app.Report {
 // `go test` runs every seed and every input under testdata/fuzz/ (found problems, kept as
 // regressions); testenv/fuzz.sh (make fuzz) fuzzes it for a while.
 func FuzzReportRenderers(f *testing.F) {
-	a, err := app.New(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
+	svc, err := app.NewService(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := app.Start(context.Background(), a); err != nil { // opens the bundled samples
+	if err := svc.Start(context.Background()); err != nil { // opens the bundled samples
 		f.Fatal(err)
 	}
+	a := svc.App()
 	jobs, err := a.ListJobs("")
 	if err != nil || len(jobs) == 0 {
 		f.Fatalf("the samples hold no job: %v", err)
@@ -57,7 +58,7 @@ func FuzzReportRenderers(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	app.Close(a)
+	svc.Close()
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzenv.Count()

@@ -125,18 +125,19 @@ func hasDisplay() bool {
 	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
 }
 
-func openApp(ctx context.Context, g *globals, opts app.Options) (*app.App, error) {
+// openApp opens and starts the app for a command; the caller closes it.
+func openApp(ctx context.Context, g *globals, opts app.Options) (*app.Service, error) {
 	opts.DataDir = g.dataDir
 	opts.Logger = g.logger()
-	a, err := app.New(ctx, opts)
+	svc, err := app.NewService(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := app.Start(ctx, a); err != nil {
-		app.Close(a)
+	if err := svc.Start(ctx); err != nil {
+		svc.Close()
 		return nil, err
 	}
-	return a, nil
+	return svc, nil
 }
 
 // runWindow opens the window; without a display, or in a build without one,

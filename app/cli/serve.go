@@ -22,13 +22,13 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, g, app.Options{NoCollect: *noCollect})
+	svc, err := openApp(ctx, g, app.Options{NoCollect: *noCollect})
 	if err != nil {
 		return err
 	}
-	defer app.Close(a)
-	srv, err := serve.New(a, serve.Options{
-		Addr: *addr, Assets: g.opts.Assets, Token: *token, Metrics: app.MetricsHandler(a),
+	defer svc.Close()
+	srv, err := serve.New(svc, serve.Options{
+		Addr: *addr, Assets: g.opts.Assets, Token: *token, Metrics: svc.Metrics(),
 		Ready: func(u string) {
 			fmt.Fprintf(g.stdout, "Checkpoint Explorer is serving at\n  %s\n(only this machine can reach it; the token in the URL is required; Ctrl-C stops)\n", u)
 			if f, ok := g.stdout.(*os.File); ok {

@@ -29,7 +29,7 @@ const abuseToken = "abuse-token"
 
 type abuseServer struct {
 	s    *Server
-	a    *app.App
+	a    *app.Service
 	addr string // 127.0.0.1:port
 	url  string // http://127.0.0.1:port
 	stop func() time.Duration
@@ -42,7 +42,7 @@ func startAbuse(t *testing.T, opts Options, tune func(*limits)) *abuseServer {
 }
 
 // serveApp serves a on loopback with the test token.
-func serveApp(t *testing.T, a *app.App, opts Options, tune func(*limits)) *abuseServer {
+func serveApp(t *testing.T, a *app.Service, opts Options, tune func(*limits)) *abuseServer {
 	t.Helper()
 	opts.Token = abuseToken
 	ready := make(chan string, 1)
@@ -394,7 +394,7 @@ func TestServeAbuseStalledAndLongStreams(t *testing.T) {
 	c, _ := as.openStream(t)
 	for i := 0; i < 15; i++ { // 1.5 s: past read (600 ms), write (300 ms) and idle (500 ms)
 		time.Sleep(100 * time.Millisecond)
-		app.Emit(as.a, app.ImportProgressEvent{File: fmt.Sprint("tick-", i)})
+		as.a.Emit(app.ImportProgressEvent{File: fmt.Sprint("tick-", i)})
 		if _, err := readUntil(c, fmt.Sprintf(`"file":"tick-%d"`, i), 2*time.Second); err != nil {
 			t.Fatalf("event %d on a stream open %s: %v", i, time.Duration(i+1)*100*time.Millisecond, err)
 		}
@@ -416,7 +416,7 @@ func TestServeAbuseStalledAndLongStreams(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(time.Millisecond):
-				app.Emit(as.a, app.ImportErrorEvent{File: "big", Error: big})
+				as.a.Emit(app.ImportErrorEvent{File: "big", Error: big})
 			}
 		}
 	}()
@@ -449,7 +449,7 @@ func TestServeAbuseManyStreams(t *testing.T) {
 		conns = append(conns, c)
 	}
 	per := float64(heapAndStacks()-before) / float64(max) / 1024
-	app.Emit(as.a, app.ImportErrorEvent{File: "all"})
+	as.a.Emit(app.ImportErrorEvent{File: "all"})
 	for i, c := range conns {
 		if _, err := readUntil(c, `"all"`, 2*time.Second); err != nil {
 			t.Fatalf("stream %d missed an event: %v", i+1, err)

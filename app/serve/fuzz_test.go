@@ -33,16 +33,17 @@ var fuzzMethods = []string{"Checkpoint", "CheckpointView", "Checkpoints", "Compa
 // `go test` runs every seed and every input under testdata/fuzz/ (found problems, kept as
 // regressions); testenv/fuzz.sh (make fuzz) fuzzes it for a while.
 func FuzzServeCall(f *testing.F) {
-	a, err := app.New(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
+	svc, err := app.NewService(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := app.Start(context.Background(), a); err != nil { // opens the bundled samples
+	if err := svc.Start(context.Background()); err != nil { // opens the bundled samples
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { app.Close(a) })
-	srv, err := New(a, Options{Token: "fuzz"})
+	f.Cleanup(func() { svc.Close() })
+	a := svc.App()
+	srv, err := New(svc, Options{Token: "fuzz"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -11,18 +11,18 @@ import (
 
 // testApp is a started app over an empty data dir, without polling or the
 // bundled samples, closed when t ends; logs go to logger (nil: nowhere).
-func testApp(t *testing.T, logger *slog.Logger) *app.App {
+func testApp(t *testing.T, logger *slog.Logger) *app.Service {
 	t.Helper()
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	a, err := app.New(context.Background(), app.Options{DataDir: t.TempDir(), NoCollect: true, NoSample: true, Logger: logger})
+	svc, err := app.NewService(context.Background(), app.Options{DataDir: t.TempDir(), NoCollect: true, NoSample: true, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := app.Start(context.Background(), a); err != nil {
+	if err := svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { app.Close(a) })
-	return a
+	t.Cleanup(func() { svc.Close() })
+	return svc
 }

@@ -53,7 +53,7 @@ const tokenCookie = "ce_token"
 // Server is the browser door: the embedded UI, the facade's methods as JSON
 // POST endpoints, server-sent events, capture upload.
 type Server struct {
-	app     *app.App
+	svc     *app.Service
 	opts    Options
 	token   string
 	methods map[string]reflect.Method
@@ -98,8 +98,8 @@ var defaultLimits = limits{
 	maxStreams: 32,
 }
 
-// New prepares the browser door for a started App.
-func New(a *app.App, opts Options) (*Server, error) {
+// New prepares the browser door for a started Service.
+func New(svc *app.Service, opts Options) (*Server, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
@@ -114,7 +114,7 @@ func New(a *app.App, opts Options) (*Server, error) {
 		}
 		tok = hex.EncodeToString(b)
 	}
-	s := &Server{app: a, opts: opts, token: tok, methods: facadeMethods(), log: app.LoggerOf(a), limits: defaultLimits}
+	s := &Server{svc: svc, opts: opts, token: tok, methods: facadeMethods(), log: svc.Logger(), limits: defaultLimits}
 	var names []string
 	for n := range s.methods {
 		names = append(names, strings.TrimPrefix(n, "app.App."))
@@ -326,7 +326,7 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The call ends with the request: a closed tab cancels it.
-	args := []reflect.Value{reflect.ValueOf(app.WithCallContext(s.app, r.Context()))}
+	args := []reflect.Value{reflect.ValueOf(s.svc.Call(r.Context()))}
 	for i := 0; i < nargs; i++ {
 		v := reflect.New(ft.In(i + 1))
 		if err := json.Unmarshal(raw[i], v.Interface()); err != nil {
@@ -396,7 +396,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	ch := make(chan event, 64)
 	var once sync.Once
 	done := make(chan struct{})
-	unsub := app.Subscribe(s.app, func(name string, payload any) {
+	unsub := s.svc.Subscribe(func(name string, payload any) {
 		b, err := json.Marshal(payload)
 		if err != nil {
 			return
@@ -454,7 +454,7 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 		s.writeBodyError(w, tooLarge, fmt.Errorf("upload %s: %w", name, err))
 		return
 	}
-	res, err := app.ImportUpload(r.Context(), s.app, tmp.Name())
+	res, err := s.svc.ImportUpload(r.Context(), tmp.Name())
 	extendWrite(w, s.limits.write)
 	if err != nil && r.Context().Err() != nil {
 		// Nobody waits for the answer; the cache is as it was.

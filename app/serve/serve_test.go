@@ -33,10 +33,10 @@ func (j *cookieJar) Cookies(*url.URL) []*http.Cookie          { return j.cs }
 
 // contentDigest is everything the cache holds, to see that a refused upload
 // changed nothing.
-func contentDigest(t *testing.T, a *app.App) string {
+func contentDigest(t *testing.T, a *app.Service) string {
 	t.Helper()
 	ctx := context.Background()
-	st := app.StoreOf(a)
+	st := a.Store()
 	var b strings.Builder
 	clusters, _ := st.Clusters(ctx)
 	jobs, _ := st.Jobs(ctx, "")
@@ -186,7 +186,7 @@ func TestUploadOfABadFileIsRefusedWhole(t *testing.T) {
 // (their content is app's MetricsHandler's, tested there).
 func TestServeExportsTheAppsOwnMetricsBehindTheToken(t *testing.T) {
 	a := testApp(t, nil)
-	srv, _ := New(a, Options{Token: "t", Metrics: app.MetricsHandler(a)})
+	srv, _ := New(a, Options{Token: "t", Metrics: a.Metrics()})
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	res, err := http.Get(ts.URL + "/metrics")
@@ -278,7 +278,7 @@ func TestUploadCancelledByTheClientLeavesTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	progress := make(chan struct{}, 1)
-	defer app.Subscribe(a, func(name string, _ any) {
+	defer a.Subscribe(func(name string, _ any) {
 		if name == (app.ImportProgressEvent{}).EventName() {
 			select {
 			case progress <- struct{}{}:
@@ -305,14 +305,14 @@ func TestUploadCancelledByTheClientLeavesTheCache(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	st, err := a.Retention()
+	st, err := a.App().Retention()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Checkpoints != 0 || st.Jobs != 0 {
 		t.Errorf("after the cancelled import the cache holds %d checkpoints of %d jobs; want it as it was (empty)", st.Checkpoints, st.Jobs)
 	}
-	srcs, err := a.ListClusters()
+	srcs, err := a.App().ListClusters()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,11 +59,11 @@ func (d wailsDialogs) SaveFile(title, defaultName string) (string, error) {
 
 // Run opens the window and returns when it is closed.
 func Run(ctx context.Context, o cli.WindowOptions) error {
-	a, err := app.New(ctx, app.Options{DataDir: o.DataDir, Logger: o.Logger})
+	svc, err := app.NewService(ctx, app.Options{DataDir: o.DataDir, Logger: o.Logger})
 	if err != nil {
 		return err
 	}
-	statePath := filepath.Join(filepath.Dir(app.PathsOf(a).Config), "window.json")
+	statePath := filepath.Join(filepath.Dir(svc.Paths().Config), "window.json")
 	ws := loadWindowState(statePath)
 	var unsubscribe func()
 	err = wails.Run(&options.App{
@@ -78,12 +78,12 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 		// drop handler is for the browser, where files arrive as uploads).
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
 		OnStartup: func(wctx context.Context) {
-			app.SetFileDialogs(a, wailsDialogs{ctx: wctx})
-			unsubscribe = app.Subscribe(a, func(name string, payload any) { wruntime.EventsEmit(wctx, name, payload) })
-			if err := app.Start(wctx, a); err != nil {
+			svc.SetFileDialogs(wailsDialogs{ctx: wctx})
+			unsubscribe = svc.Subscribe(func(name string, payload any) { wruntime.EventsEmit(wctx, name, payload) })
+			if err := svc.Start(wctx); err != nil {
 				wruntime.LogErrorf(wctx, "start: %v", err)
 			}
-			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) { app.OpenDropped(a, paths) })
+			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) { svc.OpenDropped(paths) })
 		},
 		OnDomReady: func(wctx context.Context) {
 			if ws.X >= 0 && ws.Y >= 0 {
@@ -105,9 +105,9 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 				unsubscribe()
 			}
 		},
-		Bind: []any{a},
+		Bind: []any{svc.App()},
 	})
-	cerr := app.Close(a)
+	cerr := svc.Close()
 	if err != nil {
 		return fmt.Errorf("desktop window: %w (a binary built without `make build` has no window; use `serve`)", err)
 	}

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"checkpoint-explorer/backend/store"
+)
+
+// Service owns one running app: its lifecycle, its events and its files. The
+// doors (app/cli, app/serve, app/window) each hold one; the UI calls only the
+// App it gives (App), whose exported methods are exactly what the window
+// binds and serve answers.
+type Service struct{ app *App }
+
+// NewService opens the config and the cache; Options' zero values are the
+// defaults (the OS's directories, the samples opened, polling on). Start it,
+// and Close it when done.
+func NewService(ctx context.Context, opts Options) (*Service, error) {
+	a, err := newApp(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{app: a}, nil
+}
+
+// App is what the UI calls, under the service's root context.
+func (s *Service) App() *App { return s.app }
+
+// Call is the App answering one request: its calls end with ctx (and with
+// the service).
+func (s *Service) Call(ctx context.Context) *App { return withCallContext(s.app, ctx) }
+
+// Start opens the bundled samples, starts retention and, unless turned off,
+// the collector; ctx is the root of every call and background task.
+func (s *Service) Start(ctx context.Context) error { return startApp(ctx, s.app) }
+
+// Close stops background work, cancels calls under way and closes the cache.
+func (s *Service) Close() error { return closeApp(s.app) }
+
+// Subscribe receives every event the app emits (app.Events).
+func (s *Service) Subscribe(fn func(name string, payload any)) (unsubscribe func()) {
+	return subscribe(s.app, fn)
+}
+
+// Emit sends an event to every subscriber.
+func (s *Service) Emit(e Event) { emitEvent(s.app, e) }
+
+// Paths tells where the app keeps its files.
+func (s *Service) Paths() Paths { return pathsOf(s.app) }
+
+// Store is the cache, for the commands that stream it (export, bench).
+func (s *Service) Store() *store.Store { return storeOf(s.app) }
+
+// Logger is the app's log (also written to its log file).
+func (s *Service) Logger() *slog.Logger { return loggerOf(s.app) }
+
+// Metrics serves the app's own metrics in the Prometheus text format.
+func (s *Service) Metrics() http.Handler { return metricsHandler(s.app) }
+
+// SetFileDialogs lets the window offer native dialogs.
+func (s *Service) SetFileDialogs(d FileDialogs) { setFileDialogs(s.app, d) }
+
+// OpenDropped opens captures dropped on the window; one that does not open
+// is told as an ImportErrorEvent.
+func (s *Service) OpenDropped(paths []string) { openDropped(s.app, paths) }
+
+// ImportUpload imports a capture a browser uploaded, under ctx (the
+// request's), and tells the doors the sources changed.
+func (s *Service) ImportUpload(ctx context.Context, path string) (ImportResult, error) {
+	return importUpload(ctx, s.app, path)
+}
