@@ -269,12 +269,6 @@ func (a *App) callCtx() (context.Context, context.CancelFunc) {
 // with ctx (the HTTP door makes one per request).
 func withCallContext(a *App, ctx context.Context) *App { return &App{appCore: a.appCore, ctx: ctx} }
 
-// loggerOf is the app's log (also written to its log file), for the doors.
-func loggerOf(a *App) *slog.Logger { return a.log }
-
-// emitEvent sends an event to every subscriber (the doors forward them).
-func emitEvent(a *App, e Event) { a.emit(e) }
-
 // closeApp stops background work and closes the cache.
 func closeApp(a *App) error {
 	a.mu.Lock()
@@ -291,20 +285,6 @@ func closeApp(a *App) error {
 	}
 	return err
 }
-
-// setFileDialogs lets the desktop door offer native dialogs.
-func setFileDialogs(a *App, d FileDialogs) { a.dialogs = d }
-
-// subscribe receives every event the app emits (the doors forward them).
-func subscribe(a *App, fn func(name string, payload any)) (unsubscribe func()) {
-	return a.events.subscribe(fn)
-}
-
-// storeOf exposes the cache to CLI commands that stream (export, bench).
-func storeOf(a *App) *store.Store { return a.store }
-
-// pathsOf tells where the app keeps its files.
-func pathsOf(a *App) Paths { return a.paths }
 
 func (a *App) configuredCluster(name string) (model.Cluster, bool) {
 	a.mu.Lock()

@@ -92,19 +92,6 @@ func (a *App) OpenCapture(path string) (ImportResult, error) {
 	return res, nil
 }
 
-// importUpload imports a capture the HTTP door received (a browser's upload)
-// as a read-only source, under ctx (the request's: a closed tab cancels it,
-// leaving the cache as it was), and tells the doors the sources changed.
-func importUpload(ctx context.Context, a *App, path string) (ImportResult, error) {
-	ctx, cancel := withCallContext(a, ctx).callCtx()
-	defer cancel()
-	res, err := a.importCapture(ctx, path, captureSourceName)
-	if err == nil {
-		a.emit(SourcesEvent{})
-	}
-	return res, err
-}
-
 // openDropped opens captures dropped on the window. No call waits for the
 // answer, so each file that does not open is told as an ImportErrorEvent.
 func openDropped(a *App, paths []string) {

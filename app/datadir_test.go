@@ -99,7 +99,7 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cache := pathsOf(a).Cache
+		cache := a.paths.Cache
 		closeApp(a)
 		if err := os.Chmod(cache, 0o444); err != nil {
 			t.Fatal(err)

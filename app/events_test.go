@@ -117,7 +117,7 @@ func TestEventsMatchTheFrontendAndTheDocs(t *testing.T) {
 func TestOpenDroppedTellsWhatDidNotOpen(t *testing.T) {
 	a := newTestApp(t, Options{NoSample: true})
 	var got []Event
-	unsubscribe := subscribe(a, func(_ string, payload any) {
+	unsubscribe := a.events.subscribe(func(_ string, payload any) {
 		if e, ok := payload.(ImportErrorEvent); ok {
 			got = append(got, e)
 		}
@@ -147,7 +147,7 @@ func TestExportAndImportTellTheirProgress(t *testing.T) {
 	a := newTestApp(t, Options{NoSample: true})
 	seedJob(t, a)
 	var exports, imports []int64
-	defer subscribe(a, func(_ string, payload any) {
+	defer a.events.subscribe(func(_ string, payload any) {
 		switch e := payload.(type) {
 		case ExportProgressEvent:
 			if e.File != "prod.ckpt.gz" {
@@ -167,7 +167,7 @@ func TestExportAndImportTellTheirProgress(t *testing.T) {
 		t.Errorf("export progress %v for %d checkpoints: want a rising count up to them", exports, res.Checkpoints)
 	}
 	b := newTestApp(t, Options{NoSample: true})
-	defer subscribe(b, func(_ string, payload any) {
+	defer b.events.subscribe(func(_ string, payload any) {
 		if e, ok := payload.(ImportProgressEvent); ok {
 			imports = append(imports, e.Checkpoints)
 		}

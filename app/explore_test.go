@@ -99,7 +99,7 @@ func TestSaveFileWritesWhereTheDialogSays(t *testing.T) {
 		t.Errorf("without a dialog (browser): %v", err)
 	}
 	dst := filepath.Join(t.TempDir(), "view.png")
-	setFileDialogs(a, savePicker{path: dst})
+	a.dialogs = savePicker{path: dst}
 	p, err := a.SaveFile("view.png", base64.StdEncoding.EncodeToString([]byte("\x89PNG…")))
 	if err != nil || p != dst {
 		t.Fatalf("SaveFile = %q, %v", p, err)
@@ -110,7 +110,7 @@ func TestSaveFileWritesWhereTheDialogSays(t *testing.T) {
 	if _, err := a.SaveFile("bad.png", "not base64!"); err == nil || !strings.Contains(err.Error(), "not base64") {
 		t.Errorf("bad data: %v", err)
 	}
-	setFileDialogs(a, savePicker{path: ""})
+	a.dialogs = savePicker{path: ""}
 	if p, err := a.SaveFile("view.png", "aGk="); p != "" || err != nil {
 		t.Errorf("cancelled: %q, %v", p, err)
 	}

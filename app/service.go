@@ -41,33 +41,40 @@ func (s *Service) Close() error { return closeApp(s.app) }
 
 // Subscribe receives every event the app emits (app.Events).
 func (s *Service) Subscribe(fn func(name string, payload any)) (unsubscribe func()) {
-	return subscribe(s.app, fn)
+	return s.app.events.subscribe(fn)
 }
 
 // Emit sends an event to every subscriber.
-func (s *Service) Emit(e Event) { emitEvent(s.app, e) }
+func (s *Service) Emit(e Event) { s.app.emit(e) }
 
 // Paths tells where the app keeps its files.
-func (s *Service) Paths() Paths { return pathsOf(s.app) }
+func (s *Service) Paths() Paths { return s.app.paths }
 
 // Store is the cache, for the commands that stream it (export, bench).
-func (s *Service) Store() *store.Store { return storeOf(s.app) }
+func (s *Service) Store() *store.Store { return s.app.store }
 
 // Logger is the app's log (also written to its log file).
-func (s *Service) Logger() *slog.Logger { return loggerOf(s.app) }
+func (s *Service) Logger() *slog.Logger { return s.app.log }
 
 // Metrics serves the app's own metrics in the Prometheus text format.
 func (s *Service) Metrics() http.Handler { return metricsHandler(s.app) }
 
 // SetFileDialogs lets the window offer native dialogs.
-func (s *Service) SetFileDialogs(d FileDialogs) { setFileDialogs(s.app, d) }
+func (s *Service) SetFileDialogs(d FileDialogs) { s.app.dialogs = d }
 
 // OpenDropped opens captures dropped on the window; one that does not open
 // is told as an ImportErrorEvent.
 func (s *Service) OpenDropped(paths []string) { openDropped(s.app, paths) }
 
-// ImportUpload imports a capture a browser uploaded, under ctx (the
-// request's), and tells the doors the sources changed.
+// ImportUpload imports a capture a browser uploaded as a read-only source,
+// under ctx (the request's: a closed tab cancels it, leaving the cache as it
+// was), and tells the doors the sources changed.
 func (s *Service) ImportUpload(ctx context.Context, path string) (ImportResult, error) {
-	return importUpload(ctx, s.app, path)
+	ctx, cancel := s.Call(ctx).callCtx()
+	defer cancel()
+	res, err := s.app.importCapture(ctx, path, captureSourceName)
+	if err == nil {
+		s.app.emit(SourcesEvent{})
+	}
+	return res, err
 }

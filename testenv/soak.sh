@@ -193,7 +193,7 @@ crash_import() {
   [[ "${CK_JOBS[$capkey]:-0}" == "$N" ]] || fail "crash/import: the uninterrupted import stored ${CK_JOBS[$capkey]:-0} of $N checkpoints"
   "$CE" --data-dir "$D" clusters remove "capture: bench" >/dev/null || fail "crash/import: clusters remove"
   log "crash/import: $kills kills of import of $(mib "$plain") uncompressed ($N checkpoints × 4 × 16), which takes $full ms uninterrupted"
-  local reopen_ms=() completed=0 kills_done=0 delay pid el exited cnt t0
+  local reopen_ms=() completed=0 kills_done=0 delay pid exited cnt t0
   for ((k = 1; kills_done < kills; k++)); do
     wait_ci
     delay=$(rand_ms 50 $((full * 11 / 10)))
@@ -201,12 +201,7 @@ crash_import() {
     "$CE" --data-dir "$D" import "$cap" >/dev/null 2>>"$D/import.err" &
     pid=$!
     exited=0
-    while :; do
-      el=$(($(now_ms) - t0))
-      ((el >= delay)) && break
-      [[ -d "/proc/$pid" ]] || { exited=1; break; }
-      sleep 0.02
-    done
+    exited_within "$pid" "$delay" "$t0" && exited=1
     if ((exited)); then
       wait "$pid" || fail "crash/import: import exited with an error in run $k: $(tail -2 "$D/import.err")"
     else
@@ -263,7 +258,7 @@ crash_retention() {
   local after
   after=$(stat -c %s "$D/cache.db")
   log "crash/retention: $kills kills of clusters retention ${limits[*]} on $(mib "$before") (50,000 checkpoints, 1.6 M subtask stats); uninterrupted: $full ms, to $(mib "$after")"
-  local reopen_ms=() cycles=0 kills_done=0 delay pid el exited prev_total prev_pruned need=1 t0
+  local reopen_ms=() cycles=0 kills_done=0 delay pid exited prev_total prev_pruned need=1 t0
   for ((k = 1; kills_done < kills; k++)); do
     wait_ci
     if ((need)); then
@@ -275,12 +270,7 @@ crash_retention() {
     "$CE" --data-dir "$D" clusters retention "${limits[@]}" >/dev/null 2>>"$D/ret.err" &
     pid=$!
     exited=0
-    while :; do
-      el=$(($(now_ms) - t0))
-      ((el >= delay)) && break
-      [[ -d "/proc/$pid" ]] || { exited=1; break; }
-      sleep 0.02
-    done
+    exited_within "$pid" "$delay" "$t0" && exited=1
     if ((exited)); then
       wait "$pid" || fail "crash/retention: clusters retention failed in run $k: $(tail -2 "$D/ret.err")"
       cycles=$((cycles + 1))

@@ -147,9 +147,9 @@ func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) 
 		return js
 	}
 
-	filter, args := "", []any(nil)
+	filter, jobFilter, args := "", "", []any(nil)
 	if cluster != "" {
-		filter, args = " WHERE cluster = ?", []any{cluster}
+		filter, jobFilter, args = " WHERE cluster = ?", " WHERE j.cluster = ?", []any{cluster}
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT "+sqlJobCols+" FROM jobs"+filter, args...)
 	if err != nil {
@@ -178,7 +178,7 @@ func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) 
 	rows, err = tx.QueryContext(ctx, `SELECT j.cluster, j.job_id, j.checkpoints,
 		(SELECT trigger_ms FROM checkpoints c WHERE c.cluster = j.cluster AND c.job_id = j.job_id ORDER BY trigger_ms LIMIT 1),
 		(SELECT trigger_ms FROM checkpoints c WHERE c.cluster = j.cluster AND c.job_id = j.job_id ORDER BY trigger_ms DESC LIMIT 1)
-		FROM job_counts j`+strings.ReplaceAll(filter, "cluster", "j.cluster"), args...)
+		FROM job_counts j`+jobFilter, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: jobs: counts: %w", err)
 	}
@@ -353,9 +353,7 @@ func (s *Store) Checkpoint(ctx context.Context, k model.Key) (model.Checkpoint, 
 		return model.Checkpoint{}, fmt.Errorf("store: checkpoint %s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, err)
 	}
 	if st.hasTasks {
-		d := detailReader{q: tx}
-		defer d.close()
-		if c.Tasks, err = d.load(ctx, st.pk); err != nil {
+		if c.Tasks, err = loadTasks(ctx, tx, st.pk); err != nil {
 			return model.Checkpoint{}, fmt.Errorf("store: checkpoint %s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, err)
 		}
 		markMissingVertices(&c)
@@ -363,30 +361,10 @@ func (s *Store) Checkpoint(ctx context.Context, k model.Key) (model.Checkpoint, 
 	return c, nil
 }
 
-// detailReader loads Tasks and Subtasks of one checkpoint at a time with
-// statements prepared once per read transaction.
-type detailReader struct {
-	q     *sql.Tx
-	tasks *sql.Stmt
-}
-
-func (d *detailReader) close() {
-	if d.tasks != nil {
-		d.tasks.Close()
-	}
-}
-
-func (d *detailReader) load(ctx context.Context, pk int64) ([]model.TaskStats, error) {
-	var err error
-	if d.tasks == nil {
-		if d.tasks, err = d.q.PrepareContext(ctx, `SELECT t.vertex_id, t.latest_ack_ms, t.end_to_end_ms,
-			t.state_size, t.checkpointed_size, t.processed_data, t.persisted_data, t.num_subtasks, t.num_acknowledged,
-			t.subtask_rows, p.packed FROM task_stats t LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord
-			WHERE t.ckpt = ? ORDER BY t.ord`); err != nil {
-			return nil, fmt.Errorf("tasks: %w", err)
-		}
-	}
-	rows, err := d.tasks.QueryContext(ctx, pk)
+// loadTasks reads the Tasks and Subtasks of checkpoint pk.
+func loadTasks(ctx context.Context, tx *sql.Tx, pk int64) ([]model.TaskStats, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+sqlTaskCols+` FROM task_stats t
+		LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord WHERE t.ckpt = ? ORDER BY t.ord`, pk)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}

@@ -6,6 +6,17 @@ die() { log "ERROR: $*"; exit 1; }
 
 now_ms() { date +%s%3N; }
 
+# exited_within PID DELAY_MS START_MS: waits until DELAY_MS after START_MS, or until PID exits
+# first; true if it exited (then the caller waits for its status), false if it still runs.
+exited_within() {
+  local pid="$1" delay="$2" t0="$3"
+  while (($(now_ms) - t0 < delay)); do
+    [[ -d "/proc/$pid" ]] || return 0
+    sleep 0.02
+  done
+  return 1
+}
+
 # rand_ms LO HI: a random whole number of milliseconds in [LO, HI].
 rand_ms() {
   local lo="$1" hi="$2"
