@@ -41,10 +41,12 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	if err != nil {
 		return CheckpointView{}, err
 	}
-	ja, _, err := a.analyzeStreamed(ctx, in, d.TriggerMs-baselineWindowMs, d.TriggerMs)
+	var cps []analyze.CheckpointAnalysis
+	ja, _, err := a.analyzeStreamed(ctx, &in, d.TriggerMs-baselineWindowMs, d.TriggerMs, collectAnalyses(&cps))
 	if err != nil {
 		return CheckpointView{}, err
 	}
+	ja.Checkpoints = cps
 	v := CheckpointView{Checkpoint: d, Phases: ja.PhasesAvailable, Notes: ja.Notes, NoteParts: ja.NoteParts, Vertices: in.job.Vertices, Edges: in.job.Edges}
 	for _, c := range ja.Checkpoints {
 		if c.ID == id && c.Pipeline == pipeline {

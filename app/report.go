@@ -21,16 +21,45 @@ type Report struct {
 
 // Report analyses a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
 func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	var cps []analyze.CheckpointAnalysis
+	r, err := a.report(ctx, cluster, job, fromMs, toMs, collectAnalyses(&cps))
+	if err != nil {
+		return Report{}, err
+	}
+	r.Checkpoints = cps
+	if r.Checkpoints == nil {
+		r.Checkpoints = []analyze.CheckpointAnalysis{}
+	}
+	return r, nil
+}
+
+// StreamReport is Report for a caller that writes each checkpoint's
+// analysis as it is made (the `report` command over a long history): emit
+// and revise receive them as analyze.Streaming says, and the Report returned
+// has no Checkpoints. Memory stays at what the job-level answers need.
+func (s *Service) StreamReport(ctx context.Context, cluster, job string, fromMs, toMs int64, emit, revise func(k int, ca *analyze.CheckpointAnalysis) error) (Report, error) {
+	return s.Call(ctx).report(ctx, cluster, job, fromMs, toMs, analyze.Streaming{Emit: emit, Revise: revise})
+}
+
+// collectAnalyses gathers a streamed analysis's checkpoints into *cps.
+func collectAnalyses(cps *[]analyze.CheckpointAnalysis) analyze.Streaming {
+	return analyze.Streaming{
+		Emit:   func(_ int, ca *analyze.CheckpointAnalysis) error { *cps = append(*cps, *ca); return nil },
+		Revise: func(k int, ca *analyze.CheckpointAnalysis) error { (*cps)[k] = *ca; return nil },
+	}
+}
+
+func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int64, s analyze.Streaming) (Report, error) {
 	if cluster == "" || job == "" {
 		return Report{}, badRequest("cluster and job are required")
 	}
-	ctx, cancel := a.callCtx()
-	defer cancel()
 	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs)
 	if err != nil {
 		return Report{}, err
 	}
-	ja, heads, err := a.analyzeStreamed(ctx, in, fromMs, toMs)
+	ja, heads, err := a.analyzeStreamed(ctx, &in, fromMs, toMs, s)
 	if err != nil {
 		return Report{}, err
 	}
@@ -52,15 +81,51 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 
 // analyzeStreamed analyses the cached checkpoints of in.job triggered in
 // [fromMs, toMs], read one at a time so that only one checkpoint's subtask
-// stats are in memory at once. It returns the checkpoints without their tasks.
-func (a *App) analyzeStreamed(ctx context.Context, in analysisInput, fromMs, toMs int64) (analyze.JobAnalysis, []model.Checkpoint, error) {
-	an := analyze.NewAnalyzer(in.job, in.acks)
+// stats are in memory at once, each analysis handed to s as it is made. The
+// metric samples are read beside the first checkpoints. It returns the
+// checkpoints without their tasks.
+func (a *App) analyzeStreamed(ctx context.Context, in *analysisInput, fromMs, toMs int64, s analyze.Streaming) (analyze.JobAnalysis, []model.Checkpoint, error) {
+	an := analyze.NewAnalyzer(in.job, in.acks, nil)
+	an.Stream(s)
 	q := store.Query{Cluster: in.job.Cluster, JobID: in.job.ID, FromMs: fromMs, ToMs: toMs}
 	n, err := a.store.CountCheckpoints(ctx, q)
 	if err != nil {
 		return analyze.JobAnalysis{}, nil, err
 	}
 	an.Reserve(n)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type metricsRead struct {
+		samples []model.MetricSample
+		ends    []int64
+		err     error
+	}
+	metrics := make(chan metricsRead, 1)
+	go func() {
+		var m metricsRead
+		m.samples, m.err = a.store.MetricSamples(ctx, in.sampleQuery(fromMs, toMs))
+		if m.err == nil && analyze.HasCommitSamples(m.samples) {
+			// How many checkpoints each sink commit served is known before
+			// the first is handed over.
+			spans, err := a.store.CheckpointSpans(ctx, q)
+			for i := range spans {
+				if spans[i].Status == model.StatusCompleted {
+					m.ends = append(m.ends, spans[i].EndMs())
+				}
+			}
+			m.err = err
+		}
+		metrics <- m
+	}()
+	// The analyzer indexes what it needs of the samples: over a day of
+	// metrics they are tens of MB not to hold while the checkpoints stream.
+	setMetrics := func(m metricsRead) error {
+		if m.err != nil {
+			return m.err
+		}
+		an.SetMetrics(m.samples, m.ends)
+		return nil
+	}
 	// Reading (SQLite, unpacking) and analysing overlap: a small queue
 	// between them keeps memory at a few checkpoints.
 	queue := make(chan *model.Checkpoint, 32)
@@ -76,23 +141,67 @@ func (a *App) analyzeStreamed(ctx context.Context, in analysisInput, fromMs, toM
 			}
 		})
 	}()
+	pending := metrics
+	var addErr error
 	for c := range queue {
-		an.Add(c)
+		if addErr != nil {
+			continue // the reader stops; the queue drains
+		}
+		if pending != nil && an.Unsettled() >= maxUnsettled {
+			// The checkpoints wait whole for the samples: no more than a few MB of them.
+			addErr = setMetrics(<-pending)
+			pending = nil
+		}
+		select {
+		case m := <-pending:
+			pending = nil
+			addErr = setMetrics(m)
+		default:
+		}
+		if addErr == nil {
+			addErr = an.Add(c)
+		}
+		if addErr != nil {
+			cancel()
+		}
 	}
-	if err := <-scanErr; err != nil {
+	if pending != nil && addErr == nil {
+		addErr = setMetrics(<-pending)
+	}
+	if err := <-scanErr; addErr == nil && err != nil {
 		return analyze.JobAnalysis{}, nil, err
 	}
-	ja := an.Finish(in.metrics, in.gaps)
+	if addErr != nil {
+		return analyze.JobAnalysis{}, nil, addErr
+	}
+	ja, err := an.Finish(in.gaps)
+	if err != nil {
+		return analyze.JobAnalysis{}, nil, err
+	}
 	return ja, an.Checkpoints(), nil
 }
 
-// analysisInput is everything the analysis reads for a job and a range
-// except the checkpoints, which a streamed analysis reads one at a time.
+// maxUnsettled is how many checkpoints a streamed analysis scans before it
+// waits for the metric samples it reads beside them.
+const maxUnsettled = 2048
+
+// analysisInput is what the analysis reads for a job and a range before
+// the checkpoints (which it streams) and the metric samples (read beside them).
 type analysisInput struct {
-	job     model.Job
-	acks    []model.AckSample
-	metrics []model.MetricSample
-	gaps    []model.Gap
+	job  model.Job
+	acks []model.AckSample
+	gaps []model.Gap
+}
+
+// sampleQuery selects the ack and metric samples of the job for [fromMs, toMs],
+// and a little beyond: a checkpoint's window (and its ack progress)
+// reaches past its trigger.
+func (in *analysisInput) sampleQuery(fromMs, toMs int64) store.Query {
+	q := store.Query{Cluster: in.job.Cluster, JobID: in.job.ID, FromMs: fromMs, ToMs: toMs}
+	if q.ToMs > 0 {
+		q.ToMs += 10 * 60 * 1000
+	}
+	return q
 }
 
 func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64) (analysisInput, error) {
@@ -106,17 +215,7 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 	}
 	in.job = j
 	in.job.Cluster = cluster
-	q := store.Query{Cluster: cluster, JobID: job, FromMs: fromMs, ToMs: toMs}
-	// Samples a little beyond the range: a checkpoint's window (and its ack
-	// progress) reaches past its trigger.
-	mq := q
-	if mq.ToMs > 0 {
-		mq.ToMs += 10 * 60 * 1000
-	}
-	if in.acks, err = a.store.AckSamples(ctx, mq); err != nil {
-		return in, err
-	}
-	if in.metrics, err = a.store.MetricSamples(ctx, mq); err != nil {
+	if in.acks, err = a.store.AckSamples(ctx, in.sampleQuery(fromMs, toMs)); err != nil {
 		return in, err
 	}
 	if in.gaps, err = a.store.Gaps(ctx, store.Query{Cluster: cluster, JobID: job}); err != nil {
@@ -129,7 +228,10 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 // answers (verdict, failure clusters, slow runs, summary) a panel shows after
 // every zoom, at a fraction of the size.
 func (a *App) Insights(cluster, job string, fromMs, toMs int64) (Report, error) {
-	r, err := a.Report(cluster, job, fromMs, toMs)
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	none := func(int, *analyze.CheckpointAnalysis) error { return nil }
+	r, err := a.report(ctx, cluster, job, fromMs, toMs, analyze.Streaming{Emit: none, Revise: none})
 	r.Checkpoints = []analyze.CheckpointAnalysis{}
 	return r, err
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -98,54 +99,209 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 		}
 		*cluster, *job = match[0].Cluster, match[0].ID
 	}
-	r, err := a.Report(*cluster, *job, fromMs, toMs)
-	if err != nil {
-		return err
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// What the report holds over 100,000 checkpoints is ~80 MB: a soft
+		// limit makes the runtime hand back what it no longer uses instead
+		// of growing to twice that (docs/reliability.md). Wider or longer
+		// histories only make the collector work harder, never fail.
+		debug.SetMemoryLimit(reportMemoryLimit)
 	}
+	// The checkpoints' analyses stream out of the analysis: the JSON writes
+	// each as it comes (over 100,000 checkpoints they are hundreds of MB),
+	// text and markdown keep a tally.
 	switch *format {
 	case "json":
-		return writeReportJSON(g.stdout, r)
-	case "markdown":
-		writeReportMarkdown(g.stdout, r)
+		jw, err := newJSONReportWriter()
+		if err != nil {
+			return err
+		}
+		defer jw.close()
+		r, err := svc.StreamReport(ctx, *cluster, *job, fromMs, toMs, jw.emit, jw.revise)
+		if err != nil {
+			return err
+		}
+		return jw.finish(g.stdout, r)
 	default:
-		writeReportText(g.stdout, r)
+		var t checkpointTally
+		r, err := svc.StreamReport(ctx, *cluster, *job, fromMs, toMs, t.emit, t.revise)
+		if err != nil {
+			return err
+		}
+		if *format == "markdown" {
+			writeReportMarkdown(g.stdout, r, &t)
+		} else {
+			writeReportText(g.stdout, r, &t)
+		}
 	}
 	return nil
 }
 
-// writeReportJSON writes r as an indented json.Encoder would, except that each
-// per-checkpoint analysis is one compact line: over 100,000 checkpoints they
-// are hundreds of MB of JSON, which encoding the report in one piece held in
-// memory twice (the encoding, then its indented copy), and indenting them
-// took a third of the time. A line per checkpoint also greps and diffs well.
+// writeReportJSON writes a report held in memory as `report --format json`
+// writes a streamed one.
 func writeReportJSON(w io.Writer, r app.Report) error {
-	whole := func() error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+	jw, err := newJSONReportWriter()
+	if err != nil {
+		return err
 	}
-	cps := r.Checkpoints
-	if len(cps) == 0 {
-		return whole()
+	defer jw.close()
+	for k := range r.Checkpoints {
+		if err := jw.emit(k, &r.Checkpoints[k]); err != nil {
+			return err
+		}
 	}
 	r.Checkpoints = nil
+	return jw.finish(w, r)
+}
+
+// jsonReportWriter writes `report --format json` as the analyses stream in.
+// The document is what an indented json.Encoder writes, except that each
+// checkpoint's analysis is one compact line: indenting them took a third of
+// the time, and a line per checkpoint greps and diffs well. Each line goes
+// to a spill file once encoded (chunks are encoded on every core and
+// written in order); the few analyses revised at the end are kept aside;
+// finish then writes the top level with the spilled lines in place. Memory
+// stays at a few chunks whatever the number of checkpoints.
+type jsonReportWriter struct {
+	spill   *os.File
+	out     *bufio.Writer
+	chunk   []analyze.CheckpointAnalysis
+	n       int
+	revised map[int][]byte
+	pending chan chan encodedChunk
+	written chan error
+}
+
+type encodedChunk struct {
+	b   []byte
+	err error
+}
+
+const reportChunk = 512
+
+// reportMemoryLimit is the report command's soft memory limit (GOMEMLIMIT
+// overrides it).
+const reportMemoryLimit = 192 << 20
+
+func newJSONReportWriter() (*jsonReportWriter, error) {
+	f, err := os.CreateTemp("", "checkpoint-explorer-report-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("report: a file for the checkpoints' lines: %w", err)
+	}
+	w := &jsonReportWriter{spill: f, out: bufio.NewWriterSize(f, 1<<20), revised: map[int][]byte{},
+		pending: make(chan chan encodedChunk, runtime.GOMAXPROCS(0)), written: make(chan error, 1)}
+	pending := w.pending // finish clears the field
+	go func() {
+		var err error
+		for ch := range pending {
+			res := <-ch
+			if err == nil {
+				err = res.err
+			}
+			if err == nil {
+				_, err = w.out.Write(res.b)
+			}
+		}
+		if err == nil {
+			err = w.out.Flush()
+		}
+		w.written <- err
+	}()
+	return w, nil
+}
+
+// emit takes checkpoint k's analysis (k counts up from 0).
+func (w *jsonReportWriter) emit(k int, ca *analyze.CheckpointAnalysis) error {
+	if k != w.n {
+		return fmt.Errorf("report: checkpoint %d came as the %dth", k, w.n)
+	}
+	w.n++
+	w.chunk = append(w.chunk, *ca)
+	if len(w.chunk) == reportChunk {
+		w.send()
+	}
+	return nil
+}
+
+func (w *jsonReportWriter) send() {
+	if len(w.chunk) == 0 {
+		return
+	}
+	cps := w.chunk
+	w.chunk = make([]analyze.CheckpointAnalysis, 0, reportChunk)
+	ch := make(chan encodedChunk, 1)
+	w.pending <- ch
+	go func() {
+		var buf bytes.Buffer
+		for k := range cps {
+			b, err := json.Marshal(&cps[k])
+			if err != nil {
+				ch <- encodedChunk{err: err}
+				return
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		ch <- encodedChunk{b: buf.Bytes()}
+	}()
+}
+
+// revise replaces checkpoint k's analysis, already emitted.
+func (w *jsonReportWriter) revise(k int, ca *analyze.CheckpointAnalysis) error {
+	b, err := json.Marshal(ca)
+	if err != nil {
+		return err
+	}
+	w.revised[k] = b
+	return nil
+}
+
+// finish writes the whole document to dst: r without its checkpoints, and
+// the lines emitted in place of them.
+func (w *jsonReportWriter) finish(dst io.Writer, r app.Report) error {
+	w.send()
+	close(w.pending)
+	w.pending = nil
+	if err := <-w.written; err != nil {
+		return fmt.Errorf("report: writing the checkpoints' lines: %w", err)
+	}
+	r.Checkpoints = []analyze.CheckpointAnalysis{}
 	head, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
 	// The top-level field, at the top level's indentation: no string value
 	// can hold it (its quotes would be escaped).
-	marker := []byte("\n  \"checkpoints\": null")
+	marker := []byte("\n  \"checkpoints\": []")
 	i := bytes.Index(head, marker)
 	if i < 0 {
-		r.Checkpoints = cps
-		return whole()
+		return errors.New("report: the report has no checkpoints field")
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	bw.Write(head[:i+len(marker)-len("null")])
-	bw.WriteString("[\n")
-	if err := writeCheckpointLines(bw, cps); err != nil {
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	if w.n == 0 {
+		bw.Write(head)
+		bw.WriteByte('\n')
+		return bw.Flush()
+	}
+	bw.Write(head[:i+len(marker)-len("]")])
+	bw.WriteString("\n")
+	if _, err := w.spill.Seek(0, io.SeekStart); err != nil {
 		return err
+	}
+	lines := bufio.NewReaderSize(w.spill, 1<<20)
+	for k := 0; k < w.n; k++ {
+		line, err := lines.ReadBytes('\n')
+		if err != nil {
+			return fmt.Errorf("report: reading back checkpoint line %d: %w", k, err)
+		}
+		if b, ok := w.revised[k]; ok {
+			line = append(b, '\n')
+		}
+		bw.WriteString("    ")
+		bw.Write(line[:len(line)-1])
+		if k < w.n-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
 	}
 	bw.WriteString("  ]")
 	bw.Write(head[i+len(marker):])
@@ -153,52 +309,14 @@ func writeReportJSON(w io.Writer, r app.Report) error {
 	return bw.Flush()
 }
 
-// writeCheckpointLines writes each analysis as an indented line, all but the
-// last followed by a comma. Chunks are encoded on every core and written in
-// order.
-func writeCheckpointLines(w io.Writer, cps []analyze.CheckpointAnalysis) error {
-	const chunk = 512
-	type result struct {
-		b   []byte
-		err error
+// close removes the spill file; after a failure it also lets the encoders end.
+func (w *jsonReportWriter) close() {
+	if w.pending != nil {
+		close(w.pending)
+		<-w.written
 	}
-	encode := func(lo, hi int) result {
-		var buf bytes.Buffer
-		for k := lo; k < hi; k++ {
-			b, err := json.Marshal(&cps[k])
-			if err != nil {
-				return result{err: err}
-			}
-			buf.WriteString("    ")
-			buf.Write(b)
-			if k < len(cps)-1 {
-				buf.WriteByte(',')
-			}
-			buf.WriteByte('\n')
-		}
-		return result{b: buf.Bytes()}
-	}
-	// A bounded queue of pending chunks keeps memory at a few of them.
-	pending := make(chan chan result, runtime.GOMAXPROCS(0))
-	go func() {
-		defer close(pending)
-		for lo := 0; lo < len(cps); lo += chunk {
-			ch := make(chan result, 1)
-			pending <- ch
-			go func(lo, hi int) { ch <- encode(lo, hi) }(lo, min(lo+chunk, len(cps)))
-		}
-	}()
-	var err error
-	for ch := range pending {
-		res := <-ch
-		if err == nil {
-			err = res.err
-		}
-		if err == nil {
-			_, err = w.Write(res.b)
-		}
-	}
-	return err
+	w.spill.Close()
+	os.Remove(w.spill.Name())
 }
 
 func fmtMs(ms int64) string {
@@ -257,58 +375,80 @@ func jobManagerLogText(r *model.Reconciliation) string {
 	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(l.State, "_", " "), l.Reason)
 }
 
+// checkpointTally is what the text and markdown reports say of the
+// checkpoints as a whole, gathered as their analyses stream in: the slowest,
+// and the sink commits that followed them.
+type checkpointTally struct {
+	slowest  *analyze.CheckpointAnalysis
+	slowestK int
+	// Commits: a commit shared by the checkpoints of one window counts once.
+	withCommit     int
+	commitSeen     map[int64]bool
+	commitDurs     []int64
+	files, records int64
+}
+
+// tallyOf tallies a report held in memory.
+func tallyOf(r app.Report) *checkpointTally {
+	var t checkpointTally
+	for k := range r.Checkpoints {
+		t.emit(k, &r.Checkpoints[k])
+	}
+	return &t
+}
+
+func (t *checkpointTally) emit(k int, c *analyze.CheckpointAnalysis) error {
+	if t.slowest == nil || c.DurationMs > t.slowest.DurationMs {
+		t.slowest, t.slowestK = c, k
+	}
+	cm := c.Commit
+	if cm == nil {
+		return nil
+	}
+	t.withCommit++
+	if t.commitSeen == nil {
+		t.commitSeen = map[int64]bool{}
+	}
+	if t.commitSeen[cm.AtMs] {
+		return nil
+	}
+	t.commitSeen[cm.AtMs] = true
+	if cm.DurationMs != nil {
+		t.commitDurs = append(t.commitDurs, *cm.DurationMs)
+	}
+	if cm.Files != nil {
+		t.files += *cm.Files
+	}
+	if cm.Records != nil {
+		t.records += *cm.Records
+	}
+	return nil
+}
+
+// revise keeps the slowest checkpoint's final analysis (a revision changes
+// a failure's phase and bottleneck, never a duration or a commit).
+func (t *checkpointTally) revise(k int, c *analyze.CheckpointAnalysis) error {
+	if t.slowest != nil && k == t.slowestK {
+		t.slowest = c
+	}
+	return nil
+}
+
 // commitsText sums up the sink commits that followed the checkpoints:
 // "18 checkpoints with a commit after them; commit median 1.9 s, max 1.9 s;
 // 40 files, 12000 records"; "" without committer metrics.
-func commitsText(r app.Report) string {
-	var durs []int64
-	var files, records int64
-	with := 0
-	seen := map[int64]bool{} // a commit shared by the checkpoints of one window counts once
-	for _, c := range r.Checkpoints {
-		cm := c.Commit
-		if cm == nil {
-			continue
-		}
-		with++
-		if seen[cm.AtMs] {
-			continue
-		}
-		seen[cm.AtMs] = true
-		if cm.DurationMs != nil {
-			durs = append(durs, *cm.DurationMs)
-		}
-		if cm.Files != nil {
-			files += *cm.Files
-		}
-		if cm.Records != nil {
-			records += *cm.Records
-		}
-	}
-	if with == 0 {
+func (t *checkpointTally) commitsText() string {
+	if t.withCommit == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%d checkpoints with a commit after them (%d sampled windows)", with, len(seen))
-	if len(durs) > 0 {
-		slices.Sort(durs)
+	s := fmt.Sprintf("%d checkpoints with a commit after them (%d sampled windows)", t.withCommit, len(t.commitSeen))
+	if durs := slices.Sorted(slices.Values(t.commitDurs)); len(durs) > 0 {
 		s += fmt.Sprintf("; last commit's duration median %s, max %s", fmtMs(durs[len(durs)/2]), fmtMs(durs[len(durs)-1]))
 	}
-	if files > 0 || records > 0 {
-		s += fmt.Sprintf("; %d files, %d records committed", files, records)
+	if t.files > 0 || t.records > 0 {
+		s += fmt.Sprintf("; %d files, %d records committed", t.files, t.records)
 	}
 	return s
-}
-
-// slowest returns the longest checkpoint of the report, or nil.
-func slowest(r app.Report) *analyze.CheckpointAnalysis {
-	var best *analyze.CheckpointAnalysis
-	for i := range r.Checkpoints {
-		c := &r.Checkpoints[i]
-		if best == nil || c.DurationMs > best.DurationMs {
-			best = c
-		}
-	}
-	return best
 }
 
 // bottleneckText says where a checkpoint's time went, in one phrase: the
@@ -425,7 +565,7 @@ func failureText(f analyze.FailureCluster) string {
 		f.Count, phase, firstLine(f.Example), cause, by, joinIDs(f.CheckpointIDs), fmtTime(f.FirstMs), fmtTime(f.LastMs))
 }
 
-func writeReportText(w io.Writer, r app.Report) {
+func writeReportText(w io.Writer, r app.Report, t *checkpointTally) {
 	s := r.Summary
 	fmt.Fprintf(w, "Job %s (%s) on %s, %s\n", r.Job.Name, r.Job.ID, r.Job.Cluster, r.Job.Engine)
 	fmt.Fprintf(w, "%d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
@@ -440,10 +580,10 @@ func writeReportText(w io.Writer, r app.Report) {
 		fmt.Fprintf(w, "Duration of completed ones: median %s, p90 %s, p99 %s, max %s\n",
 			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
 	}
-	if c := slowest(r); c != nil {
+	if c := t.slowest; c != nil {
 		fmt.Fprintf(w, "Slowest: #%d at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
 	}
-	if sc := commitsText(r); sc != "" {
+	if sc := t.commitsText(); sc != "" {
 		fmt.Fprintf(w, "Sink commits: %s\n", sc)
 	}
 	if len(r.SlowPhases)+len(r.SlowCheckpoints) > 0 {
@@ -466,7 +606,7 @@ func writeReportText(w io.Writer, r app.Report) {
 
 func mdEscape(s string) string { return strings.ReplaceAll(firstLine(s), "|", "\\|") }
 
-func writeReportMarkdown(w io.Writer, r app.Report) {
+func writeReportMarkdown(w io.Writer, r app.Report, t *checkpointTally) {
 	s := r.Summary
 	fmt.Fprintf(w, "# Checkpoints of %s\n\n", r.Job.Name)
 	fmt.Fprintf(w, "- Job `%s` on `%s` (%s)\n", r.Job.ID, r.Job.Cluster, r.Job.Engine)
@@ -479,7 +619,7 @@ func writeReportMarkdown(w io.Writer, r app.Report) {
 		fmt.Fprintf(w, "- Duration: median %s, p90 %s, p99 %s, max %s\n",
 			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
 	}
-	if c := slowest(r); c != nil {
+	if c := t.slowest; c != nil {
 		fmt.Fprintf(w, "- Slowest: **#%d** at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
 	}
 	fmt.Fprintf(w, "- Why: **%s**%s — %s\n", r.Correlation.Verdict, basisText(r.Correlation.Basis), r.Correlation.Reason)

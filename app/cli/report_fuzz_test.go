@@ -16,7 +16,7 @@ import (
 // cutReport keeps a report's summary and verdict and a few of each list (the slowest
 // checkpoint among them, which the renderers single out): a seed of a few KB.
 func cutReport(r app.Report) app.Report {
-	if c := slowest(r); c != nil {
+	if c := tallyOf(r).slowest; c != nil {
 		slow := *c
 		r.Checkpoints = append(r.Checkpoints[:min(2, len(r.Checkpoints))], slow)
 	}
@@ -67,8 +67,8 @@ func FuzzReportRenderers(f *testing.F) {
 			return
 		}
 		var text, md bytes.Buffer
-		writeReportText(&text, r)
-		writeReportMarkdown(&md, r)
+		writeReportText(&text, r, tallyOf(r))
+		writeReportMarkdown(&md, r, tallyOf(r))
 		if !strings.HasPrefix(text.String(), "Job ") || !strings.HasPrefix(md.String(), "# Checkpoints of ") {
 			t.Fatalf("reports start\n%q\n%q", text.String()[:min(40, text.Len())], md.String()[:min(40, md.Len())])
 		}

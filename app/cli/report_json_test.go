@@ -18,6 +18,7 @@ import (
 func TestWriteReportJSON(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 1500} {
 		var r app.Report
+		r.Checkpoints = []analyze.CheckpointAnalysis{} // as reports hold them
 		r.Job = analyze.JobRef{Cluster: "c <&> \"checkpoints\": null", ID: "j", Name: "名前 \u2028", Engine: model.EngineFlink}
 		r.Notes = []string{"\n  \"checkpoints\": null"}
 		for i := 0; i < n; i++ {

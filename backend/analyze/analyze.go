@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -118,28 +119,126 @@ func indexAcks(acks []model.AckSample, jobID string) map[ackKey][]model.AckSampl
 // one pass's result and one int64 per vertex and subtask phase. Finish
 // computes everything that needs all checkpoints. Analyze is the same over
 // a slice, scanned in parallel.
+//
+// By default the per-checkpoint analyses are kept and returned by Finish.
+// Stream hands each over as soon as it is complete instead, so a report
+// over 100,000 checkpoints need not hold them all.
 type Analyzer struct {
-	g    *graph
-	job  model.Job
-	acks map[ackKey][]model.AckSample
-	sc   *scratch
+	g       *graph
+	job     model.Job
+	acks    map[ackKey][]model.AckSample
+	mi      *metricIndex
+	commits *commitIndex
+	sc      *scratch
 
-	// Per checkpoint, in Add order until Finish sorts them into analysis order.
+	// Per checkpoint, in Add order until Finish sorts them into analysis
+	// order (when streaming, Add order is analysis order).
 	heads []model.Checkpoint // without Tasks
-	res   []cpResult
-	out   []CheckpointAnalysis
-	voff  []int   // start of the checkpoint's rows in vmax
-	vmax  []int64 // per vertex × subtask phase, the maximum over acknowledged subtasks; -1 = absent
+	voff  []int              // start of the checkpoint's rows in vmax
+	vmax  []int64            // per vertex × subtask phase, the maximum over acknowledged subtasks; -1 = absent
+	fails []*CheckpointFailure
 	done  bool
+	// res and out hold checkpoints [base, n): all of them, unless the
+	// analysis streams; then only those not settled yet, and kept holds
+	// the settled ones Finish still changes (refinable).
+	res  []cpResult
+	out  []CheckpointAnalysis
+	base int
+	kept map[int]*keptAnalysis
+
+	// What settling (analysis order, one checkpoint after the other) has
+	// gathered for the job-level answers.
+	settled  int // checkpoints [0, settled) are settled
+	slowT    *slowTracker
+	corr     []corrInput
+	seen     [len(subtaskPhases) + 1]bool // phases present in a settled checkpoint
+	anyTasks bool
+
+	stream     *Streaming
+	metricsSet bool
+	err        error // the first error Emit returned
 }
 
-// NewAnalyzer starts an analysis of job. acks may hold other jobs' samples,
-// which are ignored where they carry a job id.
-func NewAnalyzer(job model.Job, acks []model.AckSample) *Analyzer {
-	return &Analyzer{g: newJobGraph(job), job: job, acks: indexAcks(acks, job.ID)}
+// keptAnalysis is a settled checkpoint's analysis that Finish revises.
+type keptAnalysis struct {
+	out CheckpointAnalysis
+	res cpResult
 }
 
-// Reserve makes room for n more checkpoints: a caller that knows how many it
+// at returns checkpoint k's analysis and pass result.
+func (a *Analyzer) at(k int) (*CheckpointAnalysis, *cpResult) {
+	if k >= a.base {
+		return &a.out[k-a.base], &a.res[k-a.base]
+	}
+	ka := a.kept[k]
+	return &ka.out, &ka.res
+}
+
+// Streaming is where a streaming Analyzer hands over the analyses.
+type Streaming struct {
+	// Emit receives each checkpoint's analysis once it is complete, in
+	// analysis order, k counting from 0. The analysis is not modified
+	// afterwards and may be kept. An error stops the emitting; Add returns it.
+	Emit func(k int, ca *CheckpointAnalysis) error
+	// Revise receives, during Finish, the few analyses that the whole
+	// history changed after they were emitted: failures whose phase or
+	// basis only the job's other checkpoints tell (docs/phases.md).
+	Revise func(k int, ca *CheckpointAnalysis) error
+}
+
+// NewAnalyzer starts an analysis of job. acks and metrics may hold other
+// jobs' records, which are ignored where they carry a job id. A streaming
+// analysis may be given nil metrics here and its metrics later (SetMetrics).
+func NewAnalyzer(job model.Job, acks []model.AckSample, metrics []model.MetricSample) *Analyzer {
+	a := &Analyzer{g: newJobGraph(job), job: job, acks: indexAcks(acks, job.ID)}
+	if metrics != nil {
+		a.SetMetrics(metrics, nil)
+	}
+	return a
+}
+
+// HasCommitSamples reports whether metrics hold a sink committer's samples:
+// then a streaming analysis needs the completed checkpoints' end times
+// (SetMetrics) to tell how many checkpoints each commit served.
+func HasCommitSamples(metrics []model.MetricSample) bool {
+	return newCommitIndex(metrics).sampled()
+}
+
+// SetMetrics gives the analysis its metric samples, once. A streaming
+// analysis that started without them scans the checkpoints added meanwhile
+// and settles (and emits) them once it has them, so reading the samples can
+// overlap reading the checkpoints. completedEnds are, for a streaming
+// analysis of metrics that HasCommitSamples, the end times of the completed
+// checkpoints it is given; a whole-slice analysis counts them itself.
+func (a *Analyzer) SetMetrics(metrics []model.MetricSample, completedEnds []int64) {
+	if a.metricsSet {
+		panic("analyze: SetMetrics twice")
+	}
+	a.metricsSet = true
+	a.mi, a.commits = newMetricIndex(a.job.ID, metrics), newCommitIndex(metrics)
+	for _, end := range completedEnds {
+		a.commits.count(end)
+	}
+}
+
+// Stream makes the analysis hand each checkpoint's analysis to s.Emit as
+// soon as it is complete (and its metrics are set) and keep only what the job-level answers need;
+// Finish then returns no Checkpoints. Call it before the first Add; the
+// checkpoints must then come in trigger order (ties in any order), as the
+// cache's scan gives them.
+func (a *Analyzer) Stream(s Streaming) {
+	if len(a.heads) > 0 {
+		panic("analyze: Stream after Add")
+	}
+	a.stream = &s
+	a.kept = map[int]*keptAnalysis{}
+}
+
+// Unsettled is how many checkpoints were added and not settled yet: a
+// streaming analysis waiting for its metrics holds them whole.
+func (a *Analyzer) Unsettled() int { return len(a.heads) - a.settled }
+
+// Reserve makes room for n more checkpoints (call it after Stream): a caller that knows how many it
 // will add saves the copies (and the moment both copies are live) of growing
 // per-checkpoint arrays that reach hundreds of MB over 100,000 checkpoints.
 func (a *Analyzer) Reserve(n int) {
@@ -147,17 +246,36 @@ func (a *Analyzer) Reserve(n int) {
 		return
 	}
 	a.heads = slices.Grow(a.heads, n)
-	a.res = slices.Grow(a.res, n)
-	a.out = slices.Grow(a.out, n)
+	if a.stream == nil {
+		a.res = slices.Grow(a.res, n)
+		a.out = slices.Grow(a.out, n)
+	}
+	a.fails = slices.Grow(a.fails, n)
 	a.voff = slices.Grow(a.voff, n)
 	a.vmax = slices.Grow(a.vmax, n*len(a.g.vertices)*numSubtaskPhases)
+	a.corr = slices.Grow(a.corr, n)
 }
 
 // Add scans one checkpoint. c is not kept or modified; checkpoints may come
-// in any order (the cache's order gives the same result as Analyze).
-func (a *Analyzer) Add(c *model.Checkpoint) {
+// in any order (the cache's order gives the same result as Analyze) unless
+// the analysis streams. The error is a streaming one: checkpoints out of
+// trigger order, or Emit's.
+func (a *Analyzer) Add(c *model.Checkpoint) error {
 	if a.done {
 		panic("analyze: Add after Finish")
+	}
+	if n := len(a.heads); a.stream != nil && n > 0 {
+		last := a.heads[n-1].TriggerMs
+		if c.TriggerMs < last {
+			return fmt.Errorf("analyze: checkpoint %d (triggered at %d) came after one triggered at %d: a streamed analysis needs trigger order",
+				c.ID, c.TriggerMs, last)
+		}
+		if c.TriggerMs > last {
+			a.settleFrom(a.settled)
+		}
+	}
+	if a.err != nil {
+		return a.err
 	}
 	a.g.addTasks(c)
 	nV := len(a.g.vertices)
@@ -175,6 +293,7 @@ func (a *Analyzer) Add(c *model.Checkpoint) {
 		a.vmax = append(a.vmax, -1)
 	}
 	a.one(k, c, a.sc)
+	return nil
 }
 
 // row is checkpoint k's per vertex × subtask phase maxima; vertices the graph
@@ -221,7 +340,7 @@ func (a *Analyzer) scanAll(cps []model.Checkpoint, order []int) {
 
 func (a *Analyzer) one(k int, c *model.Checkpoint, sc *scratch) {
 	r := scanCheckpoint(a.g, c, sc, a.row(k))
-	out := &a.out[k]
+	out, res := a.at(k)
 	*out = CheckpointAnalysis{
 		ID: c.ID, Pipeline: c.Pipeline, Kind: c.Kind, Status: c.Status,
 		TriggerMs: c.TriggerMs, EndMs: c.EndMs(), DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize,
@@ -248,42 +367,57 @@ func (a *Analyzer) one(k int, c *model.Checkpoint, sc *scratch) {
 	if out.Bottleneck != nil {
 		out.Bottleneck.Origin = originOf(out.Bottleneck, out.Causes)
 	}
-	a.res[k] = r
+	*res = r
+	// The head keeps what the job-level answers read: not the tasks, nor
+	// the texts this analysis has read already (its failure holds them).
 	h := *c
-	h.Tasks = nil
+	h.Tasks, h.ExternalPath, h.FailureMessage, h.FailureCause, h.Declined = nil, "", "", "", nil
 	a.heads[k] = h
 }
 
 // Finish completes the analysis: clusters failures, judges slowness against
 // the baselines, reads the metric windows and gives the verdict. The
-// Analyzer cannot be used after.
-func (a *Analyzer) Finish(metrics []model.MetricSample, gaps []model.Gap) JobAnalysis {
+// Analyzer cannot be used after. A streaming analysis returns no
+// Checkpoints (they went to Emit and Revise) and Emit's or Revise's first
+// error.
+func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 	if a.done {
 		panic("analyze: Finish twice")
 	}
 	a.done = true
-	a.sortByTrigger()
+	if !a.metricsSet {
+		a.SetMetrics(nil, nil)
+	}
+	if a.stream == nil {
+		a.sortByTrigger()
+		for k := range a.heads {
+			if c := &a.heads[k]; c.Status == model.StatusCompleted {
+				a.commits.count(c.EndMs())
+			}
+		}
+	}
+	a.settleFrom(a.settled)
 	job := a.job
 	n := len(a.heads)
 	ja := JobAnalysis{
-		Job:         JobRef{Cluster: job.Cluster, ID: job.ID, Name: job.Name, Engine: job.Engine},
-		Checkpoints: a.out,
-		Notes:       []string{},
-		NoteParts:   []ReasonPart{},
+		Job:       JobRef{Cluster: job.Cluster, ID: job.ID, Name: job.Name, Engine: job.Engine},
+		Notes:     []string{},
+		NoteParts: []ReasonPart{},
 	}
-	if ja.Checkpoints == nil {
-		ja.Checkpoints = []CheckpointAnalysis{}
+	if a.stream == nil {
+		ja.Checkpoints = a.out
+		if ja.Checkpoints == nil {
+			ja.Checkpoints = []CheckpointAnalysis{}
+		}
 	}
 	for _, gp := range gaps {
 		if job.ID == "" || gp.JobID == "" || gp.JobID == job.ID {
 			ja.Missed += gp.Count()
 		}
 	}
-	fails := make([]*CheckpointFailure, n)
 	identity := make([]int, n)
-	for k := range a.out {
+	for k := range a.heads {
 		identity[k] = k
-		fails[k] = a.out[k].Failure
 		c := &a.heads[k]
 		end := c.EndMs()
 		if k == 0 || c.TriggerMs < ja.FromMs {
@@ -291,42 +425,112 @@ func (a *Analyzer) Finish(metrics []model.MetricSample, gaps []model.Gap) JobAna
 		}
 		ja.ToMs = max(ja.ToMs, end, c.TriggerMs)
 	}
-	mi := newMetricIndex(job.ID, metrics)
-	a.refineFailures(mi)
-	attachCommits(a.heads, a.out, metrics)
-	ja.Failures = clusterFailures(a.g, a.heads, identity, fails)
-
-	medians := a.slow(&ja)
-	a.correlate(&ja, mi, medians)
+	a.refineFailures()
+	ja.Failures = clusterFailures(a.g, a.heads, identity, a.fails)
+	if a.slowT != nil {
+		ja.SlowPhases, ja.SlowCheckpoints = a.slowT.finish()
+	} else {
+		ja.SlowPhases, ja.SlowCheckpoints = []SlowRun{}, []SlowRun{}
+	}
+	ja.Correlation = correlate(a.corr)
 	a.notes(&ja, job)
-	return ja
+	return ja, a.err
 }
 
-// Checkpoints returns the analysed checkpoints without their tasks, in
-// analysis order; valid after Finish.
+// Checkpoints returns the analysed checkpoints in analysis order, without
+// their tasks, failure message and cause, declined task and external path;
+// valid after Finish.
 func (a *Analyzer) Checkpoints() []model.Checkpoint { return a.heads }
 
 // sortByTrigger puts the per-checkpoint arrays in analysis order (trigger
 // time, pipeline, id), whatever order they were added in.
-func (a *Analyzer) sortByTrigger() {
-	order := sortedOrder(a.heads)
+func (a *Analyzer) sortByTrigger() { a.sortFrom(0) }
+
+// sortFrom puts checkpoints [lo, n) in analysis order; lo >= base.
+func (a *Analyzer) sortFrom(lo int) {
+	order := sortedOrder(a.heads[lo:])
 	if slices.IsSorted(order) {
 		return
 	}
-	heads, res, out, voff := make([]model.Checkpoint, len(order)), make([]cpResult, len(order)), make([]CheckpointAnalysis, len(order)), make([]int, len(order))
-	ends := make([]int, len(order))
+	m := len(order)
+	heads, res, out, voff := make([]model.Checkpoint, m), make([]cpResult, m), make([]CheckpointAnalysis, m), make([]int, m)
+	ends := make([]int, m)
 	for k, i := range order {
-		heads[k], res[k], out[k], voff[k] = a.heads[i], a.res[i], a.out[i], a.voff[i]
-		ends[k] = len(a.row(i))
+		heads[k], res[k], out[k], voff[k] = a.heads[lo+i], a.res[lo+i-a.base], a.out[lo+i-a.base], a.voff[lo+i]
+		ends[k] = len(a.row(lo + i))
 	}
-	// Rows keep their place in vmax; re-lay them so row(k) still works.
-	vmax := make([]int64, 0, len(a.vmax))
+	// Rows keep their place in vmax; re-lay those of [lo, n) so row(k) still works.
+	base := a.voff[lo]
+	vmax := make([]int64, 0, len(a.vmax)-base)
 	for k := range order {
 		start := voff[k]
-		voff[k] = len(vmax)
+		voff[k] = base + len(vmax)
 		vmax = append(vmax, a.vmax[start:start+ends[k]]...)
 	}
-	a.heads, a.res, a.out, a.voff, a.vmax = heads, res, out, voff, vmax
+	copy(a.heads[lo:], heads)
+	copy(a.res[lo-a.base:], res)
+	copy(a.out[lo-a.base:], out)
+	copy(a.voff[lo:], voff)
+	a.vmax = append(a.vmax[:base], vmax...)
+}
+
+// settleFrom settles checkpoints [lo, n) in analysis order; streaming,
+// once the metrics are set.
+func (a *Analyzer) settleFrom(lo int) {
+	if !a.metricsSet {
+		return
+	}
+	if a.stream != nil && len(a.heads)-lo > 1 {
+		a.sortFrom(lo)
+	}
+	for k := lo; k < len(a.heads); k++ {
+		a.settle(k)
+	}
+	a.settled = len(a.heads)
+	if a.stream != nil {
+		// Only what Finish revises stays.
+		for k := a.base; k < a.settled; k++ {
+			if out, r := a.at(k); refinable(out, r) {
+				a.kept[k] = &keptAnalysis{out: *out, res: *r}
+			}
+		}
+		a.res, a.out, a.base = a.res[:0], a.out[:0], a.settled
+	}
+}
+
+// settle completes checkpoint k with what the checkpoints before it and
+// the metrics tell: the sink commit after it, what was slow against the
+// baselines, the backpressure and queue evidence of its window. Streaming,
+// it then emits the analysis and keeps only what Finish needs.
+func (a *Analyzer) settle(k int) {
+	if a.slowT == nil {
+		a.slowT = newSlowTracker(a.g)
+	}
+	c := &a.heads[k]
+	out, r := a.at(k)
+	out.Commit = a.commits.of(c)
+	median := a.observeSlow(k)
+	a.corr = append(a.corr, a.corrInputOf(k, median))
+	for i, ph := range allPhases[:] {
+		if _, ok := out.Phases.Get(ph); ok {
+			a.seen[i] = true
+		}
+	}
+	a.anyTasks = a.anyTasks || r.hasSubtasks
+	a.fails = append(a.fails, out.Failure)
+	if a.stream == nil {
+		return
+	}
+	emitted := *out
+	if refinable(out, r) {
+		// Finish changes this failure; what was emitted stays as it was.
+		f := *out.Failure
+		f.BasisParts = slices.Clone(f.BasisParts)
+		emitted.Failure = &f
+	}
+	if a.err == nil {
+		a.err = a.stream.Emit(k, &emitted)
+	}
 }
 
 // bottleneckOf names the largest phase on the critical path. For a failed
@@ -409,49 +613,55 @@ func firstPending(c *model.Checkpoint, id string) (int, bool) {
 	return best, found
 }
 
-// slow runs the baselines over completed checkpoints in order, flags slow
-// values and groups runs. It returns, per checkpoint, the end-to-end
-// baseline median when it could be judged (0 otherwise).
-func (a *Analyzer) slow(ja *JobAnalysis) []float64 {
-	t := newSlowTracker(a.g)
-	medians := make([]float64, len(a.heads))
-	for k := range a.heads {
-		c := &a.heads[k]
-		// Savepoints are full snapshots taken on demand: they would distort a checkpoint baseline.
-		if c.Status != model.StatusCompleted || c.Kind == model.KindSavepoint {
-			continue
-		}
-		out := &a.out[k]
-		flag, med, judged := t.observe(seriesKey{c.Pipeline, EndToEnd, -1}, c.ID, c.TriggerMs, c.EndToEndMs)
-		if judged {
-			medians[k] = med
-		}
-		if flag != nil {
+// observeSlow runs checkpoint k through the baselines, flags its slow
+// values and extends the runs. It returns the end-to-end baseline median
+// when the checkpoint could be judged (0 otherwise).
+func (a *Analyzer) observeSlow(k int) float64 {
+	c := &a.heads[k]
+	// Savepoints are full snapshots taken on demand: they would distort a checkpoint baseline.
+	if c.Status != model.StatusCompleted || c.Kind == model.KindSavepoint {
+		return 0
+	}
+	t := a.slowT
+	out, r := a.at(k)
+	var median float64
+	flag, med, judged := t.observe(seriesKey{c.Pipeline, EndToEnd, -1}, c.ID, c.TriggerMs, c.EndToEndMs)
+	if judged {
+		median = med
+	}
+	if flag != nil {
+		out.Slow = append(out.Slow, *flag)
+	}
+	if c.FinalizeMs != nil {
+		if flag, _, _ := t.observe(seriesKey{c.Pipeline, PhaseFinalize, -1}, c.ID, c.TriggerMs, max(0, *c.FinalizeMs)); flag != nil {
 			out.Slow = append(out.Slow, *flag)
 		}
-		if c.FinalizeMs != nil {
-			if flag, _, _ := t.observe(seriesKey{c.Pipeline, PhaseFinalize, -1}, c.ID, c.TriggerMs, max(0, *c.FinalizeMs)); flag != nil {
+	}
+	if !r.hasSubtasks {
+		return median
+	}
+	row := a.row(k)
+	for v := range len(row) / numSubtaskPhases {
+		for p, ph := range subtaskPhases {
+			x := row[v*numSubtaskPhases+p]
+			if x < 0 {
+				continue
+			}
+			if flag, _, _ := t.observe(seriesKey{c.Pipeline, ph, v}, c.ID, c.TriggerMs, x); flag != nil {
 				out.Slow = append(out.Slow, *flag)
 			}
 		}
-		if !a.res[k].hasSubtasks {
-			continue
-		}
-		row := a.row(k)
-		for v := range len(row) / numSubtaskPhases {
-			for p, ph := range subtaskPhases {
-				x := row[v*numSubtaskPhases+p]
-				if x < 0 {
-					continue
-				}
-				if flag, _, _ := t.observe(seriesKey{c.Pipeline, ph, v}, c.ID, c.TriggerMs, x); flag != nil {
-					out.Slow = append(out.Slow, *flag)
-				}
-			}
-		}
 	}
-	ja.SlowPhases, ja.SlowCheckpoints = t.finish()
-	return medians
+	return median
+}
+
+// refinable reports whether refineFailures changes this analysis.
+func refinable(out *CheckpointAnalysis, r *cpResult) bool {
+	f := out.Failure
+	if f == nil || f.JobLevel || r.pendingRoot < 0 {
+		return false
+	}
+	return r.pendingSnapshot && f.Phase == "" || r.pendingInputsDone && f.Phase == PhaseAlignment
 }
 
 // refineFailures completes what one checkpoint alone cannot tell about a
@@ -459,19 +669,19 @@ func (a *Analyzer) slow(ja *JobAnalysis) []float64 {
 // other checkpoints were (its snapshot phase that takes longer there), and a
 // vertex caught before its barriers were aligned was behind backpressured
 // data or not, as the backpressure measured in the window says.
-func (a *Analyzer) refineFailures(mi *metricIndex) {
+func (a *Analyzer) refineFailures() {
 	// A vertex's snapshot history is the same for every failure caught in it.
 	type history struct {
 		phase Phase
 		basis ReasonPart
 	}
 	histories := map[int]history{}
-	for k := range a.out {
-		out, r := &a.out[k], &a.res[k]
-		f := out.Failure
-		if f == nil || f.JobLevel || r.pendingRoot < 0 {
+	for _, k := range a.refineCandidates() {
+		out, r := a.at(k)
+		if !refinable(out, r) {
 			continue
 		}
+		f := out.Failure
 		v := r.pendingRoot
 		name := cmp.Or(a.g.vertices[v].name, a.g.vertices[v].id)
 		switch {
@@ -484,17 +694,16 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 			ph := h.phase
 			f.BasisParts = append(f.BasisParts, h.basis)
 			f.Basis = renderClauses(f.BasisParts)
-			if ph == "" {
-				continue
+			if ph != "" {
+				f.Phase = ph
+				sub := r.pendingSub
+				out.Bottleneck = &Bottleneck{Phase: ph, VertexID: a.g.vertices[v].id, VertexName: a.g.vertices[v].name, Subtask: &sub,
+					EndToEndMs: a.heads[k].EndToEndMs, Pending: true, PendingSubtasks: max(0, r.total-r.acked)}
 			}
-			f.Phase = ph
-			sub := r.pendingSub
-			out.Bottleneck = &Bottleneck{Phase: ph, VertexID: a.g.vertices[v].id, VertexName: a.g.vertices[v].name, Subtask: &sub,
-				EndToEndMs: a.heads[k].EndToEndMs, Pending: true, PendingSubtasks: max(0, r.total-r.acked)}
 		case r.pendingInputsDone && f.Phase == PhaseAlignment:
 			var p Pressure
 			var vals [4]float64
-			mi.pressure(a.g, &a.heads[k], v, &p, &vals)
+			a.mi.pressure(a.g, &a.heads[k], v, &p, &vals)
 			switch {
 			case p.Upstream == nil || p.Samples == 0 || p.UpstreamOf == "":
 				f.BasisParts = append(f.BasisParts, part("f_bp_unmeasured"))
@@ -505,7 +714,23 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 			}
 			f.Basis = renderClauses(f.BasisParts)
 		}
+		if a.stream != nil && a.err == nil {
+			a.err = a.stream.Revise(k, out)
+		}
 	}
+}
+
+// refineCandidates are the checkpoints whose analyses refineFailures may
+// change, in analysis order.
+func (a *Analyzer) refineCandidates() []int {
+	if a.stream == nil {
+		ks := make([]int, len(a.heads))
+		for k := range ks {
+			ks[k] = k
+		}
+		return ks
+	}
+	return slices.Sorted(maps.Keys(a.kept))
 }
 
 // snapshotHistory tells, for vertex v caught in its snapshot, whether sync
@@ -513,7 +738,7 @@ func (a *Analyzer) refineFailures(mi *metricIndex) {
 // of its per-checkpoint maxima); "" when it never acknowledged.
 func (a *Analyzer) snapshotHistory(v int, name string) (Phase, ReasonPart) {
 	var syncs, asyncs []int64
-	for k := range a.out {
+	for k := range a.heads {
 		row := a.row(k)
 		i := v * numSubtaskPhases
 		if i+numSubtaskPhases > len(row) || row[i+PhaseSync.index()] < 0 {
@@ -534,53 +759,51 @@ func (a *Analyzer) snapshotHistory(v int, name string) (Phase, ReasonPart) {
 		"median", fmt.Sprint(med), "sync", fmt.Sprint(ms), "async", fmt.Sprint(ma))
 }
 
-// correlate reads each checkpoint's metric window and computes the verdict.
-func (a *Analyzer) correlate(ja *JobAnalysis, mi *metricIndex, medians []float64) {
-	n := len(a.heads)
-	press := make([]Pressure, n)
-	vals := make([][4]float64, n)
-	in := make([]corrInput, n)
-	for k := range a.heads {
-		c := &a.heads[k]
-		r := &a.res[k]
-		out := &a.out[k]
-		focus := -1
-		switch {
-		case r.critOK:
-			focus = r.crit.v
-		case r.pendingRoot >= 0:
-			focus = r.pendingRoot
-		}
-		if mi.pressure(a.g, c, focus, &press[k], &vals[k]) {
-			out.Backpressure = &press[k]
-		}
-		mi.annotate(c, out.Causes)
-		ci := corrInput{
-			id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
-			upstream: press[k].Upstream, maxBP: press[k].Max, busy: press[k].Busy, sampledAlig: press[k].SampledAlignmentMs,
-			samples: press[k].Samples, hasPhases: r.critOK, medianE2E: medians[k],
-			unaligned: c.Kind == model.KindUnaligned,
-		}
-		for _, f := range out.Slow {
-			ci.slow = ci.slow || f.Phase == EndToEnd
-		}
-		if r.critOK {
-			ci.alignDelay = r.critVec[0] + r.critVec[1]
-		}
-		if out.Bottleneck != nil && !out.Bottleneck.Pending {
-			ci.bottleneck = out.Bottleneck.Phase
-			ci.bnVertex = cmp.Or(out.Bottleneck.VertexName, out.Bottleneck.VertexID)
-		}
-		if cs := out.Causes; len(cs) > 0 && (cs[0].Phase == PhaseStartDelay || cs[0].Phase == PhaseAlignment) && cs[0].UpstreamVertexID != "" {
-			ci.queueAt, ci.queueUp = cmp.Or(cs[0].VertexName, cs[0].VertexID), cmp.Or(cs[0].UpstreamVertexName, cs[0].UpstreamVertexID)
-			ci.queueShare = cs[0].Share
-			if len(cs) > 1 {
-				ci.second = &cs[1]
-			}
-		}
-		in[k] = ci
+// corrInputOf reads checkpoint k's metric window (its backpressure, the
+// evidence of its queues) and returns what the verdict needs of it.
+func (a *Analyzer) corrInputOf(k int, median float64) corrInput {
+	c := &a.heads[k]
+	out, r := a.at(k)
+	focus := -1
+	switch {
+	case r.critOK:
+		focus = r.crit.v
+	case r.pendingRoot >= 0:
+		focus = r.pendingRoot
 	}
-	ja.Correlation = correlate(in)
+	var press Pressure
+	var vals [4]float64
+	if a.mi.pressure(a.g, c, focus, &press, &vals) {
+		p := press
+		out.Backpressure = &p
+	}
+	a.mi.annotate(c, out.Causes)
+	ci := corrInput{
+		id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
+		upstream: press.Upstream, maxBP: press.Max, busy: press.Busy, sampledAlig: press.SampledAlignmentMs,
+		samples: press.Samples, hasPhases: r.critOK, medianE2E: median,
+		unaligned: c.Kind == model.KindUnaligned,
+	}
+	for _, f := range out.Slow {
+		ci.slow = ci.slow || f.Phase == EndToEnd
+	}
+	if r.critOK {
+		ci.alignDelay = r.critVec[0] + r.critVec[1]
+	}
+	if out.Bottleneck != nil && !out.Bottleneck.Pending {
+		ci.bottleneck = out.Bottleneck.Phase
+		ci.bnVertex = cmp.Or(out.Bottleneck.VertexName, out.Bottleneck.VertexID)
+	}
+	if cs := out.Causes; len(cs) > 0 && (cs[0].Phase == PhaseStartDelay || cs[0].Phase == PhaseAlignment) && cs[0].UpstreamVertexID != "" {
+		ci.queueAt, ci.queueUp = cmp.Or(cs[0].VertexName, cs[0].VertexID), cmp.Or(cs[0].UpstreamVertexName, cs[0].UpstreamVertexID)
+		ci.queueShare = cs[0].Share
+		if len(cs) > 1 {
+			// A copy: the streamed analysis (and its causes) is not kept.
+			second := cs[1]
+			ci.second = &second
+		}
+	}
+	return ci
 }
 
 func (ja *JobAnalysis) note(p ReasonPart) {
@@ -590,16 +813,7 @@ func (ja *JobAnalysis) note(p ReasonPart) {
 
 // notes records what the data cannot show.
 func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
-	seen := [len(subtaskPhases) + 1]bool{}
-	anyTasks := false
-	for k := range a.out {
-		for i, ph := range allPhases[:] {
-			if _, ok := a.out[k].Phases.Get(ph); ok {
-				seen[i] = true
-			}
-		}
-		anyTasks = anyTasks || a.res[k].hasSubtasks
-	}
+	seen, anyTasks := a.seen, a.anyTasks
 	ja.PhasesAvailable = []Phase{}
 	for i, ph := range allPhases[:] {
 		if seen[i] {
@@ -609,10 +823,10 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	switch {
 	case job.Engine == model.EngineSeaTunnel:
 		ja.note(part("note_seatunnel"))
-	case len(a.out) > 0 && !anyTasks:
+	case len(a.heads) > 0 && !anyTasks:
 		ja.note(part("note_no_subtasks"))
 	}
-	if len(a.out) > 0 && !seen[PhaseFinalize.index()] {
+	if len(a.heads) > 0 && !seen[PhaseFinalize.index()] {
 		ja.note(part("note_no_finalize"))
 	}
 	if ja.Missed > 0 {

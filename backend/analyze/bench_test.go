@@ -125,6 +125,17 @@ func BenchmarkAnalyzeScaling(b *testing.B) {
 	}
 }
 
+// benchMetricsFirst generates the metric samples of n checkpoints, and a
+// generator for the same checkpoints: the analyzer takes the metrics first.
+func benchMetricsFirst(n int) ([]model.MetricSample, *benchGen) {
+	var ms []model.MetricSample
+	var c model.Checkpoint
+	for g, i := newBenchGen(), 0; i < n; i++ {
+		ms = g.next(&c, ms)
+	}
+	return ms, newBenchGen()
+}
+
 // BenchmarkAnalyzeStream10k is the same analysis with the checkpoints fed
 // one at a time, as the app streams them from its cache: the peak resident
 // memory of the whole process (input included) is what a user's machine
@@ -133,15 +144,14 @@ func BenchmarkAnalyzeScaling(b *testing.B) {
 // memory is counted.
 func BenchmarkAnalyzeStream10k(b *testing.B) {
 	streamPeak(b, func() {
-		g := newBenchGen()
-		a := NewAnalyzer(g.job, nil)
-		var ms []model.MetricSample
+		ms, g := benchMetricsFirst(10_000)
 		var c model.Checkpoint
+		a := NewAnalyzer(g.job, nil, ms)
 		for range 10_000 {
-			ms = g.next(&c, ms)
+			g.next(&c, nil)
 			a.Add(&c)
 		}
-		ja := a.Finish(ms, nil)
+		ja, _ := a.Finish(nil)
 		if len(ja.Checkpoints) != 10_000 {
 			b.Fatal("lost checkpoints")
 		}
@@ -225,4 +235,27 @@ func BenchmarkBenchGen10k(b *testing.B) {
 			ms = g.next(&c, ms)
 		}
 	}
+}
+
+// BenchmarkAnalyzeStreamEmit10k is the report command's analysis: each
+// checkpoint's analysis handed over as it is made and not kept, so the
+// peak-RSS-MiB beside BenchmarkAnalyzeStream10k's is what streaming saves.
+func BenchmarkAnalyzeStreamEmit10k(b *testing.B) {
+	streamPeak(b, func() {
+		ms, g := benchMetricsFirst(10_000)
+		var c model.Checkpoint
+		a := NewAnalyzer(g.job, nil, ms)
+		emitted := 0
+		keep := func(int, *CheckpointAnalysis) error { return nil }
+		a.Stream(Streaming{Emit: func(int, *CheckpointAnalysis) error { emitted++; return nil }, Revise: keep})
+		for range 10_000 {
+			g.next(&c, nil)
+			if err := a.Add(&c); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := a.Finish(nil); err != nil || emitted != 10_000 {
+			b.Fatalf("emitted %d: %v", emitted, err)
+		}
+	})
 }

@@ -78,13 +78,18 @@ func growth(prev, cur float64) *int64 {
 	return &d
 }
 
-// attachCommits gives each completed checkpoint the commit that followed it.
-func attachCommits(heads []model.Checkpoint, out []CheckpointAnalysis, metrics []model.MetricSample) {
+// commitIndex finds the sink commit that followed a checkpoint: the
+// sampling windows in which the committed counters moved. A commit is
+// shared by the checkpoints that completed in its window; count them all
+// (count) before reading any (at), so each carries the window's total.
+type commitIndex struct {
+	ss      []commitSample
+	commits []*Commit // commits[i]: the window (ss[i-1].t, ss[i].t]; nil when nothing moved
+}
+
+func newCommitIndex(metrics []model.MetricSample) *commitIndex {
 	ss := commitSamples(metrics)
-	if len(ss) < 2 {
-		return
-	}
-	commits := make([]*Commit, len(ss)) // commits[i]: the window (ss[i-1].t, ss[i].t]
+	ci := &commitIndex{ss: ss, commits: make([]*Commit, len(ss))}
 	for i := 1; i < len(ss); i++ {
 		p, c := ss[i-1], ss[i]
 		cm := &Commit{AtMs: c.t, Files: growth(p.files, c.files), Records: growth(p.records, c.records),
@@ -100,21 +105,38 @@ func attachCommits(heads []model.Checkpoint, out []CheckpointAnalysis, metrics [
 			d := int64(math.Round(c.dur))
 			cm.DurationMs = &d
 		}
-		commits[i] = cm
+		ci.commits[i] = cm
 	}
-	window := func(endMs int64) int {
-		return sort.Search(len(ss), func(i int) bool { return ss[i].t >= endMs })
+	return ci
+}
+
+// sampled reports whether the metrics hold a committer's samples at all.
+func (ci *commitIndex) sampled() bool { return len(ci.ss) >= 2 }
+
+// at is the commit in whose window a checkpoint that completed at endMs
+// falls, or nil.
+func (ci *commitIndex) at(endMs int64) *Commit {
+	if !ci.sampled() {
+		return nil
 	}
-	for k := range heads {
-		c := &heads[k]
-		if c.Status != model.StatusCompleted {
-			continue
-		}
-		i := window(c.EndMs())
-		if i == 0 || i >= len(ss) || commits[i] == nil {
-			continue
-		}
-		commits[i].Checkpoints++
-		out[k].Commit = commits[i]
+	i := sort.Search(len(ci.ss), func(i int) bool { return ci.ss[i].t >= endMs })
+	if i == 0 || i >= len(ci.ss) {
+		return nil
+	}
+	return ci.commits[i]
+}
+
+// of is the commit that followed checkpoint c; nil unless c completed.
+func (ci *commitIndex) of(c *model.Checkpoint) *Commit {
+	if c.Status != model.StatusCompleted {
+		return nil
+	}
+	return ci.at(c.EndMs())
+}
+
+// count adds a checkpoint that completed at endMs to its commit's window.
+func (ci *commitIndex) count(endMs int64) {
+	if cm := ci.at(endMs); cm != nil {
+		cm.Checkpoints++
 	}
 }

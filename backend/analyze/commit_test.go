@@ -6,7 +6,7 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
-func TestAttachCommitsGivesEachCheckpointTheCommitThatFollowedIt(t *testing.T) {
+func TestCommitIndexGivesEachCheckpointTheCommitThatFollowedIt(t *testing.T) {
 	// Samples every 10 s (Flink's metric fetcher); checkpoints complete at
 	// 12 s, 25 s and 27 s, 41 s; the committer's counters move at 20 s (one
 	// commit: 3 files, 300 records, 120 ms) and 30 s (two commits together:
@@ -28,8 +28,16 @@ func TestAttachCommitsGivesEachCheckpointTheCommitThatFollowedIt(t *testing.T) {
 	}
 	heads := []model.Checkpoint{cp(1, 12_000), cp(2, 25_000), cp(3, 27_000), cp(4, 41_000),
 		{ID: 5, Status: model.StatusFailed, TriggerMs: 14_000, FailureMs: 15_000}}
+	ci := newCommitIndex(ms)
+	for _, c := range heads {
+		if c.Status == model.StatusCompleted {
+			ci.count(c.EndMs())
+		}
+	}
 	out := make([]CheckpointAnalysis, len(heads))
-	attachCommits(heads, out, ms)
+	for k := range heads {
+		out[k].Commit = ci.of(&heads[k])
+	}
 	want := []struct {
 		dur, files, records int64
 		checkpoints         int

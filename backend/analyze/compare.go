@@ -75,7 +75,7 @@ type Comparison struct {
 // Compare puts checkpoint b beside a (the baseline) phase by phase and
 // vertex by vertex. Phases absent from both are left out.
 func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
-	an := NewAnalyzer(job, nil)
+	an := NewAnalyzer(job, nil, nil)
 	an.Add(a)
 	an.Add(b)
 	g := an.g

@@ -18,7 +18,7 @@ import "checkpoint-explorer/backend/model"
 // checkpoints through an Analyzer instead.
 func Analyze(job model.Job, cps []model.Checkpoint, acks []model.AckSample, metrics []model.MetricSample, gaps []model.Gap) JobAnalysis {
 	order := sortedOrder(cps)
-	a := NewAnalyzer(job, acks)
+	a := NewAnalyzer(job, acks, metrics)
 	for _, i := range order {
 		a.g.addTasks(&cps[i])
 	}
@@ -35,7 +35,8 @@ func Analyze(job model.Job, cps []model.Checkpoint, acks []model.AckSample, metr
 		a.vmax[i] = -1
 	}
 	a.scanAll(cps, order)
-	return a.Finish(metrics, gaps)
+	ja, _ := a.Finish(gaps) // only a streaming analysis fails
+	return ja
 }
 
 // heatmapOf feeds a slice to a builder.

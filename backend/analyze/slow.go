@@ -157,9 +157,11 @@ func (d *detector) push(v int64) {
 
 // slowTracker runs the detectors of every series and collects runs.
 type slowTracker struct {
-	g     *graph
-	dets  []detector // per pipeline slot: end_to_end, finalize, then vertex × subtask phase
-	per   int
+	g *graph
+	// dets holds, per pipeline slot, end_to_end, finalize, then vertex ×
+	// subtask phase; a slot grows when the graph meets a vertex later (a
+	// streamed analysis judges checkpoints before it has seen them all).
+	dets  [][]detector
 	pipes map[int]int
 	runs  []SlowRun
 	isE2E []bool // per run: end_to_end (slow_checkpoints) or a phase (slow_phases)
@@ -172,7 +174,7 @@ type seriesKey struct {
 }
 
 func newSlowTracker(g *graph) *slowTracker {
-	return &slowTracker{g: g, per: 2 + len(g.vertices)*numSubtaskPhases, pipes: map[int]int{}}
+	return &slowTracker{g: g, pipes: map[int]int{}}
 }
 
 func (t *slowTracker) detector(key seriesKey) *detector {
@@ -180,9 +182,7 @@ func (t *slowTracker) detector(key seriesKey) *detector {
 	if !ok {
 		slot = len(t.pipes)
 		t.pipes[key.pipeline] = slot
-		for range t.per {
-			t.dets = append(t.dets, detector{run: -1})
-		}
+		t.dets = append(t.dets, nil)
 	}
 	off := 0
 	switch {
@@ -192,7 +192,10 @@ func (t *slowTracker) detector(key seriesKey) *detector {
 	default:
 		off = 2 + key.vertex*numSubtaskPhases + key.phase.index()
 	}
-	return &t.dets[slot*t.per+off]
+	for len(t.dets[slot]) <= off {
+		t.dets[slot] = append(t.dets[slot], detector{run: -1})
+	}
+	return &t.dets[slot][off]
 }
 
 // observe feeds one value of one series for checkpoint (id, triggerMs). It
@@ -231,9 +234,11 @@ func (t *slowTracker) observe(key seriesKey, id, triggerMs, v int64) (flag *Slow
 
 // finish marks runs still open and splits them into phase runs and end-to-end runs.
 func (t *slowTracker) finish() (phases, checkpoints []SlowRun) {
-	for i := range t.dets {
-		if t.dets[i].run >= 0 {
-			t.runs[t.dets[i].run].Open = true
+	for _, slot := range t.dets {
+		for i := range slot {
+			if slot[i].run >= 0 {
+				t.runs[slot[i].run].Open = true
+			}
 		}
 	}
 	phases, checkpoints = []SlowRun{}, []SlowRun{}

@@ -560,12 +560,14 @@ func (s *Store) ScanCheckpoints(ctx context.Context, q Query, withTasks bool, fn
 		}
 		defer tc.close()
 	}
+	var same repeatedStrings
 	for rows.Next() {
 		c := new(model.Checkpoint)
 		st, err := scanCheckpoint(rows, c)
 		if err != nil {
 			return fmt.Errorf("store: scan checkpoints: %w", err)
 		}
+		same.share(c)
 		if withTasks && st.hasTasks {
 			if c.Tasks, err = tc.tasksOf(st.pk); err != nil {
 				return fmt.Errorf("store: scan checkpoints: %s/%s/%d/%d: %w", c.Cluster, c.JobID, c.Pipeline, c.ID, err)
@@ -580,6 +582,33 @@ func (s *Store) ScanCheckpoints(ctx context.Context, q Query, withTasks bool, fn
 		return fmt.Errorf("store: scan checkpoints: %w", err)
 	}
 	return nil
+}
+
+// repeatedStrings lets the checkpoints of a scan share the strings most of
+// them repeat (cluster, job, kind, status, source): a caller keeping 100,000
+// of them would otherwise hold 100,000 copies of each.
+type repeatedStrings struct {
+	prev model.Checkpoint
+}
+
+func (r *repeatedStrings) share(c *model.Checkpoint) {
+	p := &r.prev
+	if c.Cluster == p.Cluster {
+		c.Cluster = p.Cluster
+	}
+	if c.JobID == p.JobID {
+		c.JobID = p.JobID
+	}
+	if c.Kind == p.Kind {
+		c.Kind = p.Kind
+	}
+	if c.Status == p.Status {
+		c.Status = p.Status
+	}
+	if c.Source == p.Source {
+		c.Source = p.Source
+	}
+	*p = model.Checkpoint{Cluster: c.Cluster, JobID: c.JobID, Kind: c.Kind, Status: c.Status, Source: c.Source}
 }
 
 // PhaseMaxima is the largest start delay, alignment, sync and async time over
