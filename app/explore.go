@@ -62,13 +62,23 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	return v, nil
 }
 
+// HeatmapKind names a heatmap (HeatmapRequest.Kind).
+type HeatmapKind string
+
+// The heatmaps.
+const (
+	HeatmapPhase   HeatmapKind = "phase"
+	HeatmapFailure HeatmapKind = "failure"
+	HeatmapVertex  HeatmapKind = "vertex"
+)
+
 // HeatmapRequest selects a heatmap: "phase" (phase × time, slowness),
 // "failure" (signature × time, counts) or "vertex" (vertex × checkpoint, the
 // time of one phase).
 type HeatmapRequest struct {
 	Cluster string        `json:"cluster"`
 	Job     string        `json:"job"`
-	Kind    string        `json:"kind"`
+	Kind    HeatmapKind   `json:"kind"`
 	Phase   analyze.Phase `json:"phase"`
 	FromMs  int64         `json:"from_ms"`
 	ToMs    int64         `json:"to_ms"`
@@ -78,7 +88,7 @@ type HeatmapRequest struct {
 
 // Heatmap holds the one heatmap that was asked for.
 type Heatmap struct {
-	Kind    string                  `json:"kind"`
+	Kind    HeatmapKind             `json:"kind"`
 	Phase   *analyze.PhaseHeatmap   `json:"phase,omitempty"`
 	Failure *analyze.FailureHeatmap `json:"failure,omitempty"`
 	Vertex  *analyze.VertexHeatmap  `json:"vertex,omitempty"`
@@ -95,8 +105,8 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 		req.Buckets = analyze.DefaultHeatmapBuckets
 	}
 	switch req.Kind {
-	case "phase", "failure":
-	case "vertex":
+	case HeatmapPhase, HeatmapFailure:
+	case HeatmapVertex:
 		if req.Phase == "" {
 			req.Phase = analyze.EndToEnd
 		}
@@ -120,7 +130,7 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	b := analyze.NewHeatmapBuilder(j)
 	q := store.Query{Cluster: req.Cluster, JobID: req.Job, FromMs: req.FromMs, ToMs: req.ToMs}
 	// The failure heatmap reads only headers: skip the subtask rows.
-	if err := a.store.ScanCheckpoints(ctx, q, req.Kind != "failure", func(c *model.Checkpoint) error {
+	if err := a.store.ScanCheckpoints(ctx, q, req.Kind != HeatmapFailure, func(c *model.Checkpoint) error {
 		b.Add(c)
 		return nil
 	}); err != nil {
@@ -128,13 +138,13 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	}
 	h := Heatmap{Kind: req.Kind}
 	switch req.Kind {
-	case "phase":
+	case HeatmapPhase:
 		hm := b.Phase(req.FromMs, req.ToMs, req.Buckets)
 		h.Phase = &hm
-	case "failure":
+	case HeatmapFailure:
 		hm := b.Failure(req.FromMs, req.ToMs, req.Buckets)
 		h.Failure = &hm
-	case "vertex":
+	case HeatmapVertex:
 		hm, err := b.Vertex(req.Phase, req.FromMs, req.ToMs, req.Buckets)
 		if err != nil {
 			return Heatmap{}, badRequest("%v", err)

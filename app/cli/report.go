@@ -254,7 +254,7 @@ func jobManagerLogText(r *model.Reconciliation) string {
 	case model.LogWaiting:
 		return "not read yet"
 	}
-	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(l.State, "_", " "), l.Reason)
+	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(string(l.State), "_", " "), l.Reason)
 }
 
 // commitsText sums up the sink commits that followed the checkpoints:
