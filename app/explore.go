@@ -76,12 +76,13 @@ const (
 // "failure" (signature × time, counts) or "vertex" (vertex × checkpoint, the
 // time of one phase).
 type HeatmapRequest struct {
-	Cluster string        `json:"cluster"`
-	Job     string        `json:"job"`
-	Kind    HeatmapKind   `json:"kind"`
-	Phase   analyze.Phase `json:"phase"`
-	FromMs  int64         `json:"from_ms"`
-	ToMs    int64         `json:"to_ms"`
+	Cluster string      `json:"cluster"`
+	Job     string      `json:"job"`
+	Kind    HeatmapKind `json:"kind"`
+	// Phase is the vertex heatmap's (end_to_end when empty); the others have none.
+	Phase  analyze.Phase `json:"phase,omitempty"`
+	FromMs int64         `json:"from_ms"`
+	ToMs   int64         `json:"to_ms"`
 	// Buckets is the target number of time buckets or checkpoint columns.
 	Buckets int `json:"buckets"`
 }

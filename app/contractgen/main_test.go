@@ -36,9 +36,11 @@ func TestContractIsUpToDate(t *testing.T) {
 	}
 }
 
-// What JSON gives is what the contract says: nil slices and pointers are
-// null, omitempty fields optional, fields of argument-only types optional,
-// TypeScript's reserved words not used as parameter names.
+// What JSON gives is what the contract says: nil slices, maps and pointers
+// are null, omitempty fields optional and never null, arguments as Go writes
+// them, Go's string constants unions, a normalize function for each result
+// that can hold a null slice or map, TypeScript's reserved words not used as
+// parameter names.
 func TestContractShapes(t *testing.T) {
 	s := string(generateNow(t))
 	for _, want := range []string{
@@ -48,8 +50,21 @@ func TestContractShapes(t *testing.T) {
 		"  Version(): Promise<VersionInfo>;",
 		"  'import-error': ImportErrorEvent;",
 		"export type SourcesEvent = Record<string, never>;",
-		"  lanes?: Lane[] | null;", // omitempty slice in SourceView
-		"  from_ms?: number;",      // TimelineRequest is an argument
+		"  lanes?: Lane[];",     // omitempty slice in SourceView: left out when nil, never null
+		"  origin?: Origin;",    // omitempty pointer in Bottleneck
+		"  rho: number | null;", // a pointer without omitempty
+		"  vertex_names: Record<string, string> | null;",
+		"  from_ms: number;", // TimelineRequest is an argument, written as Go writes it
+		"  phase?: Phase;",   // HeatmapRequest's phase is omitempty
+		"export type Status = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';",                              // model's constants
+		"export type HealthState = 'ok' | 'partial' | 'error' | 'connecting' | 'idle' | 'offline';", // collect's
+		"export const LogStateKindValues: readonly LogStateKind[] = ['read', 'off', 'waiting', 'unavailable', 'too_large', 'unrecognised'];",
+		"  state: HealthState;",
+		"  status: Status;",
+		"export function normalizeReport(v: Report): Normalized<Report> {",
+		"    checkpoints: (v?.checkpoints ?? []).map(normalizeCheckpointAnalysis),",
+		"    failure: v?.failure && normalizeCheckpointFailure(v.failure),",
+		"    lanes: normalizeLanes(v?.lanes),",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the contract has no line %q", want)
@@ -60,11 +75,7 @@ func TestContractShapes(t *testing.T) {
 // generateNow is the contract the Go types give now.
 func generateNow(t *testing.T) []byte {
 	t.Helper()
-	names, err := paramNames("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := generate(names)
+	b, err := generateFrom("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +120,44 @@ func TestHandWrittenTypesHaveTheContractsFields(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Errorf("only %d hand-written types matched by name: the check has lost track of api.ts", checked)
+	}
+}
+
+// The string constants of a package's named types are read in declaration
+// order, untyped ones and other packages' left out; a typed constant whose
+// value cannot be read is an error rather than a value missing from a union.
+func TestReadConstants(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(dir+"/"+name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.go", `package p
+type Color string
+const (
+	Red   Color = "red"
+	Green Color = "green"
+	Plain       = "not a Color"
+)
+const Blue Color = "blue"
+`)
+	write("a_test.go", `package p
+const Test Color = "from a test"
+`)
+	got, err := readConstants(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"red", "green", "blue"}; !slices.Equal(got["Color"], want) {
+		t.Errorf("Color's constants are %q, want %q", got["Color"], want)
+	}
+	write("b.go", `package p
+const Mixed Color = Color("mi" + "xed")
+`)
+	if _, err := readConstants(dir); err == nil || !strings.Contains(err.Error(), "Mixed") {
+		t.Errorf("a Color constant that is not a literal: err %v, want one naming it", err)
 	}
 }
 
