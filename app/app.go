@@ -303,15 +303,25 @@ func (a *App) saveConfigLocked() error {
 	return a.config.save(Config{Clusters: append([]model.Cluster(nil), a.clusters...), Retention: &lim})
 }
 
+// SourceKind is what a SourceView is: a configured cluster, an opened capture or the sample.
+type SourceKind string
+
+// The kinds of SourceView.
+const (
+	SourceCluster SourceKind = "cluster"
+	SourceCapture SourceKind = "capture"
+	SourceSample  SourceKind = "sample"
+)
+
 // sourceKind tells a configured cluster from an opened capture or the sample.
-func sourceKind(c model.Cluster, configured bool) string {
+func sourceKind(c model.Cluster, configured bool) SourceKind {
 	switch {
 	case configured:
-		return "cluster"
+		return SourceCluster
 	case strings.HasPrefix(c.Name, "sample:"):
-		return "sample"
+		return SourceSample
 	default:
-		return "capture"
+		return SourceCapture
 	}
 }
 

@@ -72,7 +72,7 @@ func (a *App) applyCollector() {
 	for _, c := range clusters {
 		t, err := newTarget(c, a.metrics, a.opts.JobManagerLogEvery)
 		if err != nil {
-			a.setHealth(c.Name, collect.Health{State: "error", LastError: err.Error()})
+			a.setHealth(c.Name, collect.Health{State: collect.HealthError, LastError: err.Error()})
 			continue
 		}
 		targets = append(targets, t)
@@ -148,5 +148,5 @@ func (a *App) clusterHealth(name string) collect.Health {
 	if ok {
 		return h
 	}
-	return collect.Health{State: "idle"}
+	return collect.Health{State: collect.HealthIdle}
 }

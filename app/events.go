@@ -1,6 +1,10 @@
 package app
 
-import "time"
+import (
+	"time"
+
+	"checkpoint-explorer/backend/collect"
+)
 
 // The events the backend sends to the UI: one table, used by the Go emitters
 // (each payload type names its event) and checked against the frontend's
@@ -17,9 +21,9 @@ type CheckpointsEvent struct {
 
 // HealthEvent: a cluster's collection health changed.
 type HealthEvent struct {
-	Cluster   string `json:"cluster"`
-	State     string `json:"state"`
-	LastError string `json:"last_error"`
+	Cluster   string              `json:"cluster"`
+	State     collect.HealthState `json:"state"`
+	LastError string              `json:"last_error"`
 }
 
 // SourcesEvent: the list of clusters and opened captures changed.

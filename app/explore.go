@@ -64,23 +64,34 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	return v, nil
 }
 
+// HeatmapKind names a heatmap (HeatmapRequest.Kind).
+type HeatmapKind string
+
+// The heatmaps.
+const (
+	HeatmapPhase   HeatmapKind = "phase"
+	HeatmapFailure HeatmapKind = "failure"
+	HeatmapVertex  HeatmapKind = "vertex"
+)
+
 // HeatmapRequest selects a heatmap: "phase" (phase × time, slowness),
 // "failure" (signature × time, counts) or "vertex" (vertex × checkpoint, the
 // time of one phase).
 type HeatmapRequest struct {
-	Cluster string        `json:"cluster"`
-	Job     string        `json:"job"`
-	Kind    string        `json:"kind"`
-	Phase   analyze.Phase `json:"phase"`
-	FromMs  int64         `json:"from_ms"`
-	ToMs    int64         `json:"to_ms"`
+	Cluster string      `json:"cluster"`
+	Job     string      `json:"job"`
+	Kind    HeatmapKind `json:"kind"`
+	// Phase is the vertex heatmap's (end_to_end when empty); the others have none.
+	Phase  analyze.Phase `json:"phase,omitempty"`
+	FromMs int64         `json:"from_ms"`
+	ToMs   int64         `json:"to_ms"`
 	// Buckets is the target number of time buckets or checkpoint columns.
 	Buckets int `json:"buckets"`
 }
 
 // Heatmap holds the one heatmap that was asked for.
 type Heatmap struct {
-	Kind    string                  `json:"kind"`
+	Kind    HeatmapKind             `json:"kind"`
 	Phase   *analyze.PhaseHeatmap   `json:"phase,omitempty"`
 	Failure *analyze.FailureHeatmap `json:"failure,omitempty"`
 	Vertex  *analyze.VertexHeatmap  `json:"vertex,omitempty"`
@@ -97,8 +108,8 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 		req.Buckets = analyze.DefaultHeatmapBuckets
 	}
 	switch req.Kind {
-	case "phase", "failure":
-	case "vertex":
+	case HeatmapPhase, HeatmapFailure:
+	case HeatmapVertex:
 		if req.Phase == "" {
 			req.Phase = analyze.EndToEnd
 		}
@@ -122,7 +133,7 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	b := analyze.NewHeatmapBuilder(j)
 	q := store.Query{Cluster: req.Cluster, JobID: req.Job, FromMs: req.FromMs, ToMs: req.ToMs}
 	// The failure heatmap reads only headers: skip the subtask rows.
-	if err := a.store.ScanCheckpoints(ctx, q, req.Kind != "failure", func(c *model.Checkpoint) error {
+	if err := a.store.ScanCheckpoints(ctx, q, req.Kind != HeatmapFailure, func(c *model.Checkpoint) error {
 		b.Add(c)
 		return nil
 	}); err != nil {
@@ -130,13 +141,13 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	}
 	h := Heatmap{Kind: req.Kind}
 	switch req.Kind {
-	case "phase":
+	case HeatmapPhase:
 		hm := b.Phase(req.FromMs, req.ToMs, req.Buckets)
 		h.Phase = &hm
-	case "failure":
+	case HeatmapFailure:
 		hm := b.Failure(req.FromMs, req.ToMs, req.Buckets)
 		h.Failure = &hm
-	case "vertex":
+	case HeatmapVertex:
 		hm, err := b.Vertex(req.Phase, req.FromMs, req.ToMs, req.Buckets)
 		if err != nil {
 			return Heatmap{}, badRequest("%v", err)

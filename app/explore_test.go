@@ -33,7 +33,7 @@ func TestExploreMethodsOnSeededJob(t *testing.T) {
 		t.Errorf("missing checkpoint: %v", err)
 	}
 
-	for _, kind := range []string{"phase", "failure", "vertex"} {
+	for _, kind := range []HeatmapKind{HeatmapPhase, HeatmapFailure, HeatmapVertex} {
 		h, err := a.Heatmap(HeatmapRequest{Cluster: "prod", Job: "job1", Kind: kind, Phase: analyze.PhaseAsync, Buckets: 10})
 		if err != nil {
 			t.Fatalf("%s heatmap: %v", kind, err)

@@ -15,19 +15,16 @@ import (
 	"checkpoint-explorer/backend/source/flink"
 )
 
-// Modes of reading Flink's JobManager log (model.Cluster.JobManagerLog).
+// Modes of reading Flink's JobManager log (model.Cluster.JobManagerLog;
+// JobManagerLogAuto reads it up to JobManagerLogLimit).
 const (
-	// JobManagerLogAuto reads the log when it grew, at most once a minute,
-	// up to JobManagerLogLimit; failures only show in the log's state.
-	JobManagerLogAuto = "auto"
-	// JobManagerLogOn reads it whatever its size; failures are health problems.
-	JobManagerLogOn = "on"
-	// JobManagerLogOff never reads it.
-	JobManagerLogOff = "off"
+	JobManagerLogAuto = model.JobManagerLogAuto
+	JobManagerLogOn   = model.JobManagerLogOn
+	JobManagerLogOff  = model.JobManagerLogOff
 )
 
 // CheckJobManagerLogMode accepts "", auto, on and off.
-func CheckJobManagerLogMode(m string) error {
+func CheckJobManagerLogMode(m model.JobManagerLogMode) error {
 	switch m {
 	case "", JobManagerLogAuto, JobManagerLogOn, JobManagerLogOff:
 		return nil
@@ -49,7 +46,7 @@ const (
 type jobManagerLog struct {
 	c     *flink.Client
 	b     *collect.Budget
-	mode  string
+	mode  model.JobManagerLogMode
 	every time.Duration
 	limit int64
 	now   func() time.Time
@@ -69,7 +66,7 @@ type jobManagerLog struct {
 	beyondLimit bool
 }
 
-func newJobManagerLog(c *flink.Client, b *collect.Budget, mode string) *jobManagerLog {
+func newJobManagerLog(c *flink.Client, b *collect.Budget, mode model.JobManagerLogMode) *jobManagerLog {
 	if mode == "" {
 		mode = JobManagerLogAuto
 	}
@@ -167,7 +164,7 @@ func (l *jobManagerLog) refresh(ctx context.Context, now time.Time) error {
 }
 
 // fail records why the log is not read; only in mode on is it an error.
-func (l *jobManagerLog) fail(state, reason string, err error) error {
+func (l *jobManagerLog) fail(state model.LogStateKind, reason string, err error) error {
 	l.state = model.LogState{State: state, Reason: reason, LimitBytes: l.limit}
 	if l.mode == JobManagerLogOn {
 		return err

@@ -68,7 +68,7 @@ func readFixture(t *testing.T, name string) string {
 	return string(b)
 }
 
-func newTestJMLog(t *testing.T, f *fakeJobManagerLog, mode string) (*jobManagerLog, *time.Time) {
+func newTestJMLog(t *testing.T, f *fakeJobManagerLog, mode model.JobManagerLogMode) (*jobManagerLog, *time.Time) {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)

@@ -27,22 +27,22 @@ func (a *App) Version() VersionInfo {
 
 // SourceView is a cluster, an opened capture or the sample, without secrets.
 type SourceView struct {
-	Name               string            `json:"name"`
-	Engine             model.Engine      `json:"engine"`
-	BaseURL            string            `json:"base_url"`
-	PrometheusURL      string            `json:"prometheus_url"`
-	AuthKind           string            `json:"auth_kind"`
-	Username           string            `json:"username,omitempty"`
-	CAFile             string            `json:"ca_file"`
-	InsecureSkipVerify bool              `json:"insecure_skip_verify"`
-	PrometheusNames    map[string]string `json:"prometheus_names,omitempty"`
-	ReporterURLs       []string          `json:"reporter_urls,omitempty"`
-	RequestsPerSecond  float64           `json:"requests_per_second,omitempty"`
-	MaxInFlight        int               `json:"max_in_flight,omitempty"`
-	JobManagerLog      string            `json:"jobmanager_log,omitempty"`
-	Lanes              []model.Lane      `json:"lanes,omitempty"`
-	Kind               string            `json:"kind"`
-	ReadOnly           bool              `json:"read_only"`
+	Name               string                  `json:"name"`
+	Engine             model.Engine            `json:"engine"`
+	BaseURL            string                  `json:"base_url"`
+	PrometheusURL      string                  `json:"prometheus_url"`
+	AuthKind           model.AuthKind          `json:"auth_kind"`
+	Username           string                  `json:"username,omitempty"`
+	CAFile             string                  `json:"ca_file"`
+	InsecureSkipVerify bool                    `json:"insecure_skip_verify"`
+	PrometheusNames    map[string]string       `json:"prometheus_names,omitempty"`
+	ReporterURLs       []string                `json:"reporter_urls,omitempty"`
+	RequestsPerSecond  float64                 `json:"requests_per_second,omitempty"`
+	MaxInFlight        int                     `json:"max_in_flight,omitempty"`
+	JobManagerLog      model.JobManagerLogMode `json:"jobmanager_log,omitempty"`
+	Lanes              []model.Lane            `json:"lanes,omitempty"`
+	Kind               SourceKind              `json:"kind"`
+	ReadOnly           bool                    `json:"read_only"`
 	// Health is the collector's account of a configured cluster (its problems
 	// and missed ids included); captures are "offline".
 	Health collect.Health `json:"health"`
@@ -80,20 +80,20 @@ func (a *App) ListClusters() ([]SourceView, error) {
 	return out, nil
 }
 
-func kindOrder(k string) int {
+func kindOrder(k SourceKind) int {
 	switch k {
-	case "cluster":
+	case SourceCluster:
 		return 0
-	case "capture":
+	case SourceCapture:
 		return 1
 	}
 	return 2
 }
 
 func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
-	kind := string(c.Auth.Kind)
+	kind := c.Auth.Kind
 	if kind == "" {
-		kind = string(model.AuthNone)
+		kind = model.AuthNone
 	}
 	v := SourceView{
 		Name: c.Name, Engine: c.Engine, BaseURL: c.BaseURL, PrometheusURL: c.PrometheusURL,
@@ -108,7 +108,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 	if configured {
 		v.Health = a.clusterHealth(c.Name)
 	} else {
-		v.Health = collect.Health{State: "offline"}
+		v.Health = collect.Health{State: collect.HealthOffline}
 	}
 	return v
 }
@@ -129,7 +129,7 @@ type ClusterInput struct {
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty"`
 	MaxInFlight       int     `json:"max_in_flight,omitempty"`
 	// JobManagerLog: auto (""), on or off (Flink only).
-	JobManagerLog string `json:"jobmanager_log,omitempty"`
+	JobManagerLog model.JobManagerLogMode `json:"jobmanager_log,omitempty"`
 	// Lanes: the custom lanes of the cluster's job timelines (model.Lane).
 	Lanes []model.Lane `json:"lanes,omitempty"`
 }
@@ -295,9 +295,9 @@ type CheckpointRow struct {
 	NumAcknowledged  int                  `json:"num_acknowledged"`
 	FailureMessage   string               `json:"failure_message"`
 	// FailureCause, Declined and Source: what the JobManager log adds (model.Checkpoint).
-	FailureCause string         `json:"failure_cause,omitempty"`
-	Declined     *model.Decline `json:"declined,omitempty"`
-	Source       string         `json:"source,omitempty"`
+	FailureCause string                 `json:"failure_cause,omitempty"`
+	Declined     *model.Decline         `json:"declined,omitempty"`
+	Source       model.CheckpointSource `json:"source,omitempty"`
 }
 
 // Checkpoints lists a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).

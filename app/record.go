@@ -71,15 +71,15 @@ type RecordProgress struct {
 	// recorded (-1 unknown); Missed the ids it reported that the file does
 	// not hold (gaps and unaccounted ids); InProgress those still running at
 	// the last poll. From the jobs' reconciliations, summed.
-	EngineCounted int64         `json:"engine_counted"`
-	Missed        int64         `json:"missed"`
-	Unaccounted   int64         `json:"unaccounted"`
-	MetricSamples int64         `json:"metric_samples"`
-	Requests      int64         `json:"requests"`
-	Elapsed       time.Duration `json:"elapsed"`
-	Remaining     time.Duration `json:"remaining"`
-	Health        string        `json:"health"`
-	LastError     string        `json:"last_error,omitempty"`
+	EngineCounted int64               `json:"engine_counted"`
+	Missed        int64               `json:"missed"`
+	Unaccounted   int64               `json:"unaccounted"`
+	MetricSamples int64               `json:"metric_samples"`
+	Requests      int64               `json:"requests"`
+	Elapsed       time.Duration       `json:"elapsed"`
+	Remaining     time.Duration       `json:"remaining"`
+	Health        collect.HealthState `json:"health"`
+	LastError     string              `json:"last_error,omitempty"`
 	// PromSamples are the metric samples read from Prometheus (also counted in
 	// MetricSamples); PromRequests the requests sent to it, the check included.
 	PromSamples  int `json:"prom_samples,omitempty"`

@@ -24,7 +24,7 @@ func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
 		recon: map[string]model.Reconciliation{}, holdDetails: true, held: map[string]*model.Checkpoint{}}
 	ctx := context.Background()
-	cp := func(id int64, loss string, subtasks ...int) model.Checkpoint {
+	cp := func(id int64, loss model.DetailLoss, subtasks ...int) model.Checkpoint {
 		c := model.Checkpoint{Cluster: "c", JobID: "j", ID: id, Status: model.StatusCompleted, Kind: model.KindCheckpoint, DetailLoss: loss}
 		for i, n := range subtasks {
 			ts := model.TaskStats{VertexID: string(rune('a' + i)), NumSubtasks: n, Missing: n == 0}
@@ -80,7 +80,7 @@ func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 	}
 	for _, want := range []struct {
 		id       int64
-		loss     string
+		loss     model.DetailLoss
 		subtasks int
 	}{
 		{1, "", 4}, {2, "", 4}, {3, model.DetailMissed, 0}, {4, model.DetailPartial, 2}, {5, model.DetailMissed, 0},

@@ -37,7 +37,7 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 	var rps float64
 	var inFlight int
 	addBudgetFlags(fs, &rps, &inFlight)
-	var jmLog string
+	var jmLog model.JobManagerLogMode
 	addJobManagerLogFlag(fs, &jmLog)
 	var lanes []model.Lane
 	addLaneFlag(fs, &lanes)

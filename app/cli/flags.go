@@ -110,8 +110,8 @@ func addBudgetFlags(fs *flag.FlagSet, requestsPerSecond *float64, maxInFlight *i
 }
 
 // addJobManagerLogFlag registers --jobmanager-log of clusters add and capture.
-func addJobManagerLogFlag(fs *flag.FlagSet, mode *string) {
-	fs.StringVar(mode, "jobmanager-log", "auto", "Flink: read the JobManager log for finalize times and history beyond REST: auto (when it grew, at most once a minute, up to 16 MiB), on (whatever its size) or off")
+func addJobManagerLogFlag(fs *flag.FlagSet, mode *model.JobManagerLogMode) {
+	fs.StringVar((*string)(mode), "jobmanager-log", "auto", "Flink: read the JobManager log for finalize times and history beyond REST: auto (when it grew, at most once a minute, up to 16 MiB), on (whatever its size) or off")
 }
 
 // addLaneFlag registers --lane of clusters add and capture.

@@ -372,7 +372,7 @@ func jobManagerLogText(r *model.Reconciliation) string {
 	case model.LogWaiting:
 		return "not read yet"
 	}
-	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(l.State, "_", " "), l.Reason)
+	return fmt.Sprintf("%s — %s; finalize is absent where only REST was read", strings.ReplaceAll(string(l.State), "_", " "), l.Reason)
 }
 
 // checkpointTally is what the text and markdown reports say of the

@@ -1,9 +1,13 @@
 // Command contractgen writes the UI's contract with the backend,
 // frontend/src/lib/contract.gen.ts: a TypeScript type for every Go type the
 // bound methods of app.App take or give, as encoding/json writes them
-// (a nil slice or map is null, omitempty makes a field optional), the
-// methods themselves (AppMethods) and the events (EventPayloads, from
-// app.Events). `make generate` runs it; CI fails when the file it writes
+// (a nil slice, map or pointer is null; omitempty makes a field optional and
+// never null, since encoding/json leaves out a nil one), a string-literal
+// union for each named string type whose package declares constants of it,
+// the methods themselves (AppMethods), the events (EventPayloads, from
+// app.Events), and for every result type that can hold a null slice or map
+// a normalize function giving Normalized<T>: the same value with those as
+// empty ones. `make generate` runs it; CI fails when the file it writes
 // differs from the one checked in.
 //
 // Why not a ready generator: Wails' `wails generate module` builds and runs
@@ -33,14 +37,9 @@ import (
 
 func main() {
 	out := flag.String("o", "frontend/src/lib/contract.gen.ts", "the file to write")
-	src := flag.String("src", "app", "the directory of package app (for parameter names)")
+	root := flag.String("root", ".", "the module's directory (for parameter names and constants)")
 	flag.Parse()
-	names, err := paramNames(*src)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "contractgen:", err)
-		os.Exit(1)
-	}
-	b, err := generate(names)
+	b, err := generateFrom(*root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "contractgen:", err)
 		os.Exit(1)
@@ -49,6 +48,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "contractgen:", err)
 		os.Exit(1)
 	}
+}
+
+// generateFrom is the contract of the module in root.
+func generateFrom(root string) ([]byte, error) {
+	names, err := paramNames(filepath.Join(root, "app"))
+	if err != nil {
+		return nil, err
+	}
+	consts, err := newConstants(root)
+	if err != nil {
+		return nil, err
+	}
+	return generate(names, consts)
 }
 
 // paramNames reads the parameter names of App's methods from the source
@@ -94,17 +106,47 @@ var (
 	textType      = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// gen collects the named struct types met, and how each is called in TypeScript.
+// gen collects the named types met, and how each is called in TypeScript.
 type gen struct {
-	// structs maps each struct met to whether only arguments reach it: Go
-	// reads a missing field as its zero value, so the UI may leave out any
-	// field of those.
+	// structs maps each struct met to whether only arguments reach it (those
+	// need no normalize function). An argument's type is written as
+	// encoding/json would write it too: the UI sends every field but those
+	// Go tags omitempty, although Go would read a missing one as its zero value.
 	structs map[reflect.Type]bool
-	names   map[reflect.Type]string
+	// enums are the named string types met with the values their package
+	// declares as constants (none: a plain string).
+	enums  map[reflect.Type][]string
+	consts *constants
+	names  map[reflect.Type]string
+	// needs memoises needsNorm.
+	needs map[reflect.Type]bool
 }
 
-func generate(params map[string][]string) ([]byte, error) {
-	g := &gen{structs: map[reflect.Type]bool{}}
+// normalizedType is Normalized<T>, written out as it is.
+const normalizedType = `/**
+ * Normalized<T> is T as the views read it: every slice or map Go may send as
+ * null (a field without omitempty) is an empty one instead, at any depth.
+ * Pointers stay nullable and omitted fields optional: encoding/json leaves out
+ * an empty omitempty slice or map, so absent means empty there. The
+ * normalize<Type> functions below make it, and the compiler checks them
+ * against it. They also give the slices and maps of a value that is missing
+ * where Go always sends one (the development fake, a test's stub).
+ */
+export type Normalized<T> = T extends readonly (infer E)[]
+  ? Normalized<E>[]
+  : T extends object
+    ? { [K in keyof T]: NormalizedField<T[K]> }
+    : T;
+type NormalizedField<V> = [NonNullable<V>] extends [readonly unknown[]]
+  ? Normalized<NonNullable<V>> | Extract<V, undefined>
+  : string extends keyof NonNullable<V>
+    ? Normalized<NonNullable<V>> | Extract<V, undefined>
+    : Normalized<V>;
+
+`
+
+func generate(params map[string][]string, consts *constants) ([]byte, error) {
+	g := &gen{structs: map[reflect.Type]bool{}, enums: map[reflect.Type][]string{}, consts: consts, needs: map[reflect.Type]bool{}}
 	t := reflect.TypeFor[*app.App]()
 	type method struct {
 		name    string
@@ -131,7 +173,9 @@ func generate(params map[string][]string) ([]byte, error) {
 			return nil, fmt.Errorf("App.%s: results %v: the doors answer one value and an error", m.Name, mt)
 		}
 		if me.result != nil {
-			g.collect(me.result, false)
+			if err := g.collect(me.result, false); err != nil {
+				return nil, err
+			}
 		}
 		if len(me.argName) != len(me.params) {
 			return nil, fmt.Errorf("App.%s: %d parameter names in the source for %d parameters", m.Name, len(me.argName), len(me.params))
@@ -139,11 +183,15 @@ func generate(params map[string][]string) ([]byte, error) {
 		methods = append(methods, me)
 	}
 	for _, e := range app.Events {
-		g.collect(reflect.TypeOf(e), false)
+		if err := g.collect(reflect.TypeOf(e), false); err != nil {
+			return nil, err
+		}
 	}
 	for _, m := range methods {
 		for _, p := range m.params {
-			g.collect(p, true)
+			if err := g.collect(p, true); err != nil {
+				return nil, err
+			}
 		}
 	}
 	g.name()
@@ -151,20 +199,35 @@ func generate(params map[string][]string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("// Code generated by app/contractgen (make generate); DO NOT EDIT.\n")
 	b.WriteString("// The backend's types as the doors send them in JSON: null where Go has a nil slice,\n")
-	b.WriteString("// map or pointer; ? where a field is omitted when empty.\n")
+	b.WriteString("// map or pointer; ? where a field is omitted when empty; a union of the constants Go\n")
+	b.WriteString("// declares for a named string type.\n")
 	b.WriteString("/* eslint-disable */\n\n")
-	types := make([]reflect.Type, 0, len(g.structs))
+	types := make([]reflect.Type, 0, len(g.structs)+len(g.enums))
 	for st := range g.structs {
 		types = append(types, st)
 	}
+	for et, vs := range g.enums {
+		if len(vs) > 0 {
+			types = append(types, et)
+		}
+	}
 	sort.Slice(types, func(i, j int) bool { return g.names[types[i]] < g.names[types[j]] })
 	for _, st := range types {
+		if st.Kind() == reflect.String {
+			var vs []string
+			for _, v := range g.enums[st] {
+				vs = append(vs, tsString(v))
+			}
+			fmt.Fprintf(&b, "/** %s (its constants) */\nexport type %s = %s;\n", st.String(), g.names[st], strings.Join(vs, " | "))
+			fmt.Fprintf(&b, "export const %sValues: readonly %s[] = [%s];\n\n", g.names[st], g.names[st], strings.Join(vs, ", "))
+			continue
+		}
 		if g.structs[st] {
-			fmt.Fprintf(&b, "/** %s (an argument: a field left out reads as its zero value) */\n", st.String())
+			fmt.Fprintf(&b, "/** %s (an argument) */\n", st.String())
 		} else {
 			fmt.Fprintf(&b, "/** %s */\n", st.String())
 		}
-		fields := g.fields(st, g.structs[st])
+		fields := g.fields(st)
 		if len(fields) == 0 {
 			fmt.Fprintf(&b, "export type %s = Record<string, never>;\n\n", g.names[st])
 			continue
@@ -194,36 +257,64 @@ func generate(params map[string][]string) ([]byte, error) {
 	for _, e := range app.Events {
 		fmt.Fprintf(&b, "  '%s': %s;\n", e.EventName(), g.ts(reflect.TypeOf(e)))
 	}
-	b.WriteString("}\n")
+	b.WriteString("}\n\n")
+
+	b.WriteString(normalizedType)
+	structs := slices.DeleteFunc(types, func(t reflect.Type) bool { return t.Kind() != reflect.Struct || g.structs[t] || !g.needsNorm(t) })
+	for _, st := range structs {
+		if err := g.normalizer(&b, st); err != nil {
+			return nil, err
+		}
+	}
 	return b.Bytes(), nil
 }
 
-// collect records the struct types t refers to; input: reached from an argument.
-func (g *gen) collect(t reflect.Type, input bool) {
+// collect records the named types t refers to; input: reached from an argument.
+func (g *gen) collect(t reflect.Type, input bool) error {
 	switch {
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || t.Implements(textType):
-		return // its JSON is its own; ts gives unknown or string
+		return nil // its JSON is its own; ts gives unknown or string
 	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		g.collect(t.Elem(), input)
+		return g.collect(t.Elem(), input)
+	case reflect.String:
+		if t.PkgPath() == "" || t.Name() == "" {
+			return nil
+		}
+		if _, seen := g.enums[t]; seen {
+			return nil
+		}
+		vs, err := g.consts.of(t)
+		if err != nil {
+			return err
+		}
+		g.enums[t] = vs
 	case reflect.Struct:
 		if seenInput, seen := g.structs[t]; seen && (seenInput == input || !seenInput) {
-			return
+			return nil
 		}
 		g.structs[t] = input
 		for _, f := range g.rawFields(t) {
-			g.collect(f.Type, input)
+			if err := g.collect(f.Type, input); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
-// name gives each struct its TypeScript name: the Go name, with the package's
-// in front where two packages use the same one.
+// name gives each struct and enum its TypeScript name: the Go name, with the
+// package's in front where two packages use the same one.
 func (g *gen) name() {
 	byName := map[string][]reflect.Type{}
 	for t := range g.structs {
 		byName[t.Name()] = append(byName[t.Name()], t)
+	}
+	for t, vs := range g.enums {
+		if len(vs) > 0 {
+			byName[t.Name()] = append(byName[t.Name()], t)
+		}
 	}
 	g.names = map[reflect.Type]string{}
 	for n, ts := range byName {
@@ -239,9 +330,11 @@ func (g *gen) name() {
 }
 
 type field struct {
-	name     string
-	optional bool
-	ts       string
+	name      string
+	optional  bool
+	omitempty bool
+	ts        string
+	t         reflect.Type
 }
 
 // rawFields are t's JSON fields, embedded structs' promoted in place.
@@ -270,20 +363,33 @@ func (g *gen) rawFields(t reflect.Type) []reflect.StructField {
 	return out
 }
 
-func (g *gen) fields(t reflect.Type, input bool) []field {
+func (g *gen) fields(t reflect.Type) []field {
 	var out []field
 	for _, f := range g.rawFields(t) {
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" {
 			name = f.Name
 		}
-		ts := g.ts(f.Type)
-		if slices.Contains(strings.Split(opts, ","), "string") {
+		omitempty := slices.Contains(strings.Split(opts, ","), "omitempty")
+		var ts string
+		switch {
+		case slices.Contains(strings.Split(opts, ","), "string"):
 			ts = "string"
+		case omitempty:
+			// encoding/json leaves out a nil pointer, slice or map: never null.
+			ts = g.tsPresent(f.Type)
+		default:
+			ts = g.ts(f.Type)
 		}
-		out = append(out, field{name: name, optional: input || slices.Contains(strings.Split(opts, ","), "omitempty"), ts: ts})
+		out = append(out, field{name: name, optional: omitempty, omitempty: omitempty, ts: ts, t: f.Type})
 	}
 	return out
+}
+
+// ownJSON: t's JSON is its own (a Marshaler or TextMarshaler).
+func ownJSON(t reflect.Type) bool {
+	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
+		t.Implements(textType) || reflect.PointerTo(t).Implements(textType)
 }
 
 // ts is t's TypeScript type as encoding/json writes t.
@@ -302,18 +408,17 @@ func (g *gen) ts(t reflect.Type) string {
 		reflect.Float32, reflect.Float64:
 		return "number"
 	case reflect.String:
+		if len(g.enums[t]) > 0 {
+			return g.names[t]
+		}
 		return "string"
-	case reflect.Pointer:
-		return g.ts(t.Elem()) + " | null"
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
 			return "string" // base64
 		}
-		return group(g.ts(t.Elem())) + "[] | null"
+		return g.tsPresent(t) + " | null"
 	case reflect.Array:
 		return group(g.ts(t.Elem())) + "[]"
-	case reflect.Map:
-		return "Record<string, " + g.ts(t.Elem()) + "> | null"
 	case reflect.Struct:
 		return g.names[t]
 	case reflect.Interface:
@@ -322,12 +427,152 @@ func (g *gen) ts(t reflect.Type) string {
 	panic(fmt.Sprintf("contractgen: no TypeScript type for %v", t))
 }
 
+// tsPresent is t's TypeScript type when t is not nil.
+func (g *gen) tsPresent(t reflect.Type) string {
+	if ownJSON(t) {
+		return g.ts(t)
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return g.ts(t.Elem())
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string" // base64
+		}
+		return group(g.ts(t.Elem())) + "[]"
+	case reflect.Map:
+		return "Record<string, " + g.ts(t.Elem()) + ">"
+	}
+	return g.ts(t)
+}
+
+// nullableCollection: encoding/json may write t as null, and Normalized
+// makes it an empty array or object.
+func nullableCollection(t reflect.Type) bool {
+	if ownJSON(t) {
+		return false
+	}
+	return t.Kind() == reflect.Map || (t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8)
+}
+
+// needsNorm: a value of t, a result's struct, can hold a null slice or map.
+func (g *gen) needsNorm(t reflect.Type) bool {
+	if v, ok := g.needs[t]; ok {
+		return v
+	}
+	g.needs[t] = false // a cycle holds nothing more
+	v := false
+	for _, f := range g.fields(t) {
+		if (!f.omitempty && nullableCollection(f.t)) || g.holdsNorm(f.t) {
+			v = true
+		}
+	}
+	g.needs[t] = v
+	return v
+}
+
+// holdsNorm: t is or holds (through pointers, slices, arrays, maps) a struct that needsNorm.
+func (g *gen) holdsNorm(t reflect.Type) bool {
+	if ownJSON(t) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return g.holdsNorm(t.Elem())
+	case reflect.Struct:
+		return g.needsNorm(t)
+	}
+	return false
+}
+
+// normalizer writes normalize<Name>, which gives Normalized<Name>.
+func (g *gen) normalizer(b *bytes.Buffer, t reflect.Type) error {
+	n := g.names[t]
+	fmt.Fprintf(b, "/** %s as Normalized<%s>. */\n", t.String(), n)
+	fmt.Fprintf(b, "export function normalize%s(v: %s): Normalized<%s> {\n  return {\n    ...v,\n", n, n, n)
+	for _, f := range g.fields(t) {
+		e, err := g.normExpr(f.t, "v?."+f.name, "v."+f.name, f.omitempty)
+		if err != nil {
+			return fmt.Errorf("%v.%s: %w", t, f.name, err)
+		}
+		if e != "" {
+			fmt.Fprintf(b, "    %s: %s,\n", f.name, e)
+		}
+	}
+	b.WriteString("  };\n}\n\n")
+	return nil
+}
+
+// normExpr is the expression normalising a field of type t, or "" when it
+// needs nothing; e reads the field, tolerating a missing value, and known
+// reads it where e is known to be there.
+func (g *gen) normExpr(t reflect.Type, e, known string, omitempty bool) (string, error) {
+	if ownJSON(t) {
+		return "", nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if g.needsNorm(t) {
+			return "normalize" + g.names[t] + "(" + e + ")", nil
+		}
+	case reflect.Pointer:
+		if g.holdsNorm(t) {
+			if t.Elem().Kind() != reflect.Struct {
+				return "", fmt.Errorf("a pointer to %v: not normalised yet", t.Elem())
+			}
+			return e + " && normalize" + g.names[t.Elem()] + "(" + known + ")", nil
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return "", nil
+		}
+		each := ""
+		if g.holdsNorm(t.Elem()) {
+			switch {
+			case t.Elem().Kind() == reflect.Struct:
+				each = ".map(normalize" + g.names[t.Elem()] + ")"
+			case t.Elem().Kind() == reflect.Pointer && t.Elem().Elem().Kind() == reflect.Struct:
+				each = ".map((x) => x && normalize" + g.names[t.Elem().Elem()] + "(x))"
+			default:
+				return "", fmt.Errorf("elements %v: not normalised yet", t.Elem())
+			}
+		}
+		switch {
+		case t.Kind() == reflect.Array:
+			if each != "" {
+				return e + each, nil
+			}
+		case omitempty:
+			if each != "" {
+				return e + "?" + each, nil
+			}
+		case each != "":
+			return "(" + e + " ?? [])" + each, nil
+		default:
+			return e + " ?? []", nil
+		}
+	case reflect.Map:
+		if g.holdsNorm(t.Elem()) {
+			return "", fmt.Errorf("map values %v: not normalised yet", t.Elem())
+		}
+		if !omitempty {
+			return e + " ?? {}", nil
+		}
+	}
+	return "", nil
+}
+
 // group parenthesises a union before [].
 func group(ts string) string {
 	if strings.Contains(ts, " ") {
 		return "(" + ts + ")"
 	}
 	return ts
+}
+
+// tsString is s as a TypeScript string literal.
+func tsString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(s) + "'"
 }
 
 // tsIdent is a Go parameter name usable in TypeScript (in is reserved there).

@@ -36,9 +36,11 @@ func TestContractIsUpToDate(t *testing.T) {
 	}
 }
 
-// What JSON gives is what the contract says: nil slices and pointers are
-// null, omitempty fields optional, fields of argument-only types optional,
-// TypeScript's reserved words not used as parameter names.
+// What JSON gives is what the contract says: nil slices, maps and pointers
+// are null, omitempty fields optional and never null, arguments as Go writes
+// them, Go's string constants unions, a normalize function for each result
+// that can hold a null slice or map, TypeScript's reserved words not used as
+// parameter names.
 func TestContractShapes(t *testing.T) {
 	s := string(generateNow(t))
 	for _, want := range []string{
@@ -48,8 +50,21 @@ func TestContractShapes(t *testing.T) {
 		"  Version(): Promise<VersionInfo>;",
 		"  'import-error': ImportErrorEvent;",
 		"export type SourcesEvent = Record<string, never>;",
-		"  lanes?: Lane[] | null;", // omitempty slice in SourceView
-		"  from_ms?: number;",      // TimelineRequest is an argument
+		"  lanes?: Lane[];",     // omitempty slice in SourceView: left out when nil, never null
+		"  origin?: Origin;",    // omitempty pointer in Bottleneck
+		"  rho: number | null;", // a pointer without omitempty
+		"  vertex_names: Record<string, string> | null;",
+		"  from_ms: number;", // TimelineRequest is an argument, written as Go writes it
+		"  phase?: Phase;",   // HeatmapRequest's phase is omitempty
+		"export type Status = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';",                              // model's constants
+		"export type HealthState = 'ok' | 'partial' | 'error' | 'connecting' | 'idle' | 'offline';", // collect's
+		"export const LogStateKindValues: readonly LogStateKind[] = ['read', 'off', 'waiting', 'unavailable', 'too_large', 'unrecognised'];",
+		"  state: HealthState;",
+		"  status: Status;",
+		"export function normalizeReport(v: Report): Normalized<Report> {",
+		"    checkpoints: (v?.checkpoints ?? []).map(normalizeCheckpointAnalysis),",
+		"    failure: v?.failure && normalizeCheckpointFailure(v.failure),",
+		"    lanes: normalizeLanes(v?.lanes),",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the contract has no line %q", want)
@@ -60,55 +75,85 @@ func TestContractShapes(t *testing.T) {
 // generateNow is the contract the Go types give now.
 func generateNow(t *testing.T) []byte {
 	t.Helper()
-	names, err := paramNames("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := generate(names)
+	b, err := generateFrom("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-// tsInterfaces maps each `export interface` of a TypeScript file to its field names.
-func tsInterfaces(t *testing.T, path string) map[string][]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
+// api.ts, the UI's typed access to the backend, writes no Go type by hand:
+// it declares no interface or object type of its own (but the shapes of the
+// Wails runtime, which are not Go's), and each type it exports is built from
+// the generated contract (wire.X, Normalized<wire.X>, or a narrowing of one).
+// A hand-written copy would drift from Go unseen; this fails on one.
+func TestAPITypesAreDerivedFromTheContract(t *testing.T) {
+	b, err := os.ReadFile("../../frontend/src/lib/api.ts")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]string{}
-	for _, m := range regexp.MustCompile(`(?s)export interface (\w+) \{(.*?)\n\}`).FindAllStringSubmatch(string(b), -1) {
-		var fields []string
-		for _, f := range regexp.MustCompile(`(?m)^\s*(\w+)\??:`).FindAllStringSubmatch(m[2], -1) {
-			fields = append(fields, f[1])
+	src := string(b)
+	notGo := map[string]bool{"Runtime": true, "Window": true}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(?:export\s+)?interface\s+(\w+)`).FindAllStringSubmatch(src, -1) {
+		if !notGo[m[1]] {
+			t.Errorf("api.ts declares interface %s: derive it from contract.gen.ts (wire.%s, Normalized<wire.…>) instead", m[1], m[1])
 		}
-		slices.Sort(fields)
-		out[m[1]] = fields
 	}
-	return out
+	aliases := regexp.MustCompile(`(?ms)^(?:export\s+)?type\s+(\w+)(?:<[^=]*>)?\s*=\s*(.*?);\s*$`).FindAllStringSubmatch(src, -1)
+	derived := 0
+	for _, m := range aliases {
+		name, rhs := m[1], m[2]
+		switch {
+		case strings.Contains(rhs, "{") || regexp.MustCompile(`^\s*'`).MatchString(rhs):
+			t.Errorf("api.ts writes type %s by hand (%s): derive it from contract.gen.ts", name, rhs)
+		case strings.Contains(rhs, "wire."):
+			derived++
+		case name == "Result" || name == "Method" || name == "Listener":
+			// call's helpers, not types of the backend
+		default:
+			t.Errorf("api.ts's type %s = %s does not come from contract.gen.ts", name, rhs)
+		}
+	}
+	if derived < 60 {
+		t.Errorf("only %d types of api.ts derived from the contract: the check has lost track of api.ts", derived)
+	}
 }
 
-// The types api.ts still writes by hand (for the views: unions, arrays that
-// are never null) have exactly the fields of the generated ones of the same
-// name, so a field Go adds or drops shows here.
-func TestHandWrittenTypesHaveTheContractsFields(t *testing.T) {
-	gen := tsInterfaces(t, "../../frontend/src/lib/contract.gen.ts")
-	hand := tsInterfaces(t, "../../frontend/src/lib/api.ts")
-	checked := 0
-	for name, fields := range hand {
-		want, ok := gen[name]
-		if !ok {
-			continue
-		}
-		checked++
-		if !slices.Equal(fields, want) {
-			t.Errorf("api.ts's %s has fields %v; the Go type gives %v", name, fields, want)
+// The string constants of a package's named types are read in declaration
+// order, untyped ones and other packages' left out; a typed constant whose
+// value cannot be read is an error rather than a value missing from a union.
+func TestReadConstants(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(dir+"/"+name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if checked < 20 {
-		t.Errorf("only %d hand-written types matched by name: the check has lost track of api.ts", checked)
+	write("a.go", `package p
+type Color string
+const (
+	Red   Color = "red"
+	Green Color = "green"
+	Plain       = "not a Color"
+)
+const Blue Color = "blue"
+`)
+	write("a_test.go", `package p
+const Test Color = "from a test"
+`)
+	got, err := readConstants(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"red", "green", "blue"}; !slices.Equal(got["Color"], want) {
+		t.Errorf("Color's constants are %q, want %q", got["Color"], want)
+	}
+	write("b.go", `package p
+const Mixed Color = Color("mi" + "xed")
+`)
+	if _, err := readConstants(dir); err == nil || !strings.Contains(err.Error(), "Mixed") {
+		t.Errorf("a Color constant that is not a literal: err %v, want one naming it", err)
 	}
 }
 

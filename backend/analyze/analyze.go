@@ -70,7 +70,7 @@ type CheckpointAnalysis struct {
 	Commit *Commit `json:"commit,omitempty"`
 	// Source is the record's origin (model.Checkpoint.Source): "" the
 	// engine's API, "jobmanager_log" the log alone (no per-subtask stats).
-	Source string `json:"source,omitempty"`
+	Source model.CheckpointSource `json:"source,omitempty"`
 }
 
 // sortedOrder is the analysis order: by trigger time, pipeline, id. The

@@ -56,9 +56,9 @@ type CheckpointBrief struct {
 	// Causes are the checkpoint's causes along the barrier path (CheckpointAnalysis.Causes).
 	Causes []Cause `json:"causes,omitempty"`
 	// DetailLoss is the checkpoint's model.Checkpoint.DetailLoss: why it has no bottleneck.
-	DetailLoss string `json:"detail_loss,omitempty"`
+	DetailLoss model.DetailLoss `json:"detail_loss,omitempty"`
 	// Source is model.Checkpoint.Source ("jobmanager_log": no per-subtask stats).
-	Source string `json:"source,omitempty"`
+	Source model.CheckpointSource `json:"source,omitempty"`
 }
 
 // Comparison is two checkpoints side by side, B − A.

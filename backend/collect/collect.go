@@ -128,13 +128,26 @@ type Sink interface {
 	MergeLogCheckpoints(ctx context.Context, cluster, jobID string, cps []model.Checkpoint, insertBelow int64) (model.LogMerge, error)
 }
 
+// HealthState is the state of a cluster's collection (Health.State).
+type HealthState string
+
+// The states of Health: see Health.State; a cluster not polled is idle, a capture offline.
+const (
+	HealthOK         HealthState = "ok"
+	HealthPartial    HealthState = "partial"
+	HealthError      HealthState = "error"
+	HealthConnecting HealthState = "connecting"
+	HealthIdle       HealthState = "idle"
+	HealthOffline    HealthState = "offline"
+)
+
 // Health is a cluster's connection state.
 type Health struct {
 	// State is the worst of the cluster's pollers: error (a poll failed),
 	// partial (polls work but some requests fail: details, metrics, the
 	// finished jobs), ok, or connecting (nothing answered yet).
-	State     string `json:"state"`
-	LastError string `json:"last_error"`
+	State     HealthState `json:"state"`
+	LastError string      `json:"last_error"`
 	// Problems lists each failing part, naming the job and endpoint.
 	Problems []string `json:"problems,omitempty"`
 	// Missed is how many checkpoint ids the followed jobs' engines reported
@@ -323,7 +336,7 @@ func newClusterPoller(parent context.Context, opts Options, t Target) *clusterPo
 	ctx, cancel := context.WithCancel(parent)
 	return &clusterPoller{
 		opts: opts, target: t, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		h: Health{State: "connecting"}, jobs: map[string]*jobPoller{}, outcomes: map[string]error{},
+		h: Health{State: HealthConnecting}, jobs: map[string]*jobPoller{}, outcomes: map[string]error{},
 	}
 }
 
@@ -393,7 +406,7 @@ func (c *clusterPoller) recompute() bool {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	state, lastErr := "ok", ""
+	state, lastErr := HealthOK, ""
 	var problems []string
 	for _, k := range keys {
 		err := c.outcomes[k]
@@ -403,10 +416,10 @@ func (c *clusterPoller) recompute() bool {
 		var partial *PartialError
 		if errors.As(err, &partial) {
 			if state == "ok" {
-				state, lastErr = "partial", err.Error()
+				state, lastErr = HealthPartial, err.Error()
 			}
 		} else if state != "error" {
-			state, lastErr = "error", err.Error()
+			state, lastErr = HealthError, err.Error()
 		}
 		problems = append(problems, k+": "+err.Error())
 	}
@@ -414,7 +427,7 @@ func (c *clusterPoller) recompute() bool {
 		state = old.State
 	}
 	c.h.State, c.h.LastError, c.h.Problems = state, lastErr, problems
-	if state == "ok" || state == "partial" {
+	if state == HealthOK || state == HealthPartial {
 		c.h.LastOKMs = c.opts.Now().UnixMilli()
 	}
 	return old.State != c.h.State || old.LastError != c.h.LastError || !slices.Equal(old.Problems, c.h.Problems)

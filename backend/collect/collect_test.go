@@ -267,7 +267,11 @@ func TestCollectorReportsErrorsAndBacksOff(t *testing.T) {
 	var states []string
 	m := NewManager(ctx, Options{
 		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxBackoff: 20 * time.Millisecond, JobsEvery: 20 * time.Millisecond,
-		OnHealth: func(_ string, h Health) { mu.Lock(); states = append(states, h.State+":"+h.LastError); mu.Unlock() },
+		OnHealth: func(_ string, h Health) {
+			mu.Lock()
+			states = append(states, string(h.State)+":"+h.LastError)
+			mu.Unlock()
+		},
 	})
 	budget := NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})
 	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: budget}})

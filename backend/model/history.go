@@ -96,22 +96,25 @@ type LogMerge struct {
 	Updated int
 }
 
+// LogStateKind is LogState.State.
+type LogStateKind string
+
 // States of LogState.
 const (
-	LogRead         = "read"         // read; its checkpoints are merged
-	LogOff          = "off"          // turned off for the cluster
-	LogWaiting      = "waiting"      // not read yet
-	LogUnavailable  = "unavailable"  // the engine does not serve it (or it failed)
-	LogTooLarge     = "too_large"    // bigger than the size cap: read on demand
-	LogUnrecognised = "unrecognised" // read, but no checkpoint line matched the known messages
+	LogRead         LogStateKind = "read"         // read; its checkpoints are merged
+	LogOff          LogStateKind = "off"          // turned off for the cluster
+	LogWaiting      LogStateKind = "waiting"      // not read yet
+	LogUnavailable  LogStateKind = "unavailable"  // the engine does not serve it (or it failed)
+	LogTooLarge     LogStateKind = "too_large"    // bigger than the size cap: read on demand
+	LogUnrecognised LogStateKind = "unrecognised" // read, but no checkpoint line matched the known messages
 )
 
 // LogState says whether a job's checkpoints come from the engine's log too
 // (Flink's JobManager log: finalize times, history beyond REST) and, when
 // they do not, why.
 type LogState struct {
-	State  string `json:"state"`
-	Reason string `json:"reason,omitempty"`
+	State  LogStateKind `json:"state"`
+	Reason string       `json:"reason,omitempty"`
 	// ReadMs is when the log was last read; SizeBytes its size then (or the
 	// size that exceeded LimitBytes).
 	ReadMs     int64 `json:"read_ms,omitempty"`

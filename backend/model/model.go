@@ -30,6 +30,20 @@ const (
 	AuthBearer AuthKind = "bearer"
 )
 
+// JobManagerLogMode is whether Flink's JobManager log is read (Cluster.JobManagerLog).
+type JobManagerLogMode string
+
+// Modes of reading Flink's JobManager log; "" reads as JobManagerLogAuto.
+const (
+	// JobManagerLogAuto reads the log when it grew, at most once a minute,
+	// up to a size cap; failures only show in the log's state.
+	JobManagerLogAuto JobManagerLogMode = "auto"
+	// JobManagerLogOn reads it whatever its size; failures are health problems.
+	JobManagerLogOn JobManagerLogMode = "on"
+	// JobManagerLogOff never reads it.
+	JobManagerLogOff JobManagerLogMode = "off"
+)
+
 // Auth carries credentials. It is never written to captures, exports or logs:
 // use Cluster.Public to get a copy without it.
 type Auth struct {
@@ -73,7 +87,7 @@ type Cluster struct {
 	// JobManagerLog says whether Flink's JobManager log is read for finalize
 	// times and history beyond REST: "auto" (or ""), "on" or "off"
 	// (docs/flink.md).
-	JobManagerLog string `json:"jobmanager_log,omitempty"`
+	JobManagerLog JobManagerLogMode `json:"jobmanager_log,omitempty"`
 	// Lanes are the custom lanes drawn on the cluster's job timelines.
 	Lanes []Lane `json:"lanes,omitempty"`
 	// ReadOnly marks data that came from a capture file: nothing polls it.
@@ -194,19 +208,23 @@ type Checkpoint struct {
 	// Source says where the record came from: "" the engine's checkpoint
 	// API; OriginJobManagerLog when only the JobManager log had it (no
 	// per-subtask stats then).
-	Source string `json:"source,omitempty"`
+	Source CheckpointSource `json:"source,omitempty"`
 
 	// Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed.
 	Tasks []TaskStats `json:"tasks,omitempty"`
 	// DetailLoss says why a final checkpoint has no Tasks although its engine
 	// reports them (DetailTrimmed or DetailMissed), or that only part of them
 	// came (DetailPartial); empty otherwise.
-	DetailLoss string `json:"detail_loss,omitempty"`
+	DetailLoss DetailLoss `json:"detail_loss,omitempty"`
 }
+
+// CheckpointSource is where a checkpoint's record came from: empty for the
+// engine's checkpoint API (REST), OriginJobManagerLog otherwise.
+type CheckpointSource string
 
 // OriginJobManagerLog is Checkpoint.Source for a checkpoint read from
 // Flink's JobManager log: beyond the REST history, or filling a gap.
-const OriginJobManagerLog = "jobmanager_log"
+const OriginJobManagerLog CheckpointSource = "jobmanager_log"
 
 // Decline is the task that declined a checkpoint (Flink's JobManager log:
 // "Decline checkpoint N by task <attempt> of job J").
@@ -220,17 +238,21 @@ type Decline struct {
 	Message string `json:"message,omitempty"`
 }
 
+// DetailLoss is why a final checkpoint lacks (some of) the per-subtask
+// stats its engine reports.
+type DetailLoss string
+
 // Reasons a checkpoint lacks the per-subtask stats its engine reports.
 const (
 	// DetailTrimmed: the cache's retention removed them to stay within its size cap.
-	DetailTrimmed = "trimmed"
+	DetailTrimmed DetailLoss = "trimmed"
 	// DetailMissed: the checkpoint left the engine's history before the app
 	// fetched them (a small request budget, a slow engine, the app closed).
-	DetailMissed = "missed"
+	DetailMissed DetailLoss = "missed"
 	// DetailPartial: some vertices' per-subtask stats could not be fetched
 	// (their requests failed, and retries did not get them before the
 	// checkpoint left the engine's history); those vertices are Missing.
-	DetailPartial = "partial"
+	DetailPartial DetailLoss = "partial"
 )
 
 // Key identifies a checkpoint across the whole store.

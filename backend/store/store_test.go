@@ -255,7 +255,7 @@ func TestCheckpointUpsert(t *testing.T) {
 		wantStatus  model.Status
 		wantE2E     int64
 		wantSubRows int
-		wantLoss    string
+		wantLoss    model.DetailLoss
 	}{
 		{"same twice is stored once", []model.Checkpoint{base(model.StatusCompleted, 10, true), base(model.StatusCompleted, 10, true)},
 			model.StatusCompleted, 10, 6, ""},
@@ -821,7 +821,7 @@ func TestReaderPoolIsReadOnly(t *testing.T) {
 func TestMarkDetailsMissedMarksOnlyFinalSummariesBelowTheHistory(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, DefaultRetention())
-	mk := func(id int64, status model.Status, withTasks bool, loss string) model.Checkpoint {
+	mk := func(id int64, status model.Status, withTasks bool, loss model.DetailLoss) model.Checkpoint {
 		c := modeltest.Checkpoint("c", "j", id, 1000*id, 2, 3)
 		c.Status, c.DetailLoss = status, loss
 		if !withTasks {
@@ -844,7 +844,7 @@ func TestMarkDetailsMissedMarksOnlyFinalSummariesBelowTheHistory(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("MarkDetailsMissed = %d, %v; want 2", n, err)
 	}
-	want := map[int64]string{1: model.DetailMissed, 2: model.DetailMissed, 3: "", 4: "", 5: model.DetailMissed, 8: ""}
+	want := map[int64]model.DetailLoss{1: model.DetailMissed, 2: model.DetailMissed, 3: "", 4: "", 5: model.DetailMissed, 8: ""}
 	for id, loss := range want {
 		got, err := s.Checkpoint(ctx, model.Key{Cluster: "c", JobID: "j", ID: id})
 		if err != nil {

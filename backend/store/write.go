@@ -746,7 +746,7 @@ func detailLossCode(c *model.Checkpoint) int {
 	return lossNone
 }
 
-func detailLossName(code int) string {
+func detailLossName(code int) model.DetailLoss {
 	switch code {
 	case lossTrimmed:
 		return model.DetailTrimmed

@@ -86,7 +86,8 @@ describe('calls', () => {
     win.go = {
       app: {
         App: {
-          ListClusters: async () => [{ name: 'a', lanes: null }, { name: 'b', lanes: [{ name: 'Lag', promql: 'up' }] }],
+          // lanes is omitempty in Go: left out when there are none, never null.
+          ListClusters: async () => [{ name: 'a' }, { name: 'b', lanes: [{ name: 'Lag', promql: 'up' }] }],
           Timeline: async () => ({
             from_ms: 1,
             to_ms: 2,
@@ -98,7 +99,7 @@ describe('calls', () => {
         },
       },
     };
-    expect((await api.listClusters()).map((s) => s.lanes)).toEqual([[], [{ name: 'Lag', promql: 'up' }]]);
+    expect((await api.listClusters()).map((s) => s.lanes)).toEqual([undefined, [{ name: 'Lag', promql: 'up' }]]);
     const tl = await api.timeline({ cluster: 'c', job: 'j', from_ms: 0, to_ms: 0, width_px: 100 });
     expect(tl.lanes).toEqual({
       backpressure: [],
@@ -109,6 +110,48 @@ describe('calls', () => {
         { name: 'Out', points: [p] },
       ],
     });
+  });
+
+  it('empties the null slices and maps Go sends at any depth, and leaves omitted fields and null pointers alone', async () => {
+    const spearman = { rho: null, n: 0, p: null };
+    win.go = {
+      app: {
+        App: {
+          Report: async () => ({
+            job: { id: 'j', name: 'n', engine: 'flink' },
+            phases_available: null,
+            notes: null,
+            note_parts: null,
+            checkpoints: [{ id: 1, status: 'FAILED', failure: { signature: 's', message: 'm', basis: 'b', basis_parts: null } }],
+            failures: [{ signature: 's', checkpoint_ids: null, vertices: null }],
+            slow_phases: null,
+            slow_checkpoints: [{ phase: 'sync', checkpoint_ids: null }],
+            correlation: { backpressure: spearman, alignment_backpressure: spearman, checkpointed_size: spearman, verdict: 'inconclusive', reason: 'r', reason_parts: null },
+            summary: { total: 0, slowest: null },
+          }),
+          Checkpoint: async () => ({ id: 2, vertex_names: null }),
+          Heatmap: async () => ({ kind: 'failure', failure: { buckets: { start_ms: 0, width_ms: 1, count: 1 }, rows: [{ signature: 's', cells: [{ bucket: 0, count: 1, checkpoint_ids: null }] }] } }),
+          CheckpointView: async () => ({ checkpoint: { id: 3, vertex_names: null }, analysis: { id: 3, phases: {} }, subtasks: null, phases_available: null, notes: null, note_parts: null, vertices: null, edges: null }),
+        },
+      },
+    };
+    const r = await api.report('c', 'j', 0, 0);
+    expect([r.phases_available, r.notes, r.note_parts, r.slow_phases]).toEqual([[], [], [], []]);
+    expect(r.checkpoints[0].failure?.basis_parts).toEqual([]);
+    expect(r.checkpoints[0].causes).toBeUndefined(); // omitempty: absent means none
+    expect(r.failures[0]).toMatchObject({ checkpoint_ids: [], vertices: [] });
+    expect(r.slow_checkpoints[0].checkpoint_ids).toEqual([]);
+    expect(r.correlation.reason_parts).toEqual([]);
+    expect(r.correlation.backpressure.rho).toBeNull(); // a pointer: null stays null
+    expect(r.summary.slowest).toEqual([]);
+    expect((await api.checkpoint('c', 'j', 0, 2)).vertex_names).toEqual({});
+    const h = await api.heatmap({ cluster: 'c', job: 'j', kind: 'failure', from_ms: 0, to_ms: 0, buckets: 1 });
+    expect(h.failure?.rows[0].cells[0].checkpoint_ids).toEqual([]);
+    expect(h.phase).toBeUndefined();
+    const v = await api.checkpointView('c', 'j', 0, 3);
+    expect([v.subtasks, v.phases_available, v.notes, v.note_parts, v.vertices, v.edges]).toEqual([[], [], [], [], [], []]);
+    expect(v.checkpoint.vertex_names).toEqual({});
+    expect(v.analysis.failure).toBeUndefined();
   });
 
   it("keeps the backend's error text whether Wails rejects with a string or the bridge with an Error", async () => {

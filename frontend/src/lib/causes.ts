@@ -4,7 +4,7 @@
 // show (the origin of queued barriers first, then the rest, largest first)
 // and fills the "cause.*" templates of the current language. The English
 // wording is the CLI's (report_cmd.go causeText).
-import type { Bottleneck, Cause, Origin, Phase } from './api';
+import type { Bottleneck, Cause, Origin, PhaseOrE2E } from './api';
 import { formatPercent, formatSpan, truncate } from './format';
 
 export type Translate = (key: string, opts?: Record<string, unknown>) => string;
@@ -124,7 +124,7 @@ export interface GanttOriginInfo {
   /** the subtask the time was measured on, when known */
   subtask?: number;
   /** the phase whose segment holds the queued time (start_delay or alignment), when known */
-  phase?: Phase;
+  phase?: PhaseOrE2E;
   /** how long barriers queued there (the cause's ms), when known */
   ms?: number;
   /** the tag: "barriers queued here" */

@@ -184,7 +184,7 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
   if (input.prometheus_url.trim() && !httpURL(input.prometheus_url.trim())) {
     out.push({ field: 'prometheus_url', key: 'clusters.err.prometheusUrlInvalid' });
   }
-  if (input.auth.kind === 'basic' && !input.auth.username.trim()) {
+  if (input.auth.kind === 'basic' && !(input.auth.username ?? '').trim()) {
     out.push({ field: 'username', key: 'clusters.err.usernameRequired' });
   }
   if (parseRps(input.rps_text) === null) out.push({ field: 'rps_text', key: 'clusters.err.budgetRps' });
@@ -253,7 +253,7 @@ export function normalise(form: ClusterForm): ClusterInput {
     ca_file: input.ca_file.trim(),
     auth: {
       kind,
-      username: kind === 'basic' ? input.auth.username.trim() : '',
+      username: kind === 'basic' ? (input.auth.username ?? '').trim() : '',
       password: kind === 'basic' ? input.auth.password : '',
       token: kind === 'bearer' ? input.auth.token : '',
     },

@@ -35,6 +35,7 @@ function detail(p: Partial<CheckpointDetail>): CheckpointDetail {
     persisted_data: 0,
     num_subtasks: 2,
     num_acknowledged: 2,
+    vertex_names: {},
     ...p,
   };
 }
@@ -71,7 +72,7 @@ describe('vertexRows', () => {
           persisted_data: 0,
           num_subtasks: 1,
           num_acknowledged: 1,
-          subtasks: null,
+          subtasks: undefined,
         },
       ],
     });
@@ -108,7 +109,7 @@ describe('vertexRows', () => {
   });
 
   it('returns no rows when the engine gave no tasks', () => {
-    expect(vertexRows(detail({ tasks: null }))).toEqual([]);
+    expect(vertexRows(detail({ tasks: [] }))).toEqual([]);
     expect(vertexRows(detail({}))).toEqual([]);
   });
 });
@@ -124,7 +125,7 @@ describe('missingVertices', () => {
     persisted_data: 0,
     num_subtasks: 4,
     num_acknowledged: 4,
-    subtasks: missing ? null : [sub(0, {})],
+    subtasks: missing ? undefined : [sub(0, {})],
     ...(missing ? { missing: true } : {}),
   });
 

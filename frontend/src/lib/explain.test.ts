@@ -63,6 +63,7 @@ function view(): CheckpointViewData {
       persisted_data: 0,
       num_subtasks: 12,
       num_acknowledged: 12,
+      vertex_names: {},
     },
     analysis: {
       id: 97,
@@ -78,6 +79,7 @@ function view(): CheckpointViewData {
     subtasks: [],
     phases_available: ['start_delay', 'alignment', 'sync', 'async', 'ack'],
     notes: ['finalize is absent'],
+    note_parts: [],
     vertices: [{ id: 'e', name: 'Async enrich', parallelism: 4 }],
     edges: [],
   };
@@ -106,7 +108,7 @@ describe('checkpointSummaryText', () => {
     const v = view();
     v.checkpoint.state_blobs = 3;
     v.checkpoint.status = 'FAILED';
-    v.analysis.failure = { signature: 's', message: 'Checkpoint expired before completing.', phase: 'alignment', basis: 'timeout', expired: true };
+    v.analysis.failure = { signature: 's', message: 'Checkpoint expired before completing.', phase: 'alignment', basis: 'timeout', basis_parts: [], expired: true };
     const lines = checkpointSummaryText(v, { t, locale: 'en-US', jobName: 'cdc', cluster: 'zeta' }).split('\n');
     expect(lines).toContain('State blobs: 3 blobs');
     expect(lines.some((l) => l.startsWith('Checkpointed size'))).toBe(false);
@@ -121,7 +123,7 @@ describe('checkpointSummaryText', () => {
     v.checkpoint.failure_message = 'Task local checkpoint failure.';
     v.checkpoint.failure_cause = 'java.lang.RuntimeException: snapshot thrown on purpose';
     v.checkpoint.declined = { vertex_id: 'e', subtask: 1, attempt: 0 };
-    v.analysis.failure = { signature: 's', message: 'Task local checkpoint failure.', basis: 'b', cause: 'java.lang.RuntimeException: snapshot thrown on purpose', task: 'Async enrich (2/4)#0' };
+    v.analysis.failure = { signature: 's', message: 'Task local checkpoint failure.', basis: 'b', basis_parts: [], cause: 'java.lang.RuntimeException: snapshot thrown on purpose', task: 'Async enrich (2/4)#0' };
     const lines = checkpointSummaryText(v, { t, locale: 'en-US', jobName: 'orders', cluster: 'prod' }).split('\n');
     expect(lines[2]).toBe(
       'From the JobManager log — it had left Flink’s REST history: status, times, size, finalize and failure cause; no per-subtask stats',

@@ -4,7 +4,7 @@
 // order they happen. Nothing is derived here beyond placing those values:
 // absent phases are skipped (not drawn as 0), and the critical path is the
 // backend's `critical` flag.
-import { SUBTASK_PHASES, type Phase, type Phases, type SubtaskRow } from './api';
+import { SUBTASK_PHASES, type Phase, type PhaseOrE2E, type Phases, type SubtaskRow } from './api';
 import { phaseValue } from './phases';
 
 export interface GanttSegment {
@@ -272,7 +272,7 @@ export interface GanttOriginMark {
   /** the subtask the queued time was measured on, when known */
   subtask?: number;
   /** the phase whose segment holds the queued time (start_delay or alignment), when known */
-  phase?: Phase;
+  phase?: PhaseOrE2E;
   /** how long the barriers queued there, when known */
   ms?: number;
 }

@@ -107,7 +107,7 @@ describe('lanePoints', () => {
 });
 
 function bar(id: number, start: number, status: TimelineBar['status'], dur = 50): TimelineBar {
-  return { start_ms: start, end_ms: start + dur, status, max_duration_ms: dur, count: 1, first_id: id, last_id: id };
+  return { start_ms: start, end_ms: start + dur, status, max_duration_ms: dur, count: 1, first_id: id, last_id: id, pipeline: 0 };
 }
 
 describe('failureTicks', () => {

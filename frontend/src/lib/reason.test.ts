@@ -43,7 +43,7 @@ describe('reasonText', () => {
 
   it('falls back to the English text without parts or with a clause it does not know', () => {
     const { t, has } = translator('zh');
-    expect(reasonText({ reason: 'plain.' }, t, has)).toBe('plain.');
+    expect(reasonText({ reason: 'plain.', reason_parts: [] }, t, has)).toBe('plain.');
     expect(reasonText({ reason: 'plain.', reason_parts: [{ code: 'from_a_newer_backend' }] }, t, has)).toBe('plain.');
   });
 });

@@ -52,7 +52,7 @@ describe('reconciliationLine', () => {
   });
 
   it('is plain when nothing was missed, and leaves out what the engine does not send', () => {
-    const l = reconciliationLine(recon({ gaps: 0, stored: 117, missed: 0, without_id: 0, engine_counted: -1, engine: null }), t, 'en-US')!;
+    const l = reconciliationLine(recon({ gaps: 0, stored: 117, missed: 0, without_id: 0, engine_counted: -1, engine: undefined }), t, 'en-US')!;
     expect(l.text).toBe('Stored 117 · none missed');
     expect(l.warn).toBe(false);
     expect(l.tooltip).toContain('The engine sends no checkpoint counters');

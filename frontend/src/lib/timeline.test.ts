@@ -11,6 +11,7 @@ function bar(id: number, start: number, dur: number, status: TimelineBar['status
     count,
     first_id: id,
     last_id: id + count - 1,
+    pipeline: 0,
   };
 }
 
@@ -108,7 +109,7 @@ describe('hitTest', () => {
 });
 
 describe('layoutGaps / hitGap', () => {
-  const gaps = [{ from_id: 4, to_id: 12, after_ms: 1779924591544, before_ms: 1779924602055 }];
+  const gaps = [{ from_id: 4, to_id: 12, pipeline: 0, after_ms: 1779924591544, before_ms: 1779924602055 }];
 
   it('spans the gap from the checkpoint before to the one after', () => {
     const gs = layoutGaps(gaps, range, 1000);
