@@ -439,6 +439,27 @@ export interface ImportResult {
   skipped: number;
 }
 
+/** model.JobConfig */
+export interface JobConfig {
+  cluster: string;
+  job_id: string;
+  seen_ms: number;
+  mode?: string;
+  interval_ms?: number | null;
+  timeout_ms?: number | null;
+  min_pause_ms?: number | null;
+  max_concurrent?: number | null;
+  tolerable_failures?: number | null;
+  unaligned?: boolean | null;
+  aligned_timeout_ms?: number | null;
+  state_backend?: string;
+  incremental?: boolean | null;
+  changelog?: boolean | null;
+  checkpoint_storage?: string;
+  buffer_debloat?: boolean | null;
+  keys?: Record<string, string> | null;
+}
+
 /** analyze.JobRef */
 export interface JobRef {
   cluster?: string;
@@ -876,6 +897,7 @@ export interface AppMethods {
   ExportCapture(req: ExportRequest): Promise<ExportResult>;
   Heatmap(req: HeatmapRequest): Promise<Heatmap>;
   Insights(cluster: string, job: string, fromMs: number, toMs: number): Promise<Report>;
+  JobConfig(cluster: string, job: string): Promise<JobConfig | null>;
   JobReconciliation(cluster: string, job: string): Promise<ReconciliationView | null>;
   ListClusters(): Promise<SourceView[] | null>;
   ListJobs(cluster: string): Promise<JobSummary[] | null>;
