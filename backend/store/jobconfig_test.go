@@ -125,3 +125,24 @@ func TestJobConfigInBulk(t *testing.T) {
 		t.Errorf("bulk history = %+v, want entries seen at 1 and 3", got)
 	}
 }
+
+func TestJobConfigFromACaptureFindsItsPlaceInTheHistory(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, DefaultRetention())
+	a, b := knobConfig("c", "j", 1000, 1000, false), knobConfig("c", "j", 2000, 1000, true)
+	// The cache saw only b, later than the capture did.
+	if err := s.PutJobConfig(ctx, knobConfig("c", "j", 3000, 1000, true)); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 2; round++ { // the capture's history, imported twice
+		for _, c := range []model.JobConfig{a, b} {
+			if err := s.PutJobConfig(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := s.JobConfigs(ctx, "c", "j")
+	if err != nil || len(got) != 2 || got[0].SeenMs != 1000 || *got[0].Unaligned || got[1].SeenMs != 2000 || !*got[1].Unaligned {
+		t.Fatalf("history %+v (%v), want aligned@1000 then unaligned first seen @2000", got, err)
+	}
+}

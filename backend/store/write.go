@@ -135,9 +135,12 @@ func (w *txWriter) PutReconciliation(r model.Reconciliation) error {
 const MaxJobConfigs = 50
 
 // PutJobConfig keeps a job's configuration: a new history entry when its
-// settings differ from the latest stored one (model.JobConfig.SameSettings),
-// nothing otherwise. A configuration from a capture older than the latest is
-// kept in its place in the history when it differs from the latest.
+// settings differ from the entry in effect when it was seen (the newest at or
+// before SeenMs: for what the collector reads now, the latest), nothing when
+// they are the same (model.JobConfig.SameSettings). A configuration from a
+// capture, older than the newest, that says what the next entry says moves
+// that entry's first sighting back instead: importing a history twice, or
+// into a cache that saw part of it, adds nothing.
 func (s *Store) PutJobConfig(ctx context.Context, c model.JobConfig) error {
 	return s.write(ctx, "put job config", func(w *txWriter) error { return w.PutJobConfig(c) })
 }
@@ -149,33 +152,53 @@ func (w *txWriter) PutJobConfig(c model.JobConfig) error {
 	if c.SeenMs < 0 {
 		return fmt.Errorf("configuration of %s/%s: seen_ms %d is negative", c.Cluster, c.JobID, c.SeenMs)
 	}
-	st, err := w.stmt(sqlLatestJobConfig)
-	if err != nil {
-		return err
+	fail := func(err error) error { return fmt.Errorf("configuration of %s/%s: %w", c.Cluster, c.JobID, err) }
+	// neighbour reads the entry q finds (the one before, or the one after).
+	neighbour := func(q string) (int64, *model.JobConfig, error) {
+		st, err := w.stmt(q)
+		if err != nil {
+			return 0, nil, err
+		}
+		var pk int64
+		var data string
+		switch err := st.QueryRowContext(w.exec, c.Cluster, c.JobID, c.SeenMs).Scan(&pk, &data); {
+		case errors.Is(err, sql.ErrNoRows):
+			return 0, nil, nil
+		case err != nil:
+			return 0, nil, err
+		}
+		var jc model.JobConfig
+		if err := json.Unmarshal([]byte(data), &jc); err != nil {
+			return 0, nil, fmt.Errorf("a stored entry is unreadable: %w", err)
+		}
+		return pk, &jc, nil
 	}
-	var latest string
-	switch err := st.QueryRowContext(w.exec, c.Cluster, c.JobID).Scan(&latest); {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return fmt.Errorf("configuration of %s/%s: %w", c.Cluster, c.JobID, err)
-	default:
-		var prev model.JobConfig
-		if err := json.Unmarshal([]byte(latest), &prev); err != nil {
-			return fmt.Errorf("configuration of %s/%s: the stored one is unreadable: %w", c.Cluster, c.JobID, err)
-		}
-		if prev.SameSettings(c) {
-			return nil
-		}
+	_, prev, err := neighbour(sqlJobConfigBefore)
+	if err != nil {
+		return fail(err)
+	}
+	if prev != nil && prev.SameSettings(c) {
+		return nil
 	}
 	data, err := json.Marshal(c)
 	if err != nil {
-		return fmt.Errorf("configuration of %s/%s: %w", c.Cluster, c.JobID, err)
+		return fail(err)
+	}
+	nextPK, next, err := neighbour(sqlJobConfigAfter)
+	if err != nil {
+		return fail(err)
+	}
+	if next != nil && next.SameSettings(c) {
+		if _, err := w.execStmt(sqlMoveJobConfig, c.SeenMs, string(data), nextPK); err != nil {
+			return fail(err)
+		}
+		return w.tick()
 	}
 	if _, err := w.execStmt(sqlInsertJobConfig, c.Cluster, c.JobID, c.SeenMs, string(data)); err != nil {
-		return fmt.Errorf("configuration of %s/%s: %w", c.Cluster, c.JobID, err)
+		return fail(err)
 	}
 	if _, err := w.execStmt(sqlTrimJobConfigs, c.Cluster, c.JobID, MaxJobConfigs); err != nil {
-		return fmt.Errorf("configuration of %s/%s: trim history: %w", c.Cluster, c.JobID, err)
+		return fail(fmt.Errorf("trim history: %w", err))
 	}
 	return w.tick()
 }
@@ -311,6 +334,11 @@ const (
 		WHERE excluded.at_ms >= reconciliations.at_ms`
 	sqlLatestJobConfig = `SELECT json FROM job_configs WHERE cluster = ? AND job_id = ?
 		ORDER BY seen_ms DESC, pk DESC LIMIT 1`
+	sqlJobConfigBefore = `SELECT pk, json FROM job_configs WHERE cluster = ? AND job_id = ? AND seen_ms <= ?
+		ORDER BY seen_ms DESC, pk DESC LIMIT 1`
+	sqlJobConfigAfter = `SELECT pk, json FROM job_configs WHERE cluster = ? AND job_id = ? AND seen_ms > ?
+		ORDER BY seen_ms, pk LIMIT 1`
+	sqlMoveJobConfig   = `UPDATE job_configs SET seen_ms = ?, json = ? WHERE pk = ?`
 	sqlInsertJobConfig = `INSERT INTO job_configs (cluster, job_id, seen_ms, json) VALUES (?, ?, ?, ?)`
 	sqlTrimJobConfigs  = `DELETE FROM job_configs WHERE pk IN (SELECT pk FROM job_configs
 		WHERE cluster = ?1 AND job_id = ?2 ORDER BY seen_ms DESC, pk DESC LIMIT -1 OFFSET ?3)`
