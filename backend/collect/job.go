@@ -348,6 +348,11 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	h, err := call(ctx, j, 1, func(ctx context.Context) (model.History, error) { return j.src.History(ctx, &j.job) })
 	if err != nil {
 		j.failedPoll()
+		if !errors.Is(err, ErrJobGone) {
+			// How the job is configured does not depend on its checkpoint list (an engine
+			// without the checkpoint API still says it); readConfig bounds the tries.
+			j.readConfig(ctx)
+		}
 		return 0, fmt.Errorf("checkpoints of %s: %w", j.job.ID, err)
 	}
 	traits := j.src.Traits()

@@ -102,3 +102,39 @@ func TestCollectorKeepsTheJobsConfigurationAndItsChanges(t *testing.T) {
 		t.Errorf("%d configuration reads in %v, want at most %d", calls, elapsed.Round(time.Millisecond), most)
 	}
 }
+
+// An engine whose checkpoint list fails (SeaTunnel before the checkpoint API) still says how
+// the job is configured: the configuration is kept, the failing polls do not repeat its reads.
+func TestCollectorReadsTheConfigurationWhenTheListFails(t *testing.T) {
+	st := openStore(t)
+	eng := &configEngine{rollingEngine: &rollingEngine{start: time.Now(), interval: 100 * time.Millisecond,
+		dur: 20 * time.Millisecond, capacity: 10, details: map[int64]int{}, frozen: true}}
+	opts := fastOptions(st, nil)
+	opts.ConfigEvery = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, opts)
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	defer m.Stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		cs, err := st.JobConfigs(ctx, "c1", "job-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no configuration while the list polls fail")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // several failed polls more
+	if n := eng.callCount(); n != 1 {
+		t.Errorf("%d configuration reads, want 1 (the next is due in an hour)", n)
+	}
+	if h, _ := m.Health("c1"); h.State != "error" {
+		t.Errorf("health %q: the list polls fail", h.State)
+	}
+}
