@@ -447,7 +447,7 @@ type flexMs struct{ v int64 }
 
 func (f *flexMs) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
-		return errNull
+		return nil // a pointer field stays nil before this runs; kept zero otherwise
 	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
@@ -486,7 +486,7 @@ type flexInt struct{ v int64 }
 
 func (f *flexInt) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
-		return errNull
+		return nil // a pointer field stays nil before this runs; kept zero otherwise
 	}
 	b = bytes.Trim(b, `"`)
 	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
@@ -510,7 +510,7 @@ type flexBool struct{ v bool }
 
 func (f *flexBool) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
-		return errNull
+		return nil // a pointer field stays nil before this runs; kept zero otherwise
 	}
 	v, err := strconv.ParseBool(strings.ToLower(string(bytes.Trim(b, `"`))))
 	if err != nil {
@@ -527,10 +527,6 @@ func (f *flexBool) ptr() *bool {
 	v := f.v
 	return &v
 }
-
-// errNull is never returned to callers: a JSON null leaves a pointer field nil before any
-// UnmarshalJSON runs. It guards direct use.
-var errNull = errors.New("null")
 
 // scalarText is a JSON string, number or boolean as text; false for objects, arrays, null.
 func scalarText(raw json.RawMessage) (string, bool) {
