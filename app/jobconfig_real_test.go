@@ -151,3 +151,32 @@ func TestFlinkJobConfigReachesTheCache(t *testing.T) {
 func TestFlink120JobConfigReachesTheCache(t *testing.T) {
 	checkJobConfigOnRealCluster(t, flinkenv.EnsureVersion(t, flink120), false)
 }
+
+// TestFlinkJobConfigRequests counts, through the counting proxy, what reading the job's
+// configuration costs a real cluster: 3 requests on the first poll (checkpoints/config is asked
+// once more for the poll interval, as before), none more until ConfigEvery (10 min) is up.
+func TestFlinkJobConfigRequests(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	jid := env.Submit(t, "--name", "ce-config-requests", "--interval-ms", "1000")
+	proxy, proxyURL := startCountingProxy(t, env.RESTURL, jid)
+	a := newCollectingApp(t, proxyURL)
+	waitFor(t, time.Minute, "the job's configuration in the cache", func() bool {
+		c, err := a.JobConfig("flink", jid)
+		return err == nil && c != nil
+	})
+	time.Sleep(20 * time.Second) // a few more polls
+	counts, _ := proxy.snapshot()
+	want := map[string]int{
+		"/jobs/:id/checkpoints/config": 2, // the poll interval, and the configuration
+		"/jobs/:id/config":             1,
+		"/jobs/:id/jobmanager/config":  1,
+		"/jobmanager/config":           0, // only when the per-job one is 404 (before Flink 1.17)
+	}
+	for ep, n := range want {
+		if counts[ep] != n {
+			t.Errorf("%s: %d requests, want %d", ep, counts[ep], n)
+		}
+	}
+	t.Logf("configuration requests in the job's first %s: checkpoints/config %d, config %d, jobmanager/config %d",
+		"~25 s", counts["/jobs/:id/checkpoints/config"], counts["/jobs/:id/config"], counts["/jobs/:id/jobmanager/config"])
+}
