@@ -204,6 +204,13 @@ func (a *App) importCapture(ctx context.Context, path string, sourceName func(st
 				}
 				return w.PutReconciliation(r)
 			},
+			JobConfig: func(c model.JobConfig) error {
+				var err error
+				if c.Cluster, err = rename("job configuration", c.Cluster); err != nil {
+					return err
+				}
+				return w.PutJobConfig(c)
+			},
 		})
 		res.Skipped = sum.Skipped
 		if err != nil {
@@ -355,6 +362,17 @@ func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResul
 		}
 		if err := w.Job(job); err != nil {
 			return err
+		}
+		// The job's configuration history, whole: it is small and says how
+		// every part of the range ran.
+		configs, err := a.store.JobConfigs(ctx, req.Cluster, req.Job)
+		if err != nil {
+			return err
+		}
+		for _, c := range configs {
+			if err := w.JobConfig(c); err != nil {
+				return err
+			}
 		}
 		lastProgress := time.Now()
 		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {

@@ -147,6 +147,56 @@ func (s *flinkSource) jobInterval(ctx context.Context, jid string) int64 {
 	return cfg.IntervalMs
 }
 
+// JobConfig reads what Flink reports of the job's checkpointing and state
+// (collect.ConfigReader): GET /jobs/:jid/checkpoints/config, /jobs/:jid/config
+// and /jobs/:jid/jobmanager/config, 3 requests on the budget (4 when the
+// per-job JobManager configuration is 404, before Flink 1.17: then
+// /jobmanager/config). A 404 of a part leaves what it would have said unset
+// (a job without checkpointing has no checkpoint configuration); any other
+// failure fails the read, so that a partial answer never enters the history
+// as a change.
+func (s *flinkSource) JobConfig(ctx context.Context, job *model.Job) (model.JobConfig, error) {
+	var parts flink.JobConfigParts
+	var errs []error
+	notFound := 0
+	cc, err := spend(ctx, s.b, func() (flink.CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, job.ID) })
+	switch {
+	case err == nil:
+		parts.Checkpoints = &cc.Settings
+		s.mu.Lock()
+		s.interval[job.ID] = cc.IntervalMs
+		s.mu.Unlock()
+	case errors.Is(err, flink.ErrNotFound):
+		notFound++
+	default:
+		errs = append(errs, err)
+	}
+	exec, err := spend(ctx, s.b, func() (map[string]string, error) { return s.c.ExecutionConfig(ctx, job.ID) })
+	switch {
+	case err == nil:
+		parts.Execution = exec
+	case errors.Is(err, flink.ErrNotFound):
+		notFound++
+	default:
+		errs = append(errs, err)
+	}
+	jm, err := spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, job.ID) })
+	if errors.Is(err, flink.ErrNotFound) {
+		jm, err = spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, "") })
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	parts.JobManager = jm
+	if len(errs) > 0 {
+		return model.JobConfig{}, errors.Join(errs...)
+	}
+	if notFound == 2 {
+		return model.JobConfig{}, fmt.Errorf("%w: neither its checkpoint nor its execution configuration is known", collect.ErrJobGone)
+	}
+	return flink.BuildJobConfig(job.Cluster, job.ID, parts), nil
+}
+
 // Detail fetches the checkpoint (1 request) and each vertex's subtasks (V
 // requests). Vertices whose subtasks fail are kept with their summary,
 // marked Missing, and returned with a *collect.IncompleteError; given such a

@@ -110,7 +110,28 @@ type captureSink struct {
 	logged  map[string]bool
 	withLog bool // the source reads a JobManager log
 	recon   map[string]model.Reconciliation
+	// configs holds each job's configuration last written: one that says
+	// the same again is not written twice.
+	configs map[string]model.JobConfig
 	p       RecordProgress
+}
+
+// PutJobConfig writes a job's configuration when it differs from the one
+// last written for the job (the file keeps its history, like the cache).
+func (s *captureSink) PutJobConfig(_ context.Context, c model.JobConfig) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.configs[c.JobID]; ok && prev.SameSettings(c) {
+		return nil
+	}
+	if err := s.w.JobConfig(c); err != nil {
+		return err
+	}
+	if s.configs == nil {
+		s.configs = map[string]model.JobConfig{}
+	}
+	s.configs[c.JobID] = c
+	return nil
 }
 
 // PutReconciliation keeps each job's latest, for progress and the file's end.
@@ -442,7 +463,7 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	}
 	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
 		holdDetails: target.Source.Traits().DetailRequests, held: map[string]*model.Checkpoint{},
-		recon: map[string]model.Reconciliation{}, p: RecordProgress{EngineCounted: -1}}
+		recon: map[string]model.Reconciliation{}, configs: map[string]model.JobConfig{}, p: RecordProgress{EngineCounted: -1}}
 	if _, ok := target.Source.(collect.LogReader); ok && o.Cluster.JobManagerLog != JobManagerLogOff {
 		sink.withLog = true
 	}

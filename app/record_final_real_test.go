@@ -53,7 +53,12 @@ func TestRecordEndsCleanWithTheLastCheckpoints(t *testing.T) {
 
 	inFile := map[int64]model.Checkpoint{}
 	var recons []model.Reconciliation
+	var configs []model.JobConfig
 	_, err = capture.ReadFile(context.Background(), out, capture.DefaultLimits(), capture.Visitor{
+		JobConfig: func(c model.JobConfig) error {
+			configs = append(configs, c)
+			return nil
+		},
 		Checkpoint: func(c *model.Checkpoint) error {
 			if _, dup := inFile[c.ID]; dup {
 				t.Errorf("checkpoint %d twice in the file", c.ID)
@@ -101,6 +106,11 @@ func TestRecordEndsCleanWithTheLastCheckpoints(t *testing.T) {
 	}
 	if len(recons) != 1 {
 		t.Fatalf("%d reconciliation records in the file, want 1: %+v", len(recons), recons)
+	}
+	// The job's configuration, once (its settings did not change).
+	if len(configs) != 1 || configs[0].JobID != jid || configs[0].IntervalMs == nil || *configs[0].IntervalMs != 1000 ||
+		configs[0].StateBackend != "hashmap" {
+		t.Errorf("job configurations in the file: %+v; want one, interval 1000 ms, hashmap", configs)
 	}
 	r := recons[0]
 	if r.JobID != jid || r.Unaccounted != 0 || r.Stored+r.Gaps != r.IDs || r.LatestID < want[len(want)-1] {

@@ -25,7 +25,7 @@ const Format = "checkpoint-explorer-capture"
 
 // Version is the format version this package writes. Readers accept any 1.x:
 // minor versions only add fields or record types, which older readers skip.
-const Version = "1.2"
+const Version = "1.3"
 
 // supportedMajor is the major version this package reads.
 const supportedMajor = 1
@@ -42,7 +42,11 @@ const (
 	// TypeReconciliation (1.1): a job's reconciliation of the engine's ids
 	// and counters with what was recorded, written before the end record.
 	TypeReconciliation = "reconciliation"
-	TypeEnd            = "end"
+	// TypeJobConfig (1.3): what the engine said of a job's checkpointing and
+	// state configuration (model.JobConfig), one record per history entry,
+	// oldest first, after the job's record.
+	TypeJobConfig = "job_config"
+	TypeEnd       = "end"
 )
 
 // SourceCapture is the MetricSample.Source of values converted from a foreign file.

@@ -71,6 +71,12 @@ func ConvertFile(ctx context.Context, in, out string) (err error) {
 			}
 			return w.Gap(g)
 		},
+		JobConfig: func(c model.JobConfig) error {
+			if w == nil {
+				return needWriter
+			}
+			return w.JobConfig(c)
+		},
 	}
 	if _, err := ReadFile(ctx, in, Limits{}, v); err != nil {
 		return fmt.Errorf("capture: convert %s: %w", in, err)

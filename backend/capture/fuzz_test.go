@@ -171,6 +171,15 @@ func (d *delivered) visitor() Visitor {
 			d.counts.Reconciliations++
 			return check(TypeReconciliation, validateReconciliation(&r, fuzzLimits.withDefaults()))
 		},
+		JobConfig: func(c model.JobConfig) error {
+			d.counts.JobConfigs++
+			for k := range c.Keys {
+				if model.SecretKey(k) {
+					d.t.Fatalf("delivered job config holds a secret-looking key %q", k)
+				}
+			}
+			return check(TypeJobConfig, validateJobConfig(&c, fuzzLimits.withDefaults()))
+		},
 	}
 }
 
@@ -193,6 +202,8 @@ func FuzzRead(f *testing.F) {
 	f.Add(artifact)
 	f.Add(gzipped(f, artifact))
 	f.Add([]byte(headerLine + "\n" + `{"type":"end","records":0}` + "\n"))
+	f.Add([]byte(headerLine + "\n" + `{"type":"job_config","cluster":"c","job_id":"j","seen_ms":1,"interval_ms":1000,"unaligned":true,"keys":{"a.password":"x","state.backend.type":"rocksdb"}}` +
+		"\n" + `{"type":"end","records":1}` + "\n"))
 
 	path := filepath.Join(f.TempDir(), "fuzz.ckpt")
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -30,6 +30,8 @@ type Visitor struct {
 	Gap          func(model.Gap) error
 	// Reconciliation receives each job's reconciliation (files of 1.1 on).
 	Reconciliation func(model.Reconciliation) error
+	// JobConfig receives each of a job's configurations, oldest first (files of 1.3 on).
+	JobConfig func(model.JobConfig) error
 }
 
 // Summary counts what a read delivered. Skipped counts records of types this
@@ -44,12 +46,14 @@ type Summary struct {
 	Gaps          int64  `json:"gaps"`
 	// Reconciliations count the jobs' reconciliation records.
 	Reconciliations int64 `json:"reconciliations,omitempty"`
-	Skipped         int64 `json:"skipped"`
+	// JobConfigs count the jobs' configuration records.
+	JobConfigs int64 `json:"job_configs,omitempty"`
+	Skipped    int64 `json:"skipped"`
 }
 
 // Records is the number of records after the header (the end record excluded).
 func (s Summary) Records() int64 {
-	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.Skipped
+	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.JobConfigs + s.Skipped
 }
 
 const ioBufSize = 64 << 10
@@ -289,6 +293,22 @@ func (rd *reader) record(typ string, line []byte) error {
 		}
 		rd.sum.Reconciliations++
 		return visit(rd.v.Reconciliation, r)
+	case TypeJobConfig:
+		var c model.JobConfig
+		if err := decode(typ, line, &c); err != nil {
+			return err
+		}
+		// A file never holds a secret; one that does (hand-edited) loses it here.
+		for k := range c.Keys {
+			if model.SecretKey(k) {
+				delete(c.Keys, k)
+			}
+		}
+		if err := validateJobConfig(&c, rd.lim); err != nil {
+			return err
+		}
+		rd.sum.JobConfigs++
+		return visit(rd.v.JobConfig, c)
 	default:
 		// A newer 1.x writer's record type: skipping it is the compatibility rule.
 		rd.sum.Skipped++

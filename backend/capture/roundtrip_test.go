@@ -207,7 +207,7 @@ func TestRoundTrip(t *testing.T) {
 // capture can be told apart by its first bytes.
 func TestLineShape(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(string(gunzip(t, encode(t, testHeader(), testRecords()))), "\n"), "\n")
-	if !strings.HasPrefix(lines[0], `{"type":"header","format":"checkpoint-explorer-capture","version":"1.2",`) {
+	if !strings.HasPrefix(lines[0], `{"type":"header","format":"checkpoint-explorer-capture","version":"1.3",`) {
 		t.Errorf("header line = %s", lines[0])
 	}
 	if !strings.Contains(lines[0], `"recorded_at":"2026-05-27T23:31:35.123456789Z"`) {

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dustin/go-humanize"
+	"maps"
 	"math"
 	"net/url"
+	"slices"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -309,6 +311,39 @@ func validateReconciliation(r *model.Reconciliation, lim Limits) error {
 			{"engine.in_progress", e.InProgress}, {"engine.restored", e.Restored}} {
 			c.nonNeg(f.name, f.v)
 		}
+	}
+	return c.err
+}
+
+func validateJobConfig(jc *model.JobConfig, lim Limits) error {
+	c := checker{rec: TypeJobConfig, lim: lim}
+	c.required("cluster", jc.Cluster)
+	c.required("job_id", jc.JobID)
+	c.nonNeg("seen_ms", jc.SeenMs)
+	for _, f := range []struct {
+		name string
+		v    *int64
+	}{{"interval_ms", jc.IntervalMs}, {"timeout_ms", jc.TimeoutMs}, {"min_pause_ms", jc.MinPauseMs},
+		{"max_concurrent", jc.MaxConcurrent}, {"tolerable_failures", jc.TolerableFailures},
+		{"aligned_timeout_ms", jc.AlignedTimeoutMs}} {
+		c.nonNegPtr(f.name, f.v)
+	}
+	c.str("mode", jc.Mode)
+	c.str("state_backend", jc.StateBackend)
+	c.str("checkpoint_storage", jc.CheckpointStorage)
+	if len(jc.Keys) > lim.MaxTasks {
+		c.fail("%d keys, over the limit of %d", len(jc.Keys), lim.MaxTasks)
+	}
+	for _, k := range slices.Sorted(maps.Keys(jc.Keys)) {
+		v := jc.Keys[k]
+		if k == "" {
+			c.fail("a key is empty")
+		}
+		if model.SecretKey(k) {
+			c.fail("key %q looks like a secret: captures never carry one", k)
+		}
+		c.str("keys."+k, v)
+		c.str("key name", k)
 	}
 	return c.err
 }

@@ -116,6 +116,15 @@ func (w *Writer) Reconciliation(r model.Reconciliation) error {
 	return w.record(TypeReconciliation, r)
 }
 
+// JobConfig writes one of a job's configurations (write a job's history
+// oldest first, after its job record). A secret-looking key is refused.
+func (w *Writer) JobConfig(c model.JobConfig) error {
+	if err := validateJobConfig(&c, w.lim); err != nil {
+		return fmt.Errorf("capture: write: %w", err)
+	}
+	return w.record(TypeJobConfig, c)
+}
+
 // Records is the number of records written so far, header and end excluded.
 func (w *Writer) Records() int64 { return w.n }
 

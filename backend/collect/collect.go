@@ -88,6 +88,30 @@ type LogReader interface {
 	LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error)
 }
 
+// ConfigReader is implemented by sources that can say how a job is
+// configured for checkpointing (model.JobConfig: what the engine reports).
+// The collector asks when it first polls a job, when the job's start time
+// changed, and every Options.ConfigEvery after (Options.ConfigRetry after a
+// failure); the
+// requests are spent against the cluster's budget like any other, and the
+// periodic re-read waits for spare budget. A failure never fails the poll.
+type ConfigReader interface {
+	// JobConfig returns the job's configuration; Cluster, JobID and SeenMs
+	// are set by the collector.
+	JobConfig(ctx context.Context, job *model.Job) (model.JobConfig, error)
+}
+
+// The defaults of how often a job's configuration is read again (a
+// resubmission under the same id, a rescale with new settings), and how soon
+// after a failed read.
+const (
+	DefaultConfigEvery = 10 * time.Minute
+	DefaultConfigRetry = time.Minute
+	// configRequests is what a configuration read costs at most (Flink: 3
+	// requests, 4 when the per-job JobManager configuration is 404).
+	configRequests = 4
+)
+
 // Traits are what the scheduler needs to know about an engine.
 type Traits struct {
 	// MetricsEvery is how often sampling metrics yields new information
@@ -126,6 +150,10 @@ type Sink interface {
 	// checkpoints (store.Store.MergeLogCheckpoints): ids below insertBelow
 	// not stored are stored, stored ones gain what only the log has.
 	MergeLogCheckpoints(ctx context.Context, cluster, jobID string, cps []model.Checkpoint, insertBelow int64) (model.LogMerge, error)
+	// PutJobConfig keeps a job's configuration as read now; the sink keeps a
+	// new history entry only when it differs from the latest
+	// (model.JobConfig.SameSettings).
+	PutJobConfig(ctx context.Context, c model.JobConfig) error
 }
 
 // HealthState is the state of a cluster's collection (Health.State).
@@ -199,7 +227,11 @@ type Options struct {
 	// manager stops, fetching the details still due within this time (the
 	// end of a capture).
 	FinalPoll time.Duration
-	Now       func() time.Time
+	// ConfigEvery is how often a followed job's configuration is read again
+	// (default DefaultConfigEvery); ConfigRetry how soon after a failed read
+	// (default DefaultConfigRetry).
+	ConfigEvery, ConfigRetry time.Duration
+	Now                      func() time.Time
 }
 
 func (o *Options) fill() {
@@ -225,6 +257,12 @@ func (o *Options) fill() {
 		o.MinRequestTimeout = 2 * time.Second
 	}
 	o.MinRequestTimeout = min(o.MinRequestTimeout, o.RequestTimeout)
+	if o.ConfigEvery <= 0 {
+		o.ConfigEvery = DefaultConfigEvery
+	}
+	if o.ConfigRetry <= 0 {
+		o.ConfigRetry = DefaultConfigRetry
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

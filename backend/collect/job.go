@@ -72,6 +72,14 @@ type jobPoller struct {
 	// engine still lists once there is room, but fetch no details meanwhile.
 	diskFull bool
 
+	// cfgAt is when the job's configuration was last read (zero: not yet),
+	// cfgStart the job's start time then; cfgRetryAt holds a re-read back
+	// after a failure, cfgFailed says the failure was logged.
+	cfgAt      time.Time
+	cfgStart   int64
+	cfgRetryAt time.Time
+	cfgFailed  bool
+
 	// exited is set when run returns.
 	exited atomic.Bool
 }
@@ -340,6 +348,11 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	h, err := call(ctx, j, 1, func(ctx context.Context) (model.History, error) { return j.src.History(ctx, &j.job) })
 	if err != nil {
 		j.failedPoll()
+		if !errors.Is(err, ErrJobGone) {
+			// How the job is configured does not depend on its checkpoint list (an engine
+			// without the checkpoint API still says it); readConfig bounds the tries.
+			j.readConfig(ctx)
+		}
 		return 0, fmt.Errorf("checkpoints of %s: %w", j.job.ID, err)
 	}
 	traits := j.src.Traits()
@@ -596,6 +609,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	if len(toStore) > 0 || len(gaps) > 0 {
 		opts.OnStored(j.c.target.Name, j.job.ID)
 	}
+	j.readConfig(ctx)
 	// Metrics are sampled before the log is read: they are of this moment,
 	// the log (up to 16 MiB) can wait for them.
 	metricsErr := j.sampleMetrics(ctx, traits, j.runsLong(h, nowMs))
@@ -612,6 +626,53 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		return wait, &PartialError{Err: err}
 	}
 	return wait, nil
+}
+
+// readConfig reads and stores the job's configuration when it is due: the
+// first poll, a new start time (the job was resubmitted), or ConfigEvery
+// since the last read, when the budget has room for it. A failure is logged
+// once and tried again after ConfigRetry; it never fails the poll.
+// Checkpoints are polled first: a slow configuration read must not delay them.
+func (j *jobPoller) readConfig(ctx context.Context) {
+	cr, ok := j.src.(ConfigReader)
+	if !ok || j.diskFull {
+		return
+	}
+	opts := j.c.opts
+	now := opts.Now()
+	fresh := j.cfgAt.IsZero() || j.job.StartMs != j.cfgStart
+	if !fresh && now.Sub(j.cfgAt) < opts.ConfigEvery || now.Before(j.cfgRetryAt) {
+		return
+	}
+	if b := j.c.target.Budget; !fresh && b != nil && !b.Spare(configRequests+1) {
+		return // a re-read can wait for a quieter moment; the polls cannot
+	}
+	cfg, err := call(ctx, j, configRequests, func(ctx context.Context) (model.JobConfig, error) {
+		return cr.JobConfig(ctx, &j.job)
+	})
+	if err == nil {
+		cfg.Cluster, cfg.JobID, cfg.SeenMs = j.c.target.Name, j.job.ID, now.UnixMilli()
+		if err = opts.Sink.PutJobConfig(ctx, cfg); err != nil {
+			err = fmt.Errorf("store: %w", err)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if !j.cfgFailed {
+			opts.Logger.Warn("job configuration not read; polling goes on and it is asked again later",
+				append(j.log(), "retry_in", opts.ConfigRetry, "err", err)...)
+		} else {
+			opts.Logger.Debug("job configuration still not read", append(j.log(), "err", err)...)
+		}
+		j.cfgFailed, j.cfgRetryAt = true, now.Add(opts.ConfigRetry)
+		return
+	}
+	if j.cfgFailed {
+		opts.Logger.Info("job configuration read again", j.log()...)
+	}
+	j.cfgFailed, j.cfgAt, j.cfgStart, j.cfgRetryAt = false, now, j.job.StartMs, time.Time{}
 }
 
 // logSlack is how much earlier than the job's start a log checkpoint may

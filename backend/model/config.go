@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // JobConfig is what the engine says of a job's checkpointing and state, as
 // collected at one moment (a resubmission can change it). Pointer fields are
 // nil when the engine did not say: advice never assumes a default the engine
@@ -58,4 +60,23 @@ func (c JobConfig) SameSettings(o JobConfig) bool {
 		}
 	}
 	return true
+}
+
+// SecretKey reports whether a configuration key looks like it names a
+// secret (a password, secret, token, credential or key, as Flink's own list
+// of sensitive keys and the usual spellings have it): its value is never kept.
+func SecretKey(k string) bool {
+	l := strings.ToLower(k)
+	for _, s := range []string{"password", "passwd", "secret", "token", "credential", "keystore", "truststore",
+		"apikey", "api-key", "auth-params", "basic-auth", "jaas.config", "http-headers", "private"} {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	for _, part := range strings.FieldsFunc(l, func(r rune) bool { return r == '.' || r == '-' || r == '_' }) {
+		if part == "key" {
+			return true
+		}
+	}
+	return false
 }

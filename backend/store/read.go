@@ -879,3 +879,47 @@ func (s *Store) LatestCheckpointID(ctx context.Context, cluster, jobID string, p
 	}
 	return id.Int64, id.Valid, nil
 }
+
+// JobConfigs returns a job's configuration history, oldest first (the newest
+// last); empty when none was kept.
+func (s *Store) JobConfigs(ctx context.Context, cluster, jobID string) ([]model.JobConfig, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT json FROM job_configs WHERE cluster = ? AND job_id = ?
+		ORDER BY seen_ms, pk`, cluster, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("store: configurations of %s/%s: %w", cluster, jobID, err)
+	}
+	defer rows.Close()
+	var out []model.JobConfig
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("store: configurations of %s/%s: %w", cluster, jobID, err)
+		}
+		var c model.JobConfig
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			return nil, fmt.Errorf("store: configurations of %s/%s: unreadable entry: %w", cluster, jobID, err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: configurations of %s/%s: %w", cluster, jobID, err)
+	}
+	return out, nil
+}
+
+// LatestJobConfig returns a job's newest configuration; false if none was kept.
+func (s *Store) LatestJobConfig(ctx context.Context, cluster, jobID string) (model.JobConfig, bool, error) {
+	var data string
+	err := s.r.QueryRowContext(ctx, sqlLatestJobConfig, cluster, jobID).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.JobConfig{}, false, nil
+	}
+	if err != nil {
+		return model.JobConfig{}, false, fmt.Errorf("store: configuration of %s/%s: %w", cluster, jobID, err)
+	}
+	var c model.JobConfig
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		return model.JobConfig{}, false, fmt.Errorf("store: configuration of %s/%s: %w", cluster, jobID, err)
+	}
+	return c, true, nil
+}

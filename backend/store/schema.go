@@ -27,6 +27,7 @@ var migrations = []migration{
 	{4, "checkpoints from the JobManager log: source, failure cause, declining task", schemaV4, nil},
 	{5, "indexes for long histories: detail size, checkpoints not completed", schemaV5, nil},
 	{6, "checkpoints counted per job", schemaV6, nil},
+	{7, "each job's configuration, with its history", schemaV7, nil},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -263,6 +264,21 @@ CREATE TRIGGER job_counts_delete AFTER DELETE ON checkpoints BEGIN
 	UPDATE job_counts SET checkpoints = checkpoints - 1 WHERE cluster = old.cluster AND job_id = old.job_id;
 	DELETE FROM job_counts WHERE cluster = old.cluster AND job_id = old.job_id AND checkpoints <= 0;
 END;
+`
+
+// schemaV7 keeps what the engine says of each job's checkpointing and state
+// configuration (model.JobConfig as JSON: it is read and written whole): a
+// row per configuration seen, a new one only when the settings differ from
+// the latest (a resubmission), so a job's rows are its history.
+const schemaV7 = `
+CREATE TABLE job_configs (
+	pk      INTEGER PRIMARY KEY,
+	cluster TEXT NOT NULL,
+	job_id  TEXT NOT NULL,
+	seen_ms INTEGER NOT NULL,
+	json    TEXT NOT NULL
+);
+CREATE INDEX job_configs_by_job ON job_configs (cluster, job_id, seen_ms);
 `
 
 // packKey is a pack's rowid; a checkpoint's packs are the range

@@ -21,6 +21,7 @@ type Writer interface {
 	PutMetricSample(model.MetricSample) error
 	PutGap(model.Gap) error
 	PutReconciliation(model.Reconciliation) error
+	PutJobConfig(model.JobConfig) error
 }
 
 // PutCluster stores the cluster's public form: credentials never reach disk.
@@ -124,6 +125,80 @@ func (w *txWriter) PutReconciliation(r model.Reconciliation) error {
 	}
 	if _, err := w.execStmt(sqlPutReconciliation, r.Cluster, r.JobID, r.AtMs, string(data)); err != nil {
 		return fmt.Errorf("reconciliation of %s/%s: %w", r.Cluster, r.JobID, err)
+	}
+	return w.tick()
+}
+
+// MaxJobConfigs is how many configurations a job's history keeps; the
+// oldest beyond it are removed (a job whose settings change on every read
+// must not grow the cache without bound).
+const MaxJobConfigs = 50
+
+// PutJobConfig keeps a job's configuration: a new history entry when its
+// settings differ from the entry in effect when it was seen (the newest at or
+// before SeenMs: for what the collector reads now, the latest), nothing when
+// they are the same (model.JobConfig.SameSettings). A configuration from a
+// capture, older than the newest, that says what the next entry says moves
+// that entry's first sighting back instead: importing a history twice, or
+// into a cache that saw part of it, adds nothing.
+func (s *Store) PutJobConfig(ctx context.Context, c model.JobConfig) error {
+	return s.write(ctx, "put job config", func(w *txWriter) error { return w.PutJobConfig(c) })
+}
+
+func (w *txWriter) PutJobConfig(c model.JobConfig) error {
+	if c.Cluster == "" || c.JobID == "" {
+		return fmt.Errorf("configuration of job %q on cluster %q: cluster and job must not be empty", c.JobID, c.Cluster)
+	}
+	if c.SeenMs < 0 {
+		return fmt.Errorf("configuration of %s/%s: seen_ms %d is negative", c.Cluster, c.JobID, c.SeenMs)
+	}
+	fail := func(err error) error { return fmt.Errorf("configuration of %s/%s: %w", c.Cluster, c.JobID, err) }
+	// neighbour reads the entry q finds (the one before, or the one after).
+	neighbour := func(q string) (int64, *model.JobConfig, error) {
+		st, err := w.stmt(q)
+		if err != nil {
+			return 0, nil, err
+		}
+		var pk int64
+		var data string
+		switch err := st.QueryRowContext(w.exec, c.Cluster, c.JobID, c.SeenMs).Scan(&pk, &data); {
+		case errors.Is(err, sql.ErrNoRows):
+			return 0, nil, nil
+		case err != nil:
+			return 0, nil, err
+		}
+		var jc model.JobConfig
+		if err := json.Unmarshal([]byte(data), &jc); err != nil {
+			return 0, nil, fmt.Errorf("a stored entry is unreadable: %w", err)
+		}
+		return pk, &jc, nil
+	}
+	_, prev, err := neighbour(sqlJobConfigBefore)
+	if err != nil {
+		return fail(err)
+	}
+	if prev != nil && prev.SameSettings(c) {
+		return nil
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return fail(err)
+	}
+	nextPK, next, err := neighbour(sqlJobConfigAfter)
+	if err != nil {
+		return fail(err)
+	}
+	if next != nil && next.SameSettings(c) {
+		if _, err := w.execStmt(sqlMoveJobConfig, c.SeenMs, string(data), nextPK); err != nil {
+			return fail(err)
+		}
+		return w.tick()
+	}
+	if _, err := w.execStmt(sqlInsertJobConfig, c.Cluster, c.JobID, c.SeenMs, string(data)); err != nil {
+		return fail(err)
+	}
+	if _, err := w.execStmt(sqlTrimJobConfigs, c.Cluster, c.JobID, MaxJobConfigs); err != nil {
+		return fail(fmt.Errorf("trim history: %w", err))
 	}
 	return w.tick()
 }
@@ -257,6 +332,16 @@ const (
 	sqlPutReconciliation = `INSERT INTO reconciliations (cluster, job_id, at_ms, data) VALUES (?, ?, ?, ?)
 		ON CONFLICT (cluster, job_id) DO UPDATE SET at_ms = excluded.at_ms, data = excluded.data
 		WHERE excluded.at_ms >= reconciliations.at_ms`
+	sqlLatestJobConfig = `SELECT json FROM job_configs WHERE cluster = ? AND job_id = ?
+		ORDER BY seen_ms DESC, pk DESC LIMIT 1`
+	sqlJobConfigBefore = `SELECT pk, json FROM job_configs WHERE cluster = ? AND job_id = ? AND seen_ms <= ?
+		ORDER BY seen_ms DESC, pk DESC LIMIT 1`
+	sqlJobConfigAfter = `SELECT pk, json FROM job_configs WHERE cluster = ? AND job_id = ? AND seen_ms > ?
+		ORDER BY seen_ms, pk LIMIT 1`
+	sqlMoveJobConfig   = `UPDATE job_configs SET seen_ms = ?, json = ? WHERE pk = ?`
+	sqlInsertJobConfig = `INSERT INTO job_configs (cluster, job_id, seen_ms, json) VALUES (?, ?, ?, ?)`
+	sqlTrimJobConfigs  = `DELETE FROM job_configs WHERE pk IN (SELECT pk FROM job_configs
+		WHERE cluster = ?1 AND job_id = ?2 ORDER BY seen_ms DESC, pk DESC LIMIT -1 OFFSET ?3)`
 	sqlPutGap = `INSERT INTO gaps (cluster, job_id, pipeline, from_id, to_id, detected_ms, reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 )
@@ -701,6 +786,7 @@ func (s *Store) DeleteCluster(ctx context.Context, name string) error {
 	}
 	for _, q := range []string{
 		`DELETE FROM reconciliations WHERE cluster = ?`,
+		`DELETE FROM job_configs WHERE cluster = ?`,
 		`DELETE FROM metric_series WHERE cluster = ?`,
 		`DELETE FROM floors WHERE cluster = ?`,
 		`DELETE FROM jobs WHERE cluster = ?`,

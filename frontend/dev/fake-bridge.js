@@ -450,6 +450,11 @@
       return { checkpoint: d, analysis, subtasks: [], phases_available: d.finalize_ms !== undefined ? ['finalize'] : [], notes, note_parts: noteParts, vertices: [], edges: [] };
     }),
     JobReconciliation: (cluster, job) => delay(reconciliation(cluster, job)),
+    // What a Flink 2.3 knob job's REST reports (nil fields: not reported).
+    JobConfig: (cluster, job) => delay({ cluster, job_id: job, seen_ms: Date.now() - 60000, mode: 'exactly_once',
+      interval_ms: 1000, timeout_ms: 600000, min_pause_ms: 0, max_concurrent: 1, tolerable_failures: 1000000,
+      unaligned: false, aligned_timeout_ms: 0, state_backend: 'hashmap', changelog: false, checkpoint_storage: 'filesystem',
+      keys: { 'execution-config.job-parallelism': '1' } }),
     ReadJobManagerLog: (cluster) => attempt(() => {
       window.__ceReadJobManagerLog.push(cluster);
       const s = sources.find((x) => x.name === cluster);

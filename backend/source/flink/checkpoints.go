@@ -222,49 +222,53 @@ type CheckpointConfig struct {
 	StateBackend     string
 	Storage          string
 	ChangelogEnabled bool
+	// Settings holds the same answer with absent fields nil (BuildJobConfig reads it).
+	Settings CheckpointSettings
 }
 
-// CheckpointConfig returns the job's checkpoint settings.
+// CheckpointConfig returns the job's checkpoint settings (a job without checkpointing gives an
+// error matching ErrNotFound).
 func (c *Client) CheckpointConfig(ctx context.Context, jid string) (CheckpointConfig, error) {
 	if err := checkID("job id", jid); err != nil {
 		return CheckpointConfig{}, err
 	}
-	var resp struct {
-		Mode            string `json:"mode"`
-		Interval        int64  `json:"interval"`
-		Timeout         int64  `json:"timeout"`
-		MinPause        int64  `json:"min_pause"`
-		MaxConcurrent   int    `json:"max_concurrent"`
-		Unaligned       bool   `json:"unaligned_checkpoints"`
-		AlignedTimeout  int64  `json:"aligned_checkpoint_timeout"`
-		Tolerable       int    `json:"tolerable_failed_checkpoints"`
-		StateBackend    string `json:"state_backend"`
-		Storage         string `json:"checkpoint_storage"`
-		Changelog       bool   `json:"state_changelog_enabled"`
-		Externalization struct {
-			Enabled        bool `json:"enabled"`
-			DeleteOnCancel bool `json:"delete_on_cancellation"`
-		} `json:"externalization"`
-	}
+	var resp checkpointConfigJSON
 	path := "/jobs/" + url.PathEscape(jid) + "/checkpoints/config"
 	if err := c.get(ctx, "/jobs/:jid/checkpoints/config", path, nil, &resp); err != nil {
 		return CheckpointConfig{}, err
 	}
-	return CheckpointConfig{
-		Mode:             resp.Mode,
-		IntervalMs:       resp.Interval,
-		TimeoutMs:        resp.Timeout,
-		MinPauseMs:       resp.MinPause,
-		MaxConcurrent:    resp.MaxConcurrent,
-		Unaligned:        resp.Unaligned,
-		AlignedTimeout:   resp.AlignedTimeout,
-		TolerableFailed:  resp.Tolerable,
-		Externalized:     resp.Externalization.Enabled,
-		DeleteOnCancel:   resp.Externalization.DeleteOnCancel,
-		StateBackend:     resp.StateBackend,
-		Storage:          resp.Storage,
-		ChangelogEnabled: resp.Changelog,
-	}, nil
+	set := resp.settings()
+	cc := CheckpointConfig{
+		IntervalMs:       deref(set.IntervalMs),
+		TimeoutMs:        deref(set.TimeoutMs),
+		MinPauseMs:       deref(set.MinPauseMs),
+		MaxConcurrent:    int(deref(set.MaxConcurrent)),
+		AlignedTimeout:   deref(set.AlignedTimeoutMs),
+		TolerableFailed:  int(deref(set.TolerableFailures)),
+		Unaligned:        set.Unaligned != nil && *set.Unaligned,
+		ChangelogEnabled: set.ChangelogEnabled != nil && *set.ChangelogEnabled,
+		Settings:         set,
+	}
+	if set.Mode != nil {
+		cc.Mode = *set.Mode
+	}
+	if set.StateBackend != nil {
+		cc.StateBackend = *set.StateBackend
+	}
+	if set.CheckpointStorage != nil {
+		cc.Storage = *set.CheckpointStorage
+	}
+	if e := resp.Externalization; e != nil {
+		cc.Externalized, cc.DeleteOnCancel = e.Enabled, e.DeleteOnCancel
+	}
+	return cc, nil
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // stats maps a vertex's part of a checkpoint, clamping like checkpoint.

@@ -149,6 +149,13 @@ func testRealCluster(t *testing.T, env flinkenv.Env, versionPrefix string) {
 		want := flink.CheckpointConfig{Mode: "exactly_once", IntervalMs: 200, TimeoutMs: 600000, MaxConcurrent: 1,
 			TolerableFailed: 1000000, Externalized: true, StateBackend: "HashMapStateBackend",
 			Storage: "FileSystemCheckpointStorage"}
+		// Settings is the same answer with absent fields nil: every one of them came.
+		set := cc.Settings
+		if set.IntervalMs == nil || *set.IntervalMs != 200 || set.Mode == nil || set.Unaligned == nil || set.AlignedTimeoutMs == nil ||
+			set.TolerableFailures == nil || set.StateBackend == nil || set.ChangelogEnabled == nil || set.MinPauseMs == nil {
+			t.Errorf("settings %+v: want every field Flink sends", set)
+		}
+		cc.Settings = flink.CheckpointSettings{}
 		if cc != want {
 			t.Errorf("config\n got %+v\nwant %+v", cc, want)
 		}

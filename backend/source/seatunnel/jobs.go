@@ -79,6 +79,11 @@ type JobInfo struct {
 	CheckpointTimeoutMs  int64
 	// Parallelism is the job's env option parallelism; 0 when not set.
 	Parallelism int
+	// Config is what the job's env options say of its checkpointing
+	// (checkpoint.interval, checkpoint.timeout; nil when the job does not
+	// set them), with the env options as Keys (secret-looking ones dropped).
+	// Cluster and JobID are set; SeenMs is left to the caller.
+	Config model.JobConfig
 }
 
 // PartialListError is returned by Jobs with the running jobs when the finished jobs could not be
@@ -195,7 +200,44 @@ func (c *Client) job(j jobJSON) JobInfo {
 	if j.ErrorMsg != nil {
 		info.ErrorMsg = *j.ErrorMsg
 	}
+	info.Config = jobConfig(info.Cluster, info.ID, j.EnvOptions)
 	return info
+}
+
+// jobConfig reads a job's env options into a model.JobConfig: checkpoint.interval and
+// checkpoint.timeout (milliseconds, sent as strings or numbers; one that is not a whole
+// non-negative number stays nil, its key kept as sent), every scalar option as a key.
+func jobConfig(cluster, id string, env map[string]json.RawMessage) model.JobConfig {
+	cfg := model.JobConfig{Cluster: cluster, JobID: id}
+	ms := func(key string) *int64 {
+		raw, ok := env[key]
+		if !ok {
+			return nil
+		}
+		var v flexInt
+		if json.Unmarshal(raw, &v) != nil || v.v < 0 {
+			return nil
+		}
+		return v.ptr()
+	}
+	cfg.IntervalMs, cfg.TimeoutMs = ms("checkpoint.interval"), ms("checkpoint.timeout")
+	for k, raw := range env {
+		if model.SecretKey(k) {
+			continue
+		}
+		s, isNull, err := scalarText(raw)
+		if err != nil && len(raw) > 0 && (raw[0] == 't' || raw[0] == 'f') {
+			s, isNull, err = string(raw), false, nil // a JSON boolean
+		}
+		if err != nil || isNull {
+			continue
+		}
+		if cfg.Keys == nil {
+			cfg.Keys = map[string]string{}
+		}
+		cfg.Keys[k] = s
+	}
+	return cfg
 }
 
 // envInt reads an integer env option (sent as a string or a number); 0 when absent or odd.

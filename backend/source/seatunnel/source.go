@@ -28,7 +28,8 @@ const (
 // Source adapts a Client to collect.Source. Requests per poll: History 1
 // (/jobs/checkpoints/:jobId holds every pipeline's ring and in-flight progress), Detail 0 (Zeta
 // has no per-vertex or per-subtask checkpoint detail), Metrics 2 every MetricsEvery (vertices
-// and edges windows; none while the engine has said it has no realtime metrics), Jobs 2, Job 1.
+// and edges windows; none while the engine has said it has no realtime metrics), Jobs 2, Job 1,
+// JobConfig 0 right after Job (else 1).
 type Source struct {
 	c   *Client
 	now func() time.Time
@@ -41,7 +42,14 @@ type Source struct {
 
 type jobSettings struct {
 	intervalMs, timeoutMs int64
+	// config is what Job last read of the job's configuration, and when.
+	config model.JobConfig
+	at     time.Time
 }
+
+// configFresh is how long the configuration Job read serves JobConfig without a request: the
+// collector asks for it right after the job's first poll.
+const configFresh = 30 * time.Second
 
 type realtimeOff struct {
 	until  time.Time
@@ -88,9 +96,27 @@ func (s *Source) Job(ctx context.Context, id string) (model.Job, error) {
 		return model.Job{}, err
 	}
 	s.mu.Lock()
-	s.jobs[id] = jobSettings{intervalMs: info.CheckpointIntervalMs, timeoutMs: info.CheckpointTimeoutMs}
+	s.jobs[id] = jobSettings{intervalMs: info.CheckpointIntervalMs, timeoutMs: info.CheckpointTimeoutMs,
+		config: info.Config, at: s.now()}
 	s.mu.Unlock()
 	return info.Job, nil
+}
+
+// JobConfig returns the job's configuration from its env options (collect.ConfigReader): what
+// Job read in the last configFresh (0 requests), else GET /job-info/:jobId again (1 request).
+func (s *Source) JobConfig(ctx context.Context, job *model.Job) (model.JobConfig, error) {
+	s.mu.Lock()
+	set, ok := s.jobs[job.ID]
+	s.mu.Unlock()
+	if ok && !set.at.IsZero() && s.now().Sub(set.at) < configFresh {
+		return set.config, nil
+	}
+	if _, err := s.Job(ctx, job.ID); err != nil {
+		return model.JobConfig{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jobs[job.ID].config, nil
 }
 
 // History is the checkpoint overview as a model.History (1 request). An engine without the

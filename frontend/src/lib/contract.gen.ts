@@ -472,6 +472,27 @@ export interface ImportResult {
   skipped: number;
 }
 
+/** model.JobConfig */
+export interface JobConfig {
+  cluster: string;
+  job_id: string;
+  seen_ms: number;
+  mode?: string;
+  interval_ms?: number;
+  timeout_ms?: number;
+  min_pause_ms?: number;
+  max_concurrent?: number;
+  tolerable_failures?: number;
+  unaligned?: boolean;
+  aligned_timeout_ms?: number;
+  state_backend?: string;
+  incremental?: boolean;
+  changelog?: boolean;
+  checkpoint_storage?: string;
+  buffer_debloat?: boolean;
+  keys?: Record<string, string>;
+}
+
 /** model.JobManagerLogMode (its constants) */
 export type JobManagerLogMode = 'auto' | 'on' | 'off';
 export const JobManagerLogModeValues: readonly JobManagerLogMode[] = ['auto', 'on', 'off'];
@@ -933,6 +954,7 @@ export interface AppMethods {
   ExportCapture(req: ExportRequest): Promise<ExportResult>;
   Heatmap(req: HeatmapRequest): Promise<Heatmap>;
   Insights(cluster: string, job: string, fromMs: number, toMs: number): Promise<Report>;
+  JobConfig(cluster: string, job: string): Promise<JobConfig | null>;
   JobReconciliation(cluster: string, job: string): Promise<ReconciliationView | null>;
   ListClusters(): Promise<SourceView[] | null>;
   ListJobs(cluster: string): Promise<JobSummary[] | null>;

@@ -1,0 +1,140 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// configEngine is the rolling engine with a configuration to read: the first
+// failFirst reads fail, then it reports unaligned as set.
+type configEngine struct {
+	*rollingEngine
+	cmu       sync.Mutex
+	calls     int
+	failFirst int
+	unaligned bool
+}
+
+func (e *configEngine) JobConfig(_ context.Context, job *model.Job) (model.JobConfig, error) {
+	e.cmu.Lock()
+	defer e.cmu.Unlock()
+	e.calls++
+	if e.calls <= e.failFirst {
+		return model.JobConfig{}, errors.New("injected: 503 from a proxy")
+	}
+	iv, u := int64(100), e.unaligned
+	return model.JobConfig{Cluster: "ignored", JobID: "ignored", SeenMs: 1, IntervalMs: &iv, Unaligned: &u}, nil
+}
+
+func (e *configEngine) set(unaligned bool) {
+	e.cmu.Lock()
+	e.unaligned = unaligned
+	e.cmu.Unlock()
+}
+
+func (e *configEngine) callCount() int {
+	e.cmu.Lock()
+	defer e.cmu.Unlock()
+	return e.calls
+}
+
+func TestCollectorKeepsTheJobsConfigurationAndItsChanges(t *testing.T) {
+	st := openStore(t)
+	eng := &configEngine{rollingEngine: &rollingEngine{start: time.Now(), interval: 100 * time.Millisecond,
+		dur: 20 * time.Millisecond, capacity: 10, details: map[int64]int{}}, failFirst: 2}
+	opts := fastOptions(st, nil)
+	opts.ConfigRetry, opts.ConfigEvery = 100*time.Millisecond, 300*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, opts)
+	began := time.Now()
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	defer m.Stop()
+
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	configs := func() []model.JobConfig {
+		cs, err := st.JobConfigs(ctx, "c1", "job-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	// The failed reads do not fail the polls: checkpoints are stored meanwhile, the health stays ok.
+	waitFor("checkpoints while the configuration fails", func() bool {
+		cps, _ := storedJob(t, st)
+		return len(cps) > 0
+	})
+	waitFor("the configuration after two failed reads", func() bool { return len(configs()) == 1 })
+	if h, _ := m.Health("c1"); h.State != "ok" {
+		t.Errorf("health %+v: a failed configuration read must not make the poll fail", h)
+	}
+	c := configs()[0]
+	if c.Cluster != "c1" || c.JobID != "job-1" || c.SeenMs < began.UnixMilli() || c.Unaligned == nil || *c.Unaligned {
+		t.Errorf("stored %+v, want c1/job-1 seen now, aligned", c)
+	}
+	// Re-read every ConfigEvery: the same settings add nothing; a change adds an entry.
+	time.Sleep(2 * opts.ConfigEvery)
+	if n := len(configs()); n != 1 {
+		t.Errorf("%d entries after re-reads of the same settings, want 1", n)
+	}
+	eng.set(true)
+	waitFor("the changed configuration", func() bool { return len(configs()) == 2 })
+	if cs := configs(); cs[1].Unaligned == nil || !*cs[1].Unaligned {
+		t.Errorf("newest %+v, want unaligned", cs[1])
+	}
+	// The reads are bounded: 2 failures, 1 first read, then one per ConfigEvery at most.
+	elapsed := time.Since(began)
+	if calls, most := eng.callCount(), 3+int(elapsed/opts.ConfigEvery)+1; calls > most {
+		t.Errorf("%d configuration reads in %v, want at most %d", calls, elapsed.Round(time.Millisecond), most)
+	}
+}
+
+// An engine whose checkpoint list fails (SeaTunnel before the checkpoint API) still says how
+// the job is configured: the configuration is kept, the failing polls do not repeat its reads.
+func TestCollectorReadsTheConfigurationWhenTheListFails(t *testing.T) {
+	st := openStore(t)
+	eng := &configEngine{rollingEngine: &rollingEngine{start: time.Now(), interval: 100 * time.Millisecond,
+		dur: 20 * time.Millisecond, capacity: 10, details: map[int64]int{}, frozen: true}}
+	opts := fastOptions(st, nil)
+	opts.ConfigEvery = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, opts)
+	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	defer m.Stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		cs, err := st.JobConfigs(ctx, "c1", "job-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no configuration while the list polls fail")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // several failed polls more
+	if n := eng.callCount(); n != 1 {
+		t.Errorf("%d configuration reads, want 1 (the next is due in an hour)", n)
+	}
+	if h, _ := m.Health("c1"); h.State != "error" {
+		t.Errorf("health %q: the list polls fail", h.State)
+	}
+}
