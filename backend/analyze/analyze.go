@@ -40,6 +40,9 @@ type JobAnalysis struct {
 	SlowPhases      []SlowRun            `json:"slow_phases"`
 	SlowCheckpoints []SlowRun            `json:"slow_checkpoints"`
 	Correlation     Correlation          `json:"correlation"`
+	// Advice says what to change, from the evidence above and the job's
+	// configuration (docs/advice.md); most important first.
+	Advice []Advice `json:"advice"`
 }
 
 // CheckpointAnalysis is one checkpoint explained.
@@ -433,6 +436,7 @@ func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 		ja.SlowPhases, ja.SlowCheckpoints = []SlowRun{}, []SlowRun{}
 	}
 	ja.Correlation = correlate(a.corr)
+	ja.Advice = []Advice{}
 	a.notes(&ja, job)
 	return ja, a.err
 }

@@ -23,6 +23,34 @@ export interface AckProgress {
   curve?: AckPoint[];
 }
 
+/** analyze.Advice */
+export interface Advice {
+  code: AdviceCode;
+  severity: AdviceSeverity;
+  title: string;
+  text: string;
+  title_part: ReasonPart;
+  text_parts: ReasonPart[] | null;
+  config_keys: string[] | null;
+  current: Record<string, string> | null;
+  evidence: AdviceEvidence;
+  docs_url: string;
+}
+
+/** analyze.AdviceCode (its constants) */
+export type AdviceCode = 'unaligned_checkpoints' | 'timeout_vs_p99' | 'incremental_checkpoints' | 'rocksdb_for_large_state' | 'sync_snapshot' | 'interval_back_to_back' | 'tolerable_failures' | 'finalize_or_commit';
+export const AdviceCodeValues: readonly AdviceCode[] = ['unaligned_checkpoints', 'timeout_vs_p99', 'incremental_checkpoints', 'rocksdb_for_large_state', 'sync_snapshot', 'interval_back_to_back', 'tolerable_failures', 'finalize_or_commit'];
+
+/** analyze.AdviceEvidence */
+export interface AdviceEvidence {
+  checkpoint_ids: number[] | null;
+  figures: Record<string, number> | null;
+}
+
+/** analyze.AdviceSeverity (its constants) */
+export type AdviceSeverity = 'critical' | 'warning' | 'info';
+export const AdviceSeverityValues: readonly AdviceSeverity[] = ['critical', 'warning', 'info'];
+
 /** model.Auth (an argument) */
 export interface Auth {
   kind: AuthKind;
@@ -705,6 +733,7 @@ export interface Report {
   slow_phases: SlowRun[] | null;
   slow_checkpoints: SlowRun[] | null;
   correlation: Correlation;
+  advice: Advice[] | null;
   summary: Summary;
   reconciliation?: Reconciliation;
 }
@@ -1003,6 +1032,26 @@ type NormalizedField<V> = [NonNullable<V>] extends [readonly unknown[]]
     ? Normalized<NonNullable<V>> | Extract<V, undefined>
     : Normalized<V>;
 
+/** analyze.Advice as Normalized<Advice>. */
+export function normalizeAdvice(v: Advice): Normalized<Advice> {
+  return {
+    ...v,
+    text_parts: v?.text_parts ?? [],
+    config_keys: v?.config_keys ?? [],
+    current: v?.current ?? {},
+    evidence: normalizeAdviceEvidence(v?.evidence),
+  };
+}
+
+/** analyze.AdviceEvidence as Normalized<AdviceEvidence>. */
+export function normalizeAdviceEvidence(v: AdviceEvidence): Normalized<AdviceEvidence> {
+  return {
+    ...v,
+    checkpoint_ids: v?.checkpoint_ids ?? [],
+    figures: v?.figures ?? {},
+  };
+}
+
 /** analyze.CheckpointAnalysis as Normalized<CheckpointAnalysis>. */
 export function normalizeCheckpointAnalysis(v: CheckpointAnalysis): Normalized<CheckpointAnalysis> {
   return {
@@ -1165,6 +1214,7 @@ export function normalizeReport(v: Report): Normalized<Report> {
     slow_phases: (v?.slow_phases ?? []).map(normalizeSlowRun),
     slow_checkpoints: (v?.slow_checkpoints ?? []).map(normalizeSlowRun),
     correlation: normalizeCorrelation(v?.correlation),
+    advice: (v?.advice ?? []).map(normalizeAdvice),
     summary: normalizeSummary(v?.summary),
   };
 }
