@@ -86,6 +86,7 @@ func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int6
 // checkpoints without their tasks.
 func (a *App) analyzeStreamed(ctx context.Context, in *analysisInput, fromMs, toMs int64, s analyze.Streaming) (analyze.JobAnalysis, []model.Checkpoint, error) {
 	an := analyze.NewAnalyzer(in.job, in.acks, nil)
+	an.SetConfig(in.config)
 	an.Stream(s)
 	q := store.Query{Cluster: in.job.Cluster, JobID: in.job.ID, FromMs: fromMs, ToMs: toMs}
 	n, err := a.store.CountCheckpoints(ctx, q)
@@ -191,6 +192,9 @@ type analysisInput struct {
 	job  model.Job
 	acks []model.AckSample
 	gaps []model.Gap
+	// config is the job's configuration in effect at the range's end (nil
+	// when none was collected), for the advice.
+	config *model.JobConfig
 }
 
 // sampleQuery selects the ack and metric samples of the job for [fromMs, toMs],
@@ -220,6 +224,15 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 	}
 	if in.gaps, err = a.store.Gaps(ctx, store.Query{Cluster: cluster, JobID: job}); err != nil {
 		return in, err
+	}
+	configs, err := a.store.JobConfigs(ctx, cluster, job)
+	if err != nil {
+		return in, err
+	}
+	for i := range configs {
+		if toMs == 0 || configs[i].SeenMs <= toMs || in.config == nil {
+			in.config = &configs[i]
+		}
 	}
 	return in, nil
 }

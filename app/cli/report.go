@@ -599,9 +599,38 @@ func writeReportText(w io.Writer, r app.Report, t *checkpointTally) {
 		}
 	}
 	fmt.Fprintf(w, "Why: %s%s — %s\n", r.Correlation.Verdict, basisText(r.Correlation.Basis), r.Correlation.Reason)
+	if len(r.Advice) > 0 {
+		fmt.Fprintln(w, "Advice:")
+		for _, a := range r.Advice {
+			fmt.Fprintf(w, "  [%s] %s\n    %s\n", a.Severity, a.Title, a.Text)
+			if k := keysText(a); k != "" {
+				fmt.Fprintf(w, "    Keys: %s\n", k)
+			}
+			fmt.Fprintf(w, "    Checkpoints: %s; see %s\n", orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
+}
+
+// keysText lists an advice item's keys with the values the engine
+// reported: "execution.checkpointing.timeout = 10 s, … (not reported)".
+func keysText(a analyze.Advice) string {
+	parts := make([]string, len(a.ConfigKeys))
+	for i, k := range a.ConfigKeys {
+		if v, ok := a.Current[k]; ok {
+			parts[i] = k + " = " + v
+		} else {
+			parts[i] = k + " (not reported)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mdText keeps text on one markdown line, its emphasis characters literal.
+func mdText(s string) string {
+	return strings.NewReplacer("*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]").Replace(firstLine(s))
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(firstLine(s), "|", "\\|") }
@@ -633,6 +662,13 @@ func writeReportMarkdown(w io.Writer, r app.Report, t *checkpointTally) {
 		fmt.Fprintf(w, "\n## Failures\n\n| count | phase | checkpoints | message |\n|---|---|---|---|\n")
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", f.Count, mdEscape(orDash(string(f.Phase))), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
+		}
+	}
+	if len(r.Advice) > 0 {
+		fmt.Fprintf(w, "\n## Advice\n\n")
+		for _, a := range r.Advice {
+			fmt.Fprintf(w, "- **%s** (%s): %s\n  - Keys: %s\n  - Checkpoints: %s — [docs](%s)\n", mdText(a.Title), a.Severity,
+				mdText(a.Text), mdText(orDash(keysText(a))), orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
 		}
 	}
 	if len(r.Notes) > 0 {

@@ -159,6 +159,7 @@ type Analyzer struct {
 
 	stream     *Streaming
 	metricsSet bool
+	cfg        *model.JobConfig
 	err        error // the first error Emit returned
 }
 
@@ -199,6 +200,10 @@ func NewAnalyzer(job model.Job, acks []model.AckSample, metrics []model.MetricSa
 	}
 	return a
 }
+
+// SetConfig gives the analysis the job's configuration (nil when unknown),
+// for the advice.
+func (a *Analyzer) SetConfig(cfg *model.JobConfig) { a.cfg = cfg }
 
 // HasCommitSamples reports whether metrics hold a sink committer's samples:
 // then a streaming analysis needs the completed checkpoints' end times
@@ -436,7 +441,7 @@ func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 		ja.SlowPhases, ja.SlowCheckpoints = []SlowRun{}, []SlowRun{}
 	}
 	ja.Correlation = correlate(a.corr)
-	ja.Advice = []Advice{}
+	ja.Advice = advise(a.adviceFacts(&ja))
 	a.notes(&ja, job)
 	return ja, a.err
 }
@@ -797,6 +802,9 @@ func (a *Analyzer) corrInputOf(k int, median float64) corrInput {
 	if out.Bottleneck != nil && !out.Bottleneck.Pending {
 		ci.bottleneck = out.Bottleneck.Phase
 		ci.bnVertex = cmp.Or(out.Bottleneck.VertexName, out.Bottleneck.VertexID)
+		if out.Bottleneck.PhaseMs != nil {
+			ci.bnMs = *out.Bottleneck.PhaseMs
+		}
 	}
 	if cs := out.Causes; len(cs) > 0 && (cs[0].Phase == PhaseStartDelay || cs[0].Phase == PhaseAlignment) && cs[0].UpstreamVertexID != "" {
 		ci.queueAt, ci.queueUp = cmp.Or(cs[0].VertexName, cs[0].VertexID), cmp.Or(cs[0].UpstreamVertexName, cs[0].UpstreamVertexID)
@@ -862,4 +870,32 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	if fromLog > 0 {
 		ja.note(part("note_from_log", "n", fmt.Sprint(fromLog)))
 	}
+}
+
+// adviceFacts gathers what the advice rules read from the finished analysis.
+func (a *Analyzer) adviceFacts(ja *JobAnalysis) *adviceFacts {
+	f := &adviceFacts{engine: a.job.Engine, cfg: a.cfg, corr: ja.Correlation}
+	for k := range a.heads {
+		c, ci, fail := &a.heads[k], &a.corr[k], a.fails[k]
+		switch {
+		case ci.completed:
+			f.completed = append(f.completed, adviceCheckpoint{id: c.ID, e2e: c.EndToEndMs, size: c.CheckpointedSize,
+				stateSize: c.StateSize, bottleneck: ci.bottleneck, vertex: ci.bnVertex, phaseMs: ci.bnMs,
+				queuedAt: ci.queueAt, upstreamBP: ci.upstream, unaligned: c.Kind == model.KindUnaligned})
+		case fail != nil && fail.Expired:
+			e := adviceFailure{id: c.ID, e2e: c.EndToEndMs, task: fail.Task}
+			if c.LatestAckMs > 0 {
+				e.latestAck = c.LatestAckMs - c.TriggerMs
+			}
+			f.expired = append(f.expired, e)
+		case fail != nil && !fail.JobLevel:
+			f.declined = append(f.declined, adviceFailure{id: c.ID, e2e: c.EndToEndMs, task: fail.Task})
+		}
+	}
+	for _, cm := range a.commits.commits {
+		if cm != nil && cm.DurationMs != nil {
+			f.commitMs = append(f.commitMs, *cm.DurationMs)
+		}
+	}
+	return f
 }

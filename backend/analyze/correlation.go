@@ -339,6 +339,7 @@ type corrInput struct {
 	hasPhases   bool
 	bottleneck  Phase  // "" if none
 	bnVertex    string // the bottleneck's vertex name (or id); "" for finalize
+	bnMs        int64  // the bottleneck phase's time
 	sampledAlig *float64
 	maxBP       *float64
 	busy        *float64
