@@ -13,7 +13,7 @@ export const resultsDir = fileURLToPath(new URL('../../test-results/', import.me
 /** skip is the reason to skip a fake-bridge suite, or false. */
 export const skip = existsSync(dist) ? false : 'dist/ is not built: run `make frontend` (or `npm run build`) first';
 
-export async function fakePage({ viewport, pageErrors }) {
+export async function fakePage({ viewport, pageErrors, locale = 'en-US', timezoneId }) {
   mkdirSync(resultsDir, { recursive: true });
   const server = spawn(process.execPath, [serveFake], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolve, reject) => {
@@ -30,7 +30,7 @@ export async function fakePage({ viewport, pageErrors }) {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const context = await browser.newContext({ viewport, locale: 'en-US', colorScheme: 'light' });
+  const context = await browser.newContext({ viewport, locale, timezoneId, colorScheme: 'light' });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -41,9 +41,9 @@ export const i18n = {
   get lang(): Lang {
     return current;
   },
-  /** the Intl locale for numbers and dates */
+  /** the Intl locale for numbers and dates: the user's own (lang.ts) */
   get locale(): string {
-    return intlLocale(current);
+    return intlLocale(current, browserLangs());
   },
   set(lang: Lang) {
     current = lang;

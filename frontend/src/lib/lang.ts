@@ -6,7 +6,7 @@ export interface LangInfo {
   code: Lang;
   /** shown in the switch, in its own language */
   label: string;
-  /** the BCP 47 tag handed to Intl for numbers and dates */
+  /** the BCP 47 tag handed to Intl when the browser names no locale */
   intl: string;
 }
 
@@ -34,8 +34,25 @@ export function detectLang(stored: string | null | undefined, browserLangs: read
   return 'en';
 }
 
-export function intlLocale(lang: Lang): string {
-  return LANGS.find((l) => l.code === lang)?.intl ?? 'en-US';
+/**
+ * intlLocale is the locale for numbers and dates: the user's own, as the
+ * browser gives them (navigator.languages), while the translation follows
+ * lang. The first browser locale of the chosen language wins (en-GB for
+ * English in Britain); without one, the browser's first (a German reading
+ * the English UI keeps German dates); without any, the language's default.
+ */
+export function intlLocale(lang: Lang, browserLangs: readonly string[] = []): string {
+  const valid: string[] = [];
+  for (const l of browserLangs) {
+    try {
+      const [canon] = Intl.getCanonicalLocales(l);
+      if (canon) valid.push(canon);
+    } catch {
+      // not a BCP 47 tag: skip it
+    }
+  }
+  const same = valid.find((l) => l.toLowerCase().split('-')[0] === lang);
+  return same ?? valid[0] ?? LANGS.find((l) => l.code === lang)?.intl ?? 'en-US';
 }
 
 /** flattenKeys lists the dotted paths of every leaf in a nested messages object. */
