@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
@@ -12,7 +13,8 @@ import (
 
 // CheckpointView is everything the checkpoint detail view shows: the raw
 // checkpoint, its analysis (phases, bottleneck, failure, backpressure, slow
-// flags), its per-subtask phase rows and its ack-progress curve.
+// flags), its per-subtask phase rows, its ack-progress curve and the advice
+// of the analysis before it that cites it.
 type CheckpointView struct {
 	Checkpoint  CheckpointDetail           `json:"checkpoint"`
 	Analysis    analyze.CheckpointAnalysis `json:"analysis"`
@@ -23,6 +25,10 @@ type CheckpointView struct {
 	NoteParts   []analyze.ReasonPart       `json:"note_parts"`
 	Vertices    []model.Vertex             `json:"vertices"`
 	Edges       []model.Edge               `json:"edges"`
+	// Advice holds the items of the analysis of the 30 minutes before the
+	// checkpoint whose evidence cites its id, in the analysis's order (most
+	// important first).
+	Advice []analyze.Advice `json:"advice"`
 }
 
 // baselineWindowMs is how far before a checkpoint the detail view looks for
@@ -53,6 +59,7 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 			v.Analysis = c
 		}
 	}
+	v.Advice = adviceCiting(ja.Advice, id)
 	v.Subtasks = analyze.SubtaskRows(in.job, &d.Checkpoint)
 	var acks []model.AckSample
 	for _, s := range in.acks {
@@ -62,6 +69,19 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 	}
 	v.AckProgress = analyze.CheckpointAckProgress(in.job, &d.Checkpoint, acks, analyze.DefaultAckPoints)
 	return v, nil
+}
+
+// adviceCiting keeps the advice items whose evidence names checkpoint id, in
+// their order. Evidence ids carry no pipeline: an item of a SeaTunnel job
+// citing id is shown on that id in every pipeline.
+func adviceCiting(advice []analyze.Advice, id int64) []analyze.Advice {
+	var out []analyze.Advice
+	for _, ad := range advice {
+		if slices.Contains(ad.Evidence.CheckpointIDs, id) {
+			out = append(out, ad)
+		}
+	}
+	return out
 }
 
 // HeatmapKind names a heatmap (HeatmapRequest.Kind).

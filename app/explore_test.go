@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,37 @@ func TestSaveFileWritesWhereTheDialogSays(t *testing.T) {
 	a.dialogs = savePicker{path: ""}
 	if p, err := a.SaveFile("view.png", "aGk="); p != "" || err != nil {
 		t.Errorf("cancelled: %q, %v", p, err)
+	}
+}
+
+// The checkpoint view shows the advice items whose evidence cites it, in the
+// analysis's order, and none when no item does.
+func TestAdviceCitingKeepsTheItemsThatCiteTheCheckpoint(t *testing.T) {
+	items := []analyze.Advice{
+		{Code: analyze.AdviceTimeout, Severity: analyze.SeverityCritical, Evidence: analyze.AdviceEvidence{CheckpointIDs: []int64{7, 12}}},
+		{Code: analyze.AdviceUnaligned, Severity: analyze.SeverityWarning, Evidence: analyze.AdviceEvidence{CheckpointIDs: []int64{3}}},
+		{Code: analyze.AdviceInterval, Severity: analyze.SeverityInfo, Evidence: analyze.AdviceEvidence{CheckpointIDs: []int64{12}}},
+		{Code: analyze.AdviceSync, Severity: analyze.SeverityInfo},
+	}
+	got := adviceCiting(items, 12)
+	if len(got) != 2 || got[0].Code != analyze.AdviceTimeout || got[1].Code != analyze.AdviceInterval {
+		t.Errorf("advice citing 12: %+v, want timeout_vs_p99 then interval_back_to_back", got)
+	}
+	if got := adviceCiting(items, 99); len(got) != 0 {
+		t.Errorf("advice citing 99: %+v, want none", got)
+	}
+	if got := adviceCiting(nil, 12); len(got) != 0 {
+		t.Errorf("no advice: %+v", got)
+	}
+}
+
+// CheckpointView answers its advice under "advice" (the contract's name).
+func TestCheckpointViewAnswersAdvice(t *testing.T) {
+	b, err := json.Marshal(CheckpointView{Advice: []analyze.Advice{{Code: analyze.AdviceTimeout, Evidence: analyze.AdviceEvidence{CheckpointIDs: []int64{12}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"advice":[{"code":"timeout_vs_p99"`) {
+		t.Errorf("CheckpointView JSON %s has no advice", b)
 	}
 }

@@ -8,6 +8,8 @@
 // e2e/lanes.test.mjs drives it for the sink commits and custom lanes: orders-enrichment
 // on prod-flink has commit samples (a slow 1,900 ms commit shared by #2499 and #2500)
 // and prod-flink two custom lanes ("Kafka lag", "Records out/s") with samples.
+// e2e/advice.test.mjs drives it for the advice (adviceFor): three items of different
+// severities on orders-enrichment, one on clickstream-sessionize, none elsewhere.
 (function () {
   'use strict';
   const now = Date.now();
@@ -351,7 +353,65 @@
       if (!f.task && c.declined?.task) f.task = c.declined.task;
     }
     const failures = [...byMsg.values()].sort((a, b) => b.count - a.count);
-    return { job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures, slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, summary: { total: list.length, completed: list.filter((c) => c.status === 'COMPLETED').length, failed: list.filter((c) => c.status === 'FAILED').length, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } };
+    return { job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures, slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, advice: adviceFor(cluster, job), summary: { total: list.length, completed: list.filter((c) => c.status === 'COMPLETED').length, failed: list.filter((c) => c.status === 'FAILED').length, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } };
+  }
+
+  // ---- Advice (issue #16): what a job's analysis would say to change, most severe first. ----
+  // orders-enrichment on prod-flink: expiring checkpoints (critical, its timeout reported), barriers
+  // behind backpressure in aligned checkpoints (warning, one key not reported) and an interval
+  // shorter than the checkpoints (info); clickstream-sessionize: tolerable failures (#3 and #10).
+  // The templates (reason.advice_*) are the Go side's: until they exist the UI says the English.
+  const FLINK_DOCS = 'https://nightlies.apache.org/flink/flink-docs-stable/docs/ops/state/';
+  function adviceFor(cluster, job) {
+    const list = checkpoints[key(cluster, job)] || [];
+    const ids = (pred, n) => list.filter(pred).slice(0, n || 20).map((c) => c.id);
+    if (cluster === 'prod-flink' && job === jobs['prod-flink'][0].id) {
+      const expired = ids((c) => c.status === 'FAILED' && /expired/.test(c.failure_message), 6);
+      const slow = ids((c) => c.id > 2100 && c.id < 2200 && c.status === 'COMPLETED' && c.end_to_end_ms > 4000, 8);
+      return [
+        { code: 'timeout_vs_p99', severity: 'critical',
+          title: 'Checkpoints expire: raise the checkpoint timeout above the p99 duration',
+          text: expired.length + ' checkpoints expired while still acknowledging; the timeout is 60000 ms and the p99 duration 58200 ms',
+          title_part: { code: 'advice_timeout_title' },
+          text_parts: [{ code: 'advice_timeout_text', args: { n: String(expired.length), timeout_ms: '60000', p99_ms: '58200' } }],
+          config_keys: ['execution.checkpointing.timeout'],
+          current: { 'execution.checkpointing.timeout': '60000 ms' },
+          evidence: { checkpoint_ids: expired, figures: { timeout_ms: 60000, p99_ms: 58200 } },
+          docs_url: FLINK_DOCS + 'checkpointing_under_backpressure/' },
+        { code: 'unaligned_checkpoints', severity: 'warning',
+          title: 'Barriers wait behind backpressured data: use unaligned checkpoints',
+          text: 'in ' + slow.length + ' slow aligned checkpoints start delay and alignment took 71% of the time, with upstream backpressure up to 94%',
+          title_part: { code: 'advice_unaligned_title' },
+          text_parts: [{ code: 'advice_unaligned_text', args: { n: String(slow.length), share: '71', level: '94' } }],
+          config_keys: ['execution.checkpointing.unaligned.enabled', 'execution.checkpointing.unaligned', 'execution.checkpointing.aligned-checkpoint-timeout', 'taskmanager.network.memory.buffer-debloat.enabled'],
+          current: { 'execution.checkpointing.unaligned': 'false', 'execution.checkpointing.aligned-checkpoint-timeout': '0 ms' },
+          evidence: { checkpoint_ids: slow, figures: { share: 0.71, backpressure: 0.94 } },
+          docs_url: FLINK_DOCS + 'checkpointing_under_backpressure/' },
+        { code: 'interval_back_to_back', severity: 'info',
+          title: 'Checkpoints run back to back: lengthen the interval or set a minimum pause',
+          text: 'the interval (1000 ms) is shorter than the p90 duration (5400 ms) plus the minimum pause (0 ms)',
+          title_part: { code: 'advice_interval_title' },
+          text_parts: [{ code: 'advice_interval_text', args: { interval_ms: '1000', p90_ms: '5400', pause_ms: '0' } }],
+          config_keys: ['execution.checkpointing.interval', 'execution.checkpointing.min-pause'],
+          current: { 'execution.checkpointing.interval': '1000 ms', 'execution.checkpointing.min-pause': '0 ms' },
+          evidence: { checkpoint_ids: slow.slice(0, 3), figures: { interval_ms: 1000, p90_ms: 5400, pause_ms: 0 } },
+          docs_url: 'https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/fault-tolerance/checkpointing/' },
+      ];
+    }
+    if (cluster === 'prod-flink' && job === jobs['prod-flink'][1].id) {
+      return [
+        { code: 'tolerable_failures', severity: 'critical',
+          title: 'Each declined checkpoint fails the job over: allow some tolerable checkpoint failures',
+          text: '2 checkpoints were declined and no tolerable failures are allowed, so each one failed the job over',
+          title_part: { code: 'advice_tolerable_title' },
+          text_parts: [{ code: 'advice_tolerable_text', args: { n: '2' } }],
+          config_keys: ['execution.checkpointing.tolerable-failed-checkpoints'],
+          current: {},
+          evidence: { checkpoint_ids: ids((c) => c.status === 'FAILED'), figures: { declined: 2 } },
+          docs_url: 'https://nightlies.apache.org/flink/flink-docs-stable/docs/deployment/config/#execution-checkpointing-tolerable-failed-checkpoints' },
+      ];
+    }
+    return [];
   }
 
   // checkLanes mirrors app.CheckLanes: its errors name the lane.
@@ -447,7 +507,9 @@
         notes.push(logged + " checkpoint(s) come from the JobManager log alone (they had left Flink's REST history): status, times, size, finalize and failure cause, no per-subtask stats");
         noteParts.push({ code: 'note_from_log', args: { n: String(logged) } });
       }
-      return { checkpoint: d, analysis, subtasks: [], phases_available: d.finalize_ms !== undefined ? ['finalize'] : [], notes, note_parts: noteParts, vertices: [], edges: [] };
+      // The items citing this checkpoint, as app.CheckpointView filters them.
+      const advice = adviceFor(cluster, job).filter((a) => a.evidence.checkpoint_ids.includes(d.id));
+      return { checkpoint: d, analysis, subtasks: [], phases_available: d.finalize_ms !== undefined ? ['finalize'] : [], notes, note_parts: noteParts, vertices: [], edges: [], advice };
     }),
     JobReconciliation: (cluster, job) => delay(reconciliation(cluster, job)),
     // What a Flink 2.3 knob job's REST reports (nil fields: not reported).

@@ -11,6 +11,7 @@
 import type * as wire from './contract.gen';
 import type { Normalized } from './contract.gen';
 import {
+  AdviceSeverityValues,
   JobManagerLogModeValues,
   LogStateKindValues,
   normalizeCheckpointDetail,
@@ -197,6 +198,14 @@ export type ReasonPart = Normalized<wire.ReasonPart>;
 export type FailureCluster = Normalized<wire.FailureCluster>;
 export type SlowRun = Normalized<wire.SlowRun>;
 export type Summary = Normalized<wire.Summary>;
+/**
+ * One thing to change (analyze.Advice): title/text in English, title_part/text_parts the same as
+ * "reason" templates; config_keys in Flink 2.x's spelling then 1.x's; current: what the engine
+ * reported for them (a key absent: not reported); evidence.checkpoint_ids: at most 20, clearest first.
+ */
+export type Advice = Normalized<wire.Advice>;
+export type AdviceSeverity = wire.AdviceSeverity;
+export const ADVICE_SEVERITIES: readonly AdviceSeverity[] = AdviceSeverityValues;
 /** reconciliation: the collector's account of the job's ids against what was stored (absent if none). */
 export type Report = Normalized<wire.Report>;
 export type LogView = Normalized<wire.LogView>;
@@ -209,6 +218,8 @@ type Method = (...args: unknown[]) => Promise<unknown>;
 interface Runtime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
   EventsOff(name: string, ...more: string[]): void;
+  /** Wails's: opens a URL in the system browser (the desktop window only). */
+  BrowserOpenURL?(url: string): void;
 }
 
 declare global {

@@ -241,6 +241,7 @@ export interface CheckpointView {
   note_parts: ReasonPart[] | null;
   vertices: Vertex[] | null;
   edges: Edge[] | null;
+  advice: Advice[] | null;
 }
 
 /** app.CheckpointsEvent */
@@ -1088,6 +1089,7 @@ export function normalizeCheckpointView(v: CheckpointView): Normalized<Checkpoin
     note_parts: v?.note_parts ?? [],
     vertices: v?.vertices ?? [],
     edges: v?.edges ?? [],
+    advice: (v?.advice ?? []).map(normalizeAdvice),
   };
 }
 

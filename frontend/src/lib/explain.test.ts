@@ -82,6 +82,7 @@ function view(): CheckpointViewData {
     note_parts: [],
     vertices: [{ id: 'e', name: 'Async enrich', parallelism: 4 }],
     edges: [],
+    advice: [],
   };
 }
 

@@ -16,7 +16,8 @@ export function basisText(f: Pick<CheckpointFailure, 'basis' | 'basis_parts'>, t
   return clausesText(f.basis_parts, f.basis, t, has, false);
 }
 
-function clausesText(parts: ReasonPart[] | undefined, english: string, t: Translate, has: (key: string) => boolean, end: boolean): string {
+/** clausesText says parts with the reason templates, joined as a reason is (and ended when end); english when there are none or one is unknown. */
+export function clausesText(parts: ReasonPart[] | undefined, english: string, t: Translate, has: (key: string) => boolean, end: boolean): string {
   if (!parts || parts.length === 0 || parts.some((p) => !has(`reason.${p.code}`))) return english;
   return parts.map((p) => t(`reason.${p.code}`, p.args ?? {})).join(t('reasonJoin.sep')) + (end ? t('reasonJoin.end') : '');
 }
