@@ -360,8 +360,30 @@
   // orders-enrichment on prod-flink: expiring checkpoints (critical, its timeout reported), barriers
   // behind backpressure in aligned checkpoints (warning, one key not reported) and an interval
   // shorter than the checkpoints (info); clickstream-sessionize: tolerable failures (#3 and #10).
-  // The templates (reason.advice_*) are the Go side's: until they exist the UI says the English.
-  const FLINK_DOCS = 'https://nightlies.apache.org/flink/flink-docs-stable/docs/ops/state/';
+  // The parts use the Go side's templates (reason.advice_*, backend/analyze/advice_rules.go);
+  // title and text are their English, rendered by render() as the Go side renders them.
+  const FLINK_DOCS = 'https://nightlies.apache.org/flink/flink-docs-stable/docs/';
+  const EN = {
+    advice_timeout_title: '{{n}} checkpoint(s) expired while still acknowledging: weigh the timeout against the p99',
+    advice_timeout_evidence: '{{n}} checkpoint(s) ({{ids}}) expired at the timeout of {{timeout}}, their last acknowledgement at {{late}}% of it or later',
+    advice_timeout_tight: 'completed checkpoints take up to {{p99}} (p99), too close to the timeout: raise {{key}} to at least {{suggest}}, or remove the cause',
+    advice_unaligned_title: 'Barriers wait behind backpressured data: consider unaligned checkpoints',
+    advice_unaligned_evidence: 'in {{share}}% of the slowest quarter of checkpoints ({{ids}}) the time went into the start delay or alignment while upstream backpressure reached {{level}}%',
+    advice_unaligned_aligned: 'these checkpoints are aligned, so each barrier queues behind the buffered in-flight data',
+    advice_unaligned_cause_at: 'the lasting fix is the slow operator that backpressures its inputs: {{vertex}}',
+    advice_interval_title: 'Checkpoints run back to back',
+    advice_interval_evidence: 'the interval is {{interval}} while completed checkpoints take {{p90}} (p90) and the min pause is {{pause}}: one starts as soon as the last ends',
+    advice_interval_fix: 'the job spends most of its time checkpointing; raise the min pause ({{key_pause}}) to at least {{suggest}}, or the interval ({{key_interval}})',
+    advice_tolerable_title: 'Each failed checkpoint fails the job over',
+    advice_tolerable_evidence: '{{n}} checkpoint(s) ({{ids}}) failed between completed ones, and the job tolerates {{tolerable}} failed checkpoints',
+    advice_tolerable_fix: 'with none tolerated, one failure restarts the job; allow a few ({{key}}: 3) while the failures are fixed',
+  };
+  const fill = (p) => Object.entries(p.args || {}).reduce((t, [k, v]) => t.split('{{' + k + '}}').join(v), EN[p.code]);
+  const idText = (ids) => ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', …' : '');
+  function render(code, severity, title, parts, keys, current, ids, figures, docs) {
+    return { code, severity, title: fill(title), text: parts.map(fill).join('; ') + '.', title_part: title, text_parts: parts,
+      config_keys: keys, current, evidence: { checkpoint_ids: ids, figures }, docs_url: docs };
+  }
   function adviceFor(cluster, job) {
     const list = checkpoints[key(cluster, job)] || [];
     const ids = (pred, n) => list.filter(pred).slice(0, n || 20).map((c) => c.id);
@@ -369,46 +391,34 @@
       const expired = ids((c) => c.status === 'FAILED' && /expired/.test(c.failure_message), 6);
       const slow = ids((c) => c.id > 2100 && c.id < 2200 && c.status === 'COMPLETED' && c.end_to_end_ms > 4000, 8);
       return [
-        { code: 'timeout_vs_p99', severity: 'critical',
-          title: 'Checkpoints expire: raise the checkpoint timeout above the p99 duration',
-          text: expired.length + ' checkpoints expired while still acknowledging; the timeout is 60000 ms and the p99 duration 58200 ms',
-          title_part: { code: 'advice_timeout_title' },
-          text_parts: [{ code: 'advice_timeout_text', args: { n: String(expired.length), timeout_ms: '60000', p99_ms: '58200' } }],
-          config_keys: ['execution.checkpointing.timeout'],
-          current: { 'execution.checkpointing.timeout': '60000 ms' },
-          evidence: { checkpoint_ids: expired, figures: { timeout_ms: 60000, p99_ms: 58200 } },
-          docs_url: FLINK_DOCS + 'checkpointing_under_backpressure/' },
-        { code: 'unaligned_checkpoints', severity: 'warning',
-          title: 'Barriers wait behind backpressured data: use unaligned checkpoints',
-          text: 'in ' + slow.length + ' slow aligned checkpoints start delay and alignment took 71% of the time, with upstream backpressure up to 94%',
-          title_part: { code: 'advice_unaligned_title' },
-          text_parts: [{ code: 'advice_unaligned_text', args: { n: String(slow.length), share: '71', level: '94' } }],
-          config_keys: ['execution.checkpointing.unaligned.enabled', 'execution.checkpointing.unaligned', 'execution.checkpointing.aligned-checkpoint-timeout', 'taskmanager.network.memory.buffer-debloat.enabled'],
-          current: { 'execution.checkpointing.unaligned': 'false', 'execution.checkpointing.aligned-checkpoint-timeout': '0 ms' },
-          evidence: { checkpoint_ids: slow, figures: { share: 0.71, backpressure: 0.94 } },
-          docs_url: FLINK_DOCS + 'checkpointing_under_backpressure/' },
-        { code: 'interval_back_to_back', severity: 'info',
-          title: 'Checkpoints run back to back: lengthen the interval or set a minimum pause',
-          text: 'the interval (1000 ms) is shorter than the p90 duration (5400 ms) plus the minimum pause (0 ms)',
-          title_part: { code: 'advice_interval_title' },
-          text_parts: [{ code: 'advice_interval_text', args: { interval_ms: '1000', p90_ms: '5400', pause_ms: '0' } }],
-          config_keys: ['execution.checkpointing.interval', 'execution.checkpointing.min-pause'],
-          current: { 'execution.checkpointing.interval': '1000 ms', 'execution.checkpointing.min-pause': '0 ms' },
-          evidence: { checkpoint_ids: slow.slice(0, 3), figures: { interval_ms: 1000, p90_ms: 5400, pause_ms: 0 } },
-          docs_url: 'https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/fault-tolerance/checkpointing/' },
+        render('timeout_vs_p99', 'critical', { code: 'advice_timeout_title', args: { n: String(expired.length) } }, [
+          { code: 'advice_timeout_evidence', args: { n: String(expired.length), ids: idText(expired), timeout: '1 min', late: '75' } },
+          { code: 'advice_timeout_tight', args: { p99: '58.2 s', key: 'execution.checkpointing.timeout', suggest: '2 min' } },
+        ], ['execution.checkpointing.timeout'], { 'execution.checkpointing.timeout': '1 min' }, expired,
+        { timeout_ms: 60000, p99_ms: 58200, expired: expired.length }, FLINK_DOCS + 'dev/datastream/fault-tolerance/checkpointing/'),
+        render('unaligned_checkpoints', 'warning', { code: 'advice_unaligned_title' }, [
+          { code: 'advice_unaligned_evidence', args: { share: '71', ids: idText(slow), level: '94' } },
+          { code: 'advice_unaligned_aligned' },
+          { code: 'advice_unaligned_cause_at', args: { vertex: 'Enrich' } },
+        ], ['execution.checkpointing.unaligned.enabled', 'execution.checkpointing.unaligned', 'execution.checkpointing.aligned-checkpoint-timeout', 'taskmanager.network.memory.buffer-debloat.enabled'],
+        { 'execution.checkpointing.unaligned': 'false', 'execution.checkpointing.aligned-checkpoint-timeout': '0 ms' },
+        slow, { share: 0.71, upstream_backpressure: 0.94 }, FLINK_DOCS + 'ops/state/checkpointing_under_backpressure/'),
+        render('interval_back_to_back', 'info', { code: 'advice_interval_title' }, [
+          { code: 'advice_interval_evidence', args: { interval: '1 s', p90: '5.4 s', pause: '0 ms' } },
+          { code: 'advice_interval_fix', args: { key_pause: 'execution.checkpointing.min-pause', suggest: '6 s', key_interval: 'execution.checkpointing.interval' } },
+        ], ['execution.checkpointing.interval', 'execution.checkpointing.min-pause'],
+        { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.min-pause': '0 ms' }, slow.slice(0, 3),
+        { interval_ms: 1000, p90_ms: 5400, min_pause_ms: 0 }, FLINK_DOCS + 'ops/state/large_state_tuning/'),
       ];
     }
     if (cluster === 'prod-flink' && job === jobs['prod-flink'][1].id) {
+      const failed = ids((c) => c.status === 'FAILED');
       return [
-        { code: 'tolerable_failures', severity: 'critical',
-          title: 'Each declined checkpoint fails the job over: allow some tolerable checkpoint failures',
-          text: '2 checkpoints were declined and no tolerable failures are allowed, so each one failed the job over',
-          title_part: { code: 'advice_tolerable_title' },
-          text_parts: [{ code: 'advice_tolerable_text', args: { n: '2' } }],
-          config_keys: ['execution.checkpointing.tolerable-failed-checkpoints'],
-          current: {},
-          evidence: { checkpoint_ids: ids((c) => c.status === 'FAILED'), figures: { declined: 2 } },
-          docs_url: 'https://nightlies.apache.org/flink/flink-docs-stable/docs/deployment/config/#execution-checkpointing-tolerable-failed-checkpoints' },
+        render('tolerable_failures', 'critical', { code: 'advice_tolerable_title' }, [
+          { code: 'advice_tolerable_evidence', args: { n: String(failed.length), ids: idText(failed), tolerable: '0' } },
+          { code: 'advice_tolerable_fix', args: { key: 'execution.checkpointing.tolerable-failed-checkpoints' } },
+        ], ['execution.checkpointing.tolerable-failed-checkpoints'], {}, failed, { failed: failed.length, tolerable: 0 },
+        FLINK_DOCS + 'dev/datastream/fault-tolerance/checkpointing/'),
       ];
     }
     return [];

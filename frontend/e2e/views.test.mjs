@@ -315,6 +315,8 @@ describe('views', { skip: !CE_URL }, () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: 5000 });
     assert.equal(await canvas.getAttribute('data-origin-label'), 'barriers queued here ← behind Source: Numbers');
     await page.getByTestId('gantt-origin-legend').waitFor();
+    // The advice that cites this checkpoint sits above the Gantt: hover where it is.
+    await canvas.scrollIntoViewIfNeeded();
     const box = await canvas.boundingBox();
     await page.mouse.move(box.x + 120, box.y + 24 + 22 + 11);
     assert.equal((await page.getByTestId('gantt-origin-tip').innerText()).trim(), '890 ms: barriers queued at the input of Slow Map (behind Source: Numbers)');

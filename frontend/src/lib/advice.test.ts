@@ -133,3 +133,18 @@ describe('docsHref and openExternal', () => {
     expect(open).toHaveBeenCalledTimes(1);
   });
 });
+
+// The development fake renders its advice's English from a copy of the Go
+// side's templates: the copy must say what en.json says.
+describe('the fake bridge advice', () => {
+  it('copies the English templates exactly', async () => {
+    const fs = await import('node:fs');
+    const src = fs.readFileSync(new URL('../../dev/fake-bridge.js', import.meta.url), 'utf8');
+    const body = src.match(/const EN = \{([\s\S]*?)\n {2}\};/)?.[1];
+    expect(body).toBeTruthy();
+    const copy = new Function(`return {${body}};`)() as Record<string, string>;
+    const en = JSON.parse(fs.readFileSync(new URL('../i18n/en.json', import.meta.url), 'utf8')) as { reason: Record<string, string> };
+    expect(Object.keys(copy).length).toBeGreaterThan(5);
+    for (const [code, text] of Object.entries(copy)) expect([code, text]).toEqual([code, en.reason[code]]);
+  });
+});

@@ -38,8 +38,8 @@ export function detectLang(stored: string | null | undefined, browserLangs: read
  * intlLocale is the locale for numbers and dates: the user's own, as the
  * browser gives them (navigator.languages), while the translation follows
  * lang. The first browser locale of the chosen language wins (en-GB for
- * English in Britain); without one, the browser's first (a German reading
- * the English UI keeps German dates); without any, the language's default.
+ * English in Britain, en-IN in India); without one, the language's default
+ * (Intl words units in the locale's language: a Chinese UI says 毫秒).
  */
 export function intlLocale(lang: Lang, browserLangs: readonly string[] = []): string {
   const valid: string[] = [];
@@ -52,7 +52,7 @@ export function intlLocale(lang: Lang, browserLangs: readonly string[] = []): st
     }
   }
   const same = valid.find((l) => l.toLowerCase().split('-')[0] === lang);
-  return same ?? valid[0] ?? LANGS.find((l) => l.code === lang)?.intl ?? 'en-US';
+  return same ?? LANGS.find((l) => l.code === lang)?.intl ?? 'en-US';
 }
 
 /** flattenKeys lists the dotted paths of every leaf in a nested messages object. */
