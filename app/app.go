@@ -45,6 +45,10 @@ type Options struct {
 	// JobManagerLogEvery overrides how often a Flink cluster's JobManager
 	// log may be read (default JobManagerLogEvery, a minute).
 	JobManagerLogEvery time.Duration
+	// Keychain keeps passwords and tokens in the OS keychain: "" uses it
+	// for the OS's own places and not with DataDir (a data dir is
+	// self-contained), "on" and "off" decide.
+	Keychain string
 }
 
 // Paths is where an App keeps its files.
@@ -152,7 +156,7 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 		log:     logger,
 		logFile: logFile,
 		opts:    opts,
-		config:  &configFile{path: paths.Config},
+		config:  newConfigFile(paths.Config, opts, logger),
 		events:  newBroadcaster(),
 		health:  map[string]collect.Health{},
 	}}

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,6 +26,9 @@ import (
 type Config struct {
 	Clusters  []model.Cluster  `json:"clusters"`
 	Retention *RetentionLimits `json:"retention,omitempty"`
+	// SecretsInKeychain names the clusters whose passwords and tokens are
+	// in the OS keychain rather than in this file.
+	SecretsInKeychain []string `json:"secrets_in_keychain,omitempty"`
 }
 
 // RetentionLimits is the JSON-friendly form of store.Retention.
@@ -61,13 +66,54 @@ func (l RetentionLimits) validate() error {
 	return nil
 }
 
-// configFile loads and saves Config atomically with mode 0600.
+// configFile loads and saves Config atomically with mode 0600, its
+// secrets in the OS keychain when there is one (keychain nil: never).
 type configFile struct {
-	path string
-	mu   sync.Mutex
+	path     string
+	mu       sync.Mutex
+	keychain *keychain
+	log      *slog.Logger
+	held     []string // the clusters whose secrets the keychain holds
 }
 
+func newConfigFile(path string, opts Options, log *slog.Logger) *configFile {
+	f := &configFile{path: path, log: log}
+	if opts.Keychain == "on" || opts.Keychain == "" && opts.DataDir == "" {
+		f.keychain = openKeychain()
+	}
+	return f
+}
+
+// load reads the config, its secrets from the keychain; secrets still in
+// the file move to the keychain when there is one.
 func (f *configFile) load() (Config, error) {
+	c, err := f.read()
+	if err != nil || f.keychain == nil {
+		return c, err
+	}
+	f.keychain.fill(c.Clusters, c.SecretsInKeychain, f.log)
+	f.held = c.SecretsInKeychain
+	inFile := 0
+	for _, cl := range c.Clusters {
+		if (cl.Auth.Password != "" || cl.Auth.Token != "") && !slices.Contains(c.SecretsInKeychain, cl.Name) {
+			inFile++
+		}
+	}
+	switch {
+	case inFile == 0:
+	case !f.keychain.available():
+		f.log.Warn("config: no OS keychain answers: passwords and tokens stay in the config file (mode 0600)",
+			"path", f.path, "err", f.keychain.err)
+	default:
+		if err := f.save(c); err != nil {
+			return c, err
+		}
+		f.log.Info("config: moved secrets from the config file to the OS keychain", "clusters", inFile, "path", f.path)
+	}
+	return c, nil
+}
+
+func (f *configFile) read() (Config, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var c Config
@@ -88,9 +134,22 @@ func (f *configFile) load() (Config, error) {
 	return c, nil
 }
 
+// save writes c, its secrets to the keychain when there is one. If the
+// keychain fails they are written to the file instead, so none is lost.
 func (f *configFile) save(c Config) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	c.SecretsInKeychain = nil
+	if f.keychain.available() {
+		cs := slices.Clone(c.Clusters)
+		held, err := f.keychain.stash(cs, f.held)
+		if err != nil {
+			f.log.Warn("config: the OS keychain failed: passwords and tokens are written to the config file (mode 0600)",
+				"path", f.path, "err", err)
+		} else {
+			c.Clusters, c.SecretsInKeychain, f.held = cs, held, held
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("config: create dir: %w", err)
 	}

@@ -3,7 +3,7 @@
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-      xvfb xauth imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip)
+      xvfb xauth imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip gnome-keyring)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
