@@ -33,6 +33,7 @@ var allowedImports = map[string][]string{
 	"backend/store":             {"backend/model"},
 	"backend/capture":           {"backend/model"},
 	"backend/analyze":           {"backend/model"},
+	"backend/interop":           {"backend/model"},
 	"backend/model/modeltest":   {"backend/model"},
 	"app":                       {"backend/"},
 	"app/cli":                   {"app", "app/serve", "backend/model", "backend/analyze"},

@@ -1,0 +1,429 @@
+// Package interop writes checkpoints in other tools' formats and reads
+// Flink's own checkpoint spans: OTLP JSON (docs/interop.md). It knows
+// nothing of the cache or of HTTP: it turns model values into bytes and
+// back.
+package interop
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"checkpoint-explorer/backend/model"
+)
+
+// Flink's names for its checkpoint spans (FLIP-384; the scope is the class
+// that reports them, CheckpointStatsTracker). The job-level span carries
+// max<Metric> and sum<Metric> aggregates over the subtasks; with
+// traces.checkpoint.span-detail-level CHILDREN_SPANS_PER_SUBTASK (Flink
+// 2.2+) a child per task and a grandchild per subtask carry them too.
+const (
+	FlinkSpanScope       = "org.apache.flink.runtime.checkpoint.CheckpointStatsTracker"
+	SpanCheckpoint       = "Checkpoint"
+	SpanCheckpointTask   = "Checkpoint_Task"
+	SpanCheckpointSubtsk = "Checkpoint_Subtask"
+)
+
+// The metrics Flink aggregates, by its names, and where they live in a subtask.
+var spanMetrics = []struct {
+	name string
+	get  func(s *model.SubtaskStats) int64
+	set  func(s *model.SubtaskStats, v int64)
+	sum  bool // Flink reports sum<name> too (not for the two sizes: fullSize and checkpointedSize say it)
+}{
+	{"StateSizeBytes", func(s *model.SubtaskStats) int64 { return s.StateSize }, func(s *model.SubtaskStats, v int64) { s.StateSize = v }, false},
+	{"CheckpointedSizeBytes", func(s *model.SubtaskStats) int64 { return s.CheckpointedSize }, func(s *model.SubtaskStats, v int64) { s.CheckpointedSize = v }, false},
+	{"CheckpointStartDelayMs", func(s *model.SubtaskStats) int64 { return s.StartDelayMs }, func(s *model.SubtaskStats, v int64) { s.StartDelayMs = v }, true},
+	{"AlignmentDurationMs", func(s *model.SubtaskStats) int64 { return s.AlignmentMs }, func(s *model.SubtaskStats, v int64) { s.AlignmentMs = v }, true},
+	{"SyncCheckpointDurationMs", func(s *model.SubtaskStats) int64 { return s.SyncMs }, func(s *model.SubtaskStats, v int64) { s.SyncMs = v }, true},
+	{"AsyncCheckpointDurationMs", func(s *model.SubtaskStats) int64 { return s.AsyncMs }, func(s *model.SubtaskStats, v int64) { s.AsyncMs = v }, true},
+	{"ProcessedDataBytes", func(s *model.SubtaskStats) int64 { return s.ProcessedData }, func(s *model.SubtaskStats, v int64) { s.ProcessedData = v }, true},
+	{"PersistedDataBytes", func(s *model.SubtaskStats) int64 { return s.PersistedData }, func(s *model.SubtaskStats, v int64) { s.PersistedData = v }, true},
+}
+
+// Attributes the app adds to Flink's, so its own exports read back whole.
+const (
+	attrJobID    = "job_id"
+	attrJobName  = "job_name"
+	attrCluster  = "checkpoint_explorer.cluster"
+	attrPipeline = "checkpoint_explorer.pipeline"
+	attrFailure  = "checkpoint_explorer.failure_message"
+)
+
+// The OTLP JSON encoding (opentelemetry-proto, ExportTraceServiceRequest).
+type otlpFile struct {
+	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
+}
+
+type otlpResourceSpans struct {
+	Resource   otlpResource     `json:"resource"`
+	ScopeSpans []otlpScopeSpans `json:"scopeSpans"`
+}
+
+type otlpResource struct {
+	Attributes []otlpAttr `json:"attributes,omitempty"`
+}
+
+type otlpScopeSpans struct {
+	Scope otlpScope  `json:"scope"`
+	Spans []otlpSpan `json:"spans"`
+}
+
+type otlpScope struct {
+	Name string `json:"name"`
+}
+
+type otlpSpan struct {
+	TraceID      string     `json:"traceId"`
+	SpanID       string     `json:"spanId"`
+	ParentSpanID string     `json:"parentSpanId,omitempty"`
+	Name         string     `json:"name"`
+	Kind         int        `json:"kind"`
+	StartNano    string     `json:"startTimeUnixNano"`
+	EndNano      string     `json:"endTimeUnixNano"`
+	Attributes   []otlpAttr `json:"attributes"`
+}
+
+type otlpAttr struct {
+	Key   string    `json:"key"`
+	Value otlpValue `json:"value"`
+}
+
+// otlpValue is an AnyValue; OTLP JSON writes 64-bit integers as strings
+// (some writers as numbers: both are read).
+type otlpValue struct {
+	String *string          `json:"stringValue,omitempty"`
+	Int    *json.RawMessage `json:"intValue,omitempty"`
+	Double *float64         `json:"doubleValue,omitempty"`
+	Bool   *bool            `json:"boolValue,omitempty"`
+}
+
+func strAttr(k, v string) otlpAttr { return otlpAttr{Key: k, Value: otlpValue{String: &v}} }
+
+func intAttr(k string, v int64) otlpAttr {
+	raw := json.RawMessage(strconv.Quote(strconv.FormatInt(v, 10)))
+	return otlpAttr{Key: k, Value: otlpValue{Int: &raw}}
+}
+
+func nanos(ms int64) string { return strconv.FormatInt(ms*1_000_000, 10) }
+
+// spanID derives stable ids from what a span is about, so that exporting
+// the same checkpoints twice gives the same file.
+func spanID(parts ...string) (trace, span string) {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	s := hex.EncodeToString(h[:])
+	return s[:32], s[32:48]
+}
+
+// OTLPWriter writes checkpoints as OTLP JSON spans with Flink's names and
+// attributes: one span per finished checkpoint, a child per task and a
+// grandchild per acknowledged subtask. In-progress checkpoints are left
+// out (Flink reports a span when a checkpoint ends).
+type OTLPWriter struct {
+	job   model.Job
+	spans []otlpSpan
+}
+
+// NewOTLPWriter starts a file of job's checkpoints.
+func NewOTLPWriter(job model.Job) *OTLPWriter { return &OTLPWriter{job: job} }
+
+// Add adds one checkpoint.
+func (w *OTLPWriter) Add(c *model.Checkpoint) {
+	if c.Status == model.StatusInProgress {
+		return
+	}
+	key := []string{c.Cluster, c.JobID, strconv.Itoa(c.Pipeline), strconv.FormatInt(c.ID, 10)}
+	trace, root := spanID(key...)
+	kind := "CHECKPOINT"
+	if c.Kind == model.KindSavepoint {
+		kind = "SAVEPOINT"
+	}
+	attrs := []otlpAttr{
+		intAttr("checkpointId", c.ID),
+		intAttr("fullSize", c.StateSize),
+		intAttr("checkpointedSize", c.CheckpointedSize),
+		strAttr("checkpointStatus", string(c.Status)),
+		strAttr("isUnaligned", strconv.FormatBool(c.Kind == model.KindUnaligned)),
+		strAttr("checkpointType", kind),
+		strAttr(attrJobID, c.JobID),
+		strAttr(attrJobName, w.job.Name),
+		strAttr(attrCluster, c.Cluster),
+	}
+	if c.Pipeline != 0 {
+		attrs = append(attrs, intAttr(attrPipeline, int64(c.Pipeline)))
+	}
+	if c.FailureMessage != "" {
+		attrs = append(attrs, strAttr(attrFailure, c.FailureMessage))
+	}
+	var all []*model.SubtaskStats
+	for t := range c.Tasks {
+		for s := range c.Tasks[t].Subtasks {
+			if st := &c.Tasks[t].Subtasks[s]; st.Acknowledged() {
+				all = append(all, st)
+			}
+		}
+	}
+	attrs = append(attrs, aggregates(all)...)
+	w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: root, Name: SpanCheckpoint, Kind: 1,
+		StartNano: nanos(c.TriggerMs), EndNano: nanos(c.EndMs()), Attributes: attrs})
+	for t := range c.Tasks {
+		task := &c.Tasks[t]
+		_, tid := spanID(append(key, task.VertexID)...)
+		var subs []*model.SubtaskStats
+		for s := range task.Subtasks {
+			if st := &task.Subtasks[s]; st.Acknowledged() {
+				subs = append(subs, st)
+			}
+		}
+		end := task.LatestAckMs
+		if end == 0 {
+			end = c.EndMs()
+		}
+		tattrs := append([]otlpAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID)}, aggregates(subs)...)
+		w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: tid, ParentSpanID: root, Name: SpanCheckpointTask, Kind: 1,
+			StartNano: nanos(c.TriggerMs), EndNano: nanos(end), Attributes: tattrs})
+		for _, st := range subs {
+			_, sid := spanID(append(key, task.VertexID, strconv.Itoa(st.Index))...)
+			sattrs := []otlpAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID), intAttr("subtaskId", int64(st.Index))}
+			for _, m := range spanMetrics {
+				sattrs = append(sattrs, intAttr(m.name, m.get(st)))
+			}
+			w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: sid, ParentSpanID: tid, Name: SpanCheckpointSubtsk, Kind: 1,
+				StartNano: nanos(c.TriggerMs + st.StartDelayMs), EndNano: nanos(st.AckMs), Attributes: sattrs})
+		}
+	}
+}
+
+// aggregates are Flink's max<Metric> and sum<Metric> over subtasks.
+func aggregates(subs []*model.SubtaskStats) []otlpAttr {
+	if len(subs) == 0 {
+		return nil
+	}
+	var out []otlpAttr
+	for _, m := range spanMetrics {
+		var mx, sum int64
+		for _, s := range subs {
+			v := m.get(s)
+			mx = max(mx, v)
+			sum += v
+		}
+		out = append(out, intAttr("max"+m.name, mx))
+		if m.sum {
+			out = append(out, intAttr("sum"+m.name, sum))
+		}
+	}
+	return out
+}
+
+// WriteTo writes the file.
+func (w *OTLPWriter) WriteTo(out io.Writer) (int64, error) {
+	f := otlpFile{ResourceSpans: []otlpResourceSpans{{
+		Resource:   otlpResource{Attributes: []otlpAttr{strAttr("service.name", "checkpoint-explorer")}},
+		ScopeSpans: []otlpScopeSpans{{Scope: otlpScope{Name: FlinkSpanScope}, Spans: w.spans}},
+	}}}
+	if f.ResourceSpans[0].ScopeSpans[0].Spans == nil {
+		f.ResourceSpans[0].ScopeSpans[0].Spans = []otlpSpan{}
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return 0, err
+	}
+	n, err := out.Write(append(b, '\n'))
+	return int64(n), err
+}
+
+// attrs indexes a span's attributes.
+type attrs map[string]otlpValue
+
+func (a attrs) str(k string) string {
+	if v, ok := a[k]; ok && v.String != nil {
+		return *v.String
+	}
+	return ""
+}
+
+func (a attrs) int(k string) (int64, bool) {
+	v, ok := a[k]
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case v.Int != nil:
+		var s string
+		if json.Unmarshal(*v.Int, &s) == nil {
+			n, err := strconv.ParseInt(s, 10, 64)
+			return n, err == nil
+		}
+		var n int64
+		return n, json.Unmarshal(*v.Int, &n) == nil
+	case v.Double != nil:
+		return int64(*v.Double), true
+	case v.String != nil:
+		n, err := strconv.ParseInt(*v.String, 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func (a attrs) job() string {
+	for _, k := range []string{attrJobID, "jobId", "<job_id>", "job.id"} {
+		if s := a.str(k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func indexAttrs(as []otlpAttr) attrs {
+	m := make(attrs, len(as))
+	for _, a := range as {
+		m[a.Key] = a.Value
+	}
+	return m
+}
+
+func ms(nano string) (int64, error) {
+	n, err := strconv.ParseInt(nano, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("time %q is not a number of nanoseconds", nano)
+	}
+	return n / 1_000_000, nil
+}
+
+// Spans is what an OTLP file of Flink checkpoint spans held.
+type Spans struct {
+	Jobs        []model.Job
+	Checkpoints []model.Checkpoint
+	// Skipped counts spans that are not Flink checkpoint spans.
+	Skipped int
+}
+
+// ReadOTLP reads Flink checkpoint spans from OTLP JSON: the job-level spans
+// of Flink 1.19/1.20 (phases only as max/sum aggregates: no per-subtask
+// stats) and, where the file has them, the per-task and per-subtask
+// children of 2.2+. cluster names the cluster the checkpoints are stored
+// under when the spans do not say (Flink's do not).
+func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
+	var f otlpFile
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&f); err != nil {
+		return Spans{}, fmt.Errorf("otlp: not OTLP JSON: %w", err)
+	}
+	type node struct {
+		span  *otlpSpan
+		attrs attrs
+	}
+	var roots []node
+	children := map[string][]node{}
+	var out Spans
+	for i := range f.ResourceSpans {
+		for j := range f.ResourceSpans[i].ScopeSpans {
+			ss := &f.ResourceSpans[i].ScopeSpans[j]
+			for k := range ss.Spans {
+				sp := &ss.Spans[k]
+				n := node{sp, indexAttrs(sp.Attributes)}
+				switch sp.Name {
+				case SpanCheckpoint:
+					roots = append(roots, n)
+				case SpanCheckpointTask, SpanCheckpointSubtsk:
+					children[sp.ParentSpanID] = append(children[sp.ParentSpanID], n)
+				default:
+					out.Skipped++
+				}
+			}
+		}
+	}
+	jobs := map[string]*model.Job{}
+	for _, n := range roots {
+		a := n.attrs
+		id, ok := a.int("checkpointId")
+		if !ok {
+			return out, fmt.Errorf("otlp: span %s (Checkpoint) has no checkpointId", n.span.SpanID)
+		}
+		start, err := ms(n.span.StartNano)
+		if err != nil {
+			return out, fmt.Errorf("otlp: checkpoint %d: %w", id, err)
+		}
+		end, err := ms(n.span.EndNano)
+		if err != nil {
+			return out, fmt.Errorf("otlp: checkpoint %d: %w", id, err)
+		}
+		if end < start {
+			return out, fmt.Errorf("otlp: checkpoint %d ends before it starts", id)
+		}
+		c := model.Checkpoint{Cluster: cluster, JobID: a.job(), ID: id, Kind: model.KindCheckpoint, TriggerMs: start, EndToEndMs: end - start,
+			FailureMessage: a.str(attrFailure), NumSubtasks: 0}
+		if s := a.str(attrCluster); s != "" {
+			c.Cluster = s
+		}
+		if p, ok := a.int(attrPipeline); ok {
+			c.Pipeline = int(p)
+		}
+		switch strings.ToUpper(a.str("checkpointStatus")) {
+		case "COMPLETED":
+			c.Status, c.CompletionMs, c.LatestAckMs = model.StatusCompleted, end, end
+		case "FAILED":
+			c.Status, c.FailureMs = model.StatusFailed, end
+		default:
+			return out, fmt.Errorf("otlp: checkpoint %d: checkpointStatus %q: want COMPLETED or FAILED", id, a.str("checkpointStatus"))
+		}
+		if strings.EqualFold(a.str("isUnaligned"), "true") {
+			c.Kind = model.KindUnaligned
+		}
+		if strings.Contains(strings.ToUpper(a.str("checkpointType")), "SAVEPOINT") {
+			c.Kind = model.KindSavepoint
+		}
+		c.StateSize, _ = a.int("fullSize")
+		c.CheckpointedSize, _ = a.int("checkpointedSize")
+		c.ProcessedData, _ = a.int("sumProcessedDataBytes")
+		c.PersistedData, _ = a.int("sumPersistedDataBytes")
+		for _, tn := range children[n.span.SpanID] {
+			if tn.span.Name != SpanCheckpointTask {
+				continue
+			}
+			task := model.TaskStats{VertexID: tn.attrs.str("jobVertexId")}
+			if tend, err := ms(tn.span.EndNano); err == nil {
+				task.LatestAckMs = tend
+				task.EndToEndMs = tend - start
+			}
+			for _, sn := range children[tn.span.SpanID] {
+				idx, ok := sn.attrs.int("subtaskId")
+				if !ok {
+					continue
+				}
+				st := model.SubtaskStats{Index: int(idx), Status: model.SubtaskCompleted}
+				if ack, err := ms(sn.span.EndNano); err == nil {
+					st.AckMs, st.EndToEndMs = ack, ack-start
+				}
+				for _, m := range spanMetrics {
+					if v, ok := sn.attrs.int(m.name); ok {
+						m.set(&st, v)
+					}
+				}
+				task.Subtasks = append(task.Subtasks, st)
+				task.StateSize += st.StateSize
+				task.CheckpointedSize += st.CheckpointedSize
+				task.ProcessedData += st.ProcessedData
+				task.PersistedData += st.PersistedData
+			}
+			task.NumSubtasks, task.NumAcknowledged = len(task.Subtasks), len(task.Subtasks)
+			c.NumSubtasks += task.NumSubtasks
+			c.NumAcknowledged += task.NumAcknowledged
+			c.Tasks = append(c.Tasks, task)
+		}
+		if _, ok := jobs[c.JobID]; !ok {
+			j := model.Job{Cluster: c.Cluster, ID: c.JobID, Name: a.str(attrJobName), Engine: model.EngineFlink}
+			if j.Name == "" {
+				j.Name = c.JobID
+			}
+			jobs[c.JobID] = &j
+			out.Jobs = append(out.Jobs, j)
+		}
+		out.Checkpoints = append(out.Checkpoints, c)
+	}
+	return out, nil
+}
