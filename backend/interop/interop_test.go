@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -178,5 +180,111 @@ func TestCSV(t *testing.T) {
 			first[6] != strconv.FormatInt(cps[0].TriggerMs, 10)) {
 			t.Errorf("first row %v, want checkpoint %d (%s, triggered %d)", first, cps[0].ID, cps[0].Status, cps[0].TriggerMs)
 		}
+	}
+}
+
+// The Perfetto trace of a real recording follows the Trace Event Format's
+// rules: whole microseconds; on each thread, complete slices nest or do not
+// overlap; every async begin has its end (same category and id), after it;
+// every process and thread used is named.
+func TestPerfettoFollowsTheTraceEventFormat(t *testing.T) {
+	job, cps := realCheckpoints(t)
+	w := NewPerfettoWriter(job)
+	for i := range cps {
+		w.Add(&cps[i])
+	}
+	w.AddMetric(&model.MetricSample{VertexID: job.Vertices[0].ID, Subtask: -1, Metric: model.MetricBackPressuredMsPerSec,
+		TimeMs: cps[0].TriggerMs, Value: 420})
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name string          `json:"name"`
+			Cat  string          `json:"cat"`
+			Ph   string          `json:"ph"`
+			Ts   json.Number     `json:"ts"`
+			Dur  *json.Number    `json:"dur"`
+			Pid  int             `json:"pid"`
+			Tid  int             `json:"tid"`
+			ID   string          `json:"id"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+		DisplayTimeUnit string `json:"displayTimeUnit"`
+	}
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ from, to int64 }
+	stacks := map[int][]span{}
+	open := map[string]int64{}
+	named := map[string]bool{}
+	used := map[string]bool{}
+	slicesOn, asyncs, counters := 0, 0, 0
+	for _, e := range doc.TraceEvents {
+		ts, err := e.Ts.Int64()
+		if err != nil {
+			t.Fatalf("%s %q: ts %s is not whole microseconds", e.Ph, e.Name, e.Ts)
+		}
+		switch e.Ph {
+		case "M":
+			switch e.Name {
+			case "process_name":
+				named[fmt.Sprint("p", e.Pid)] = true
+			case "thread_name":
+				named[fmt.Sprint("t", e.Pid, "/", e.Tid)] = true
+			}
+		case "X":
+			slicesOn++
+			used[fmt.Sprint("t", e.Pid, "/", e.Tid)], used[fmt.Sprint("p", e.Pid)] = true, true
+			if e.Dur == nil {
+				t.Fatalf("X %q without dur", e.Name)
+			}
+			d, err := e.Dur.Int64()
+			if err != nil || d < 0 {
+				t.Fatalf("X %q: dur %v", e.Name, e.Dur)
+			}
+			s := span{ts, ts + d}
+			st := stacks[e.Tid]
+			for len(st) > 0 && st[len(st)-1].to <= s.from {
+				st = st[:len(st)-1]
+			}
+			if len(st) > 0 && s.to > st[len(st)-1].to {
+				t.Fatalf("thread %d: %q [%d, %d] overlaps [%d, %d] without nesting", e.Tid, e.Name, s.from, s.to, st[len(st)-1].from, st[len(st)-1].to)
+			}
+			stacks[e.Tid] = append(st, s)
+		case "b":
+			asyncs++
+			k := e.Cat + "/" + e.ID
+			if _, dup := open[k]; dup || e.ID == "" {
+				t.Fatalf("async %q begins twice or without an id", k)
+			}
+			open[k] = ts
+		case "e":
+			k := e.Cat + "/" + e.ID
+			b, ok := open[k]
+			if !ok || ts < b {
+				t.Fatalf("async %q ends before it begins, or without a begin", k)
+			}
+			delete(open, k)
+		case "C":
+			counters++
+		default:
+			t.Fatalf("unexpected phase %q", e.Ph)
+		}
+	}
+	if len(open) > 0 {
+		t.Fatalf("%d async slices never end", len(open))
+	}
+	for k := range used {
+		if !named[k] {
+			t.Errorf("%s is used but not named", k)
+		}
+	}
+	if slicesOn == 0 || asyncs == 0 || counters < 2 || doc.DisplayTimeUnit != "ms" {
+		t.Fatalf("%d slices, %d async, %d counters, unit %q: the trace lacks a kind of event", slicesOn, asyncs, counters, doc.DisplayTimeUnit)
 	}
 }
