@@ -107,7 +107,7 @@ func (a *App) OpenCaptureDialog() (ImportResult, error) {
 	if a.dialogs == nil {
 		return ImportResult{}, badRequest("no file dialog here: upload the file instead")
 	}
-	path, err := a.dialogs.OpenFile("Open capture", []string{"*.ckpt.gz", "*.gz", "*.jsonl", "*.json"})
+	path, err := a.dialogs.OpenFile("Open capture or OTLP spans", []string{"*.ckpt.gz", "*.gz", "*.jsonl", "*.json"})
 	if err != nil {
 		return ImportResult{}, err
 	}
@@ -120,6 +120,9 @@ func (a *App) OpenCaptureDialog() (ImportResult, error) {
 // importCapture imports a file in one transaction, naming each of its
 // clusters with sourceName.
 func (a *App) importCapture(ctx context.Context, path string, sourceName func(string) string) (ImportResult, error) {
+	if isOTLP(path) {
+		return a.importOTLP(ctx, path, sourceName)
+	}
 	var res ImportResult
 	names := map[string]string{}
 	rename := func(kind, orig string) (string, error) {
@@ -285,6 +288,10 @@ type ExportRequest struct {
 	FromMs  int64  `json:"from_ms"`
 	ToMs    int64  `json:"to_ms"`
 	Path    string `json:"path"`
+	// Format is capture (the default), perfetto, otlp or csv (docs/interop.md).
+	Format string `json:"format,omitempty"`
+	// PerSubtask makes a csv export one row per subtask phase.
+	PerSubtask bool `json:"per_subtask,omitempty"`
 }
 
 // ExportResult says what was written.
@@ -305,7 +312,7 @@ func (a *App) ExportCapture(req ExportRequest) (ExportResult, error) {
 		if a.dialogs == nil {
 			return ExportResult{}, badRequest("give the path of the file to write")
 		}
-		p, err := a.dialogs.SaveFile("Export capture", safeFileName(req.Job)+".ckpt.gz")
+		p, err := a.dialogs.SaveFile("Export", safeFileName(req.Job)+exportExt(req.Format))
 		if err != nil || p == "" {
 			return ExportResult{}, err
 		}
@@ -338,6 +345,9 @@ func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResul
 	}
 	if !ok {
 		return ExportResult{}, badRequest("no cluster or capture named %q", req.Cluster)
+	}
+	if req.Format != "" && req.Format != FormatCapture {
+		return a.exportFormat(ctx, req, job)
 	}
 	dir := filepath.Dir(req.Path)
 	tmp, err := os.CreateTemp(dir, ".export-*.ckpt.gz")

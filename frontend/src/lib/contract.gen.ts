@@ -367,6 +367,8 @@ export interface ExportRequest {
   from_ms: number;
   to_ms: number;
   path: string;
+  format?: string;
+  per_subtask?: boolean;
 }
 
 /** app.ExportResult */
