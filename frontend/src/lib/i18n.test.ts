@@ -42,9 +42,9 @@ describe('message catalogues', () => {
 
   it('translate to Chinese rather than copying English (except names and units)', () => {
     const same = [...enKeys.keys()].filter((k) => enKeys.get(k) === zhKeys.get(k));
-    // Product and engine names, abbreviations and the ID column stay as they are.
+    // Product, engine and format names, abbreviations and the ID column stay as they are.
     expect(same.sort()).toEqual(
-      ['app.title', 'engine.flink', 'engine.seatunnel', 'kind.short.checkpoint', 'kind.short.savepoint', 'kind.short.unaligned', 'table.id'].sort(),
+      ['app.title', 'engine.flink', 'engine.seatunnel', 'export.formats.csv', 'kind.short.checkpoint', 'kind.short.savepoint', 'kind.short.unaligned', 'table.id'].sort(),
     );
   });
 });
