@@ -70,10 +70,9 @@ func flagText(f *pflag.Flag) string {
 }
 
 // writeFlags writes fs's visible flags, grouped, under heading for the ungrouped.
-func writeFlags(w io.Writer, fs *pflag.FlagSet, heading string) {
+func writeFlags(w io.Writer, fs *pflag.FlagSet, heading string, width int) {
 	var order []string
 	groups := map[string][]*pflag.Flag{}
-	width := 0
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
@@ -86,9 +85,7 @@ func writeFlags(w io.Writer, fs *pflag.FlagSet, heading string) {
 			order = append(order, g)
 		}
 		groups[g] = append(groups[g], f)
-		width = max(width, len(flagLine(f)))
 	})
-	width = min(width, 34)
 	for _, g := range order {
 		fmt.Fprintf(w, "\n%s\n", g)
 		for _, f := range groups[g] {
@@ -156,8 +153,17 @@ func writeHelp(w io.Writer, cmd *cobra.Command) {
 			local.AddFlag(f)
 		}
 	})
-	writeFlags(w, local, "Flags:")
-	writeFlags(w, global, "Global flags:")
+	// One column for the descriptions, after the longest flag (unless it is very long).
+	width := 0
+	for _, fs := range []*pflag.FlagSet{local, global} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden && len(flagLine(f)) <= 34 {
+				width = max(width, len(flagLine(f)))
+			}
+		})
+	}
+	writeFlags(w, local, "Flags:", width)
+	writeFlags(w, global, "Global flags:", width)
 	if cmd.Example != "" {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(cmd.Example, "\n"))
 	}

@@ -66,6 +66,9 @@ const (
 // commands, each in its own file.
 func newRoot(g *globals) *cobra.Command {
 	cobra.EnableCommandSorting = false // the order below is the help's
+	// Windows: the desktop app is started from Explorer without arguments;
+	// cobra would refuse that ("This is a command line tool").
+	cobra.MousetrapHelpText = ""
 	root := &cobra.Command{
 		Use:   "checkpoint-explorer",
 		Short: "Checkpoint Explorer explains the checkpoints of Flink and SeaTunnel jobs.",
