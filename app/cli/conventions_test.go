@@ -376,6 +376,11 @@ func TestProgressRedrawsOneLineOnATerminal(t *testing.T) {
 		t.Errorf("terminal progress = %q, want %q", got, want)
 	}
 	buf.Reset()
+	(&progress{w: &buf, tty: true, cols: 10}).show("reading a: 1 KiB")
+	if got, want := buf.String(), "\r\033[Kreading …"; got != want {
+		t.Errorf("a line wider than the terminal = %q, want %q (cut to redraw in place)", got, want)
+	}
+	buf.Reset()
 	(&progress{w: &buf, tty: true, off: true}).show("x")
 	if buf.Len() != 0 {
 		t.Errorf("--quiet drew %q", buf.String())

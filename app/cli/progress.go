@@ -32,6 +32,7 @@ func isTerminal(w io.Writer) bool {
 type progress struct {
 	w     io.Writer
 	tty   bool
+	cols  int // the terminal's width (0: unknown): a longer line would not redraw
 	off   bool
 	mu    sync.Mutex
 	start time.Time
@@ -41,7 +42,13 @@ type progress struct {
 
 func newProgress(g *globals) *progress {
 	now := time.Now()
-	return &progress{w: g.stderr, tty: isTerminal(g.stderr), off: g.quiet, start: now, next: now.Add(progressFirst)}
+	p := &progress{w: g.stderr, tty: isTerminal(g.stderr), off: g.quiet, start: now, next: now.Add(progressFirst)}
+	if f, ok := g.stderr.(*os.File); ok && p.tty {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			p.cols = cols
+		}
+	}
+	return p
 }
 
 // elapsed is how long the work has run, for rates.
@@ -55,6 +62,9 @@ func (p *progress) show(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {
+		if r := []rune(line); p.cols > 1 && len(r) >= p.cols {
+			line = string(r[:p.cols-2]) + "…"
+		}
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.drawn = true
 		return
