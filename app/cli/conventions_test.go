@@ -32,6 +32,7 @@ import (
 // see its exit status and send it signals.
 func TestMain(m *testing.M) {
 	if os.Getenv("CE_CLI_TEST_MAIN") == "1" {
+		progressFirst = 200 * time.Millisecond // the interrupt test waits for the first line
 		ctx, stop := NotifyContext(context.Background())
 		code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr, Options{})
 		stop()
@@ -60,31 +61,31 @@ func mainCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-var bigCapture = struct {
-	once sync.Once
-	path string
-	n    int
-	err  error
-}{n: 10_000}
+var bigCaptures = struct {
+	sync.Mutex
+	paths map[int]string
+}{paths: map[int]string{}}
 
-// largeCapture is a capture of one job's bigCapture.n checkpoints of 4×4
-// subtasks (~10 MB), written once for the tests that need an import that
-// lasts a few seconds.
-func largeCapture(t *testing.T) string {
+// largeCapture is a capture of one job's n checkpoints of 4×4 subtasks
+// (~0.7 KB each gzipped), written once per n for the tests that need an
+// import lasting a while.
+func largeCapture(t *testing.T, n int) string {
 	t.Helper()
-	bigCapture.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ce-cli-big-*")
-		if err != nil {
-			bigCapture.err = err
-			return
-		}
-		bigCapture.path = filepath.Join(dir, "big.ckpt.gz")
-		bigCapture.err = writeLargeCapture(bigCapture.path, bigCapture.n)
-	})
-	if bigCapture.err != nil {
-		t.Fatal(bigCapture.err)
+	bigCaptures.Lock()
+	defer bigCaptures.Unlock()
+	if p, ok := bigCaptures.paths[n]; ok {
+		return p
 	}
-	return bigCapture.path
+	dir, err := os.MkdirTemp("", "ce-cli-big-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "big.ckpt.gz")
+	if err := writeLargeCapture(p, n); err != nil {
+		t.Fatal(err)
+	}
+	bigCaptures.paths[n] = p
+	return p
 }
 
 func writeLargeCapture(path string, n int) error {
@@ -305,7 +306,11 @@ var progressRE = regexp.MustCompile(`(?m)^reading big\.ckpt\.gz: [0-9.]+ [KMG]?i
 // Import and report FILE tell their progress on stderr, as plain lines when
 // stderr is not a terminal; stdout holds only the result; --quiet has none.
 func TestProgressGoesToStderrAsPlainLines(t *testing.T) {
-	big := largeCapture(t)
+	const n = 6000
+	big := largeCapture(t, n)
+	old := progressFirst
+	progressFirst = 200 * time.Millisecond // the app tells its progress every 500 ms
+	t.Cleanup(func() { progressFirst = old })
 	dir := t.TempDir()
 	start := time.Now()
 	code, out, stderr := mainCLI(t, "import", big, "--data-dir", dir)
@@ -313,13 +318,13 @@ func TestProgressGoesToStderrAsPlainLines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, stderr)
 	}
-	if took < 1500*time.Millisecond {
+	if took < 700*time.Millisecond {
 		t.Skipf("the import took %s: too quick for a progress line (progressFirst %s)", took, progressFirst)
 	}
 	if !progressRE.MatchString(stderr) {
 		t.Errorf("import of %s for %s: no progress line on stderr:\n%s", big, took, stderr)
 	}
-	if want := fmt.Sprintf("%s: capture: big: 1 jobs, %d checkpoints, 0 ack samples, 0 metric samples, 0 gaps\n", big, bigCapture.n); out != want {
+	if want := fmt.Sprintf("%s: capture: big: 1 jobs, %d checkpoints, 0 ack samples, 0 metric samples, 0 gaps\n", big, n); out != want {
 		t.Errorf("import stdout = %q, want only %q", out, want)
 	}
 	if strings.Contains(stderr, "\r") || strings.Contains(stderr, "\033[") {
@@ -337,7 +342,7 @@ func TestProgressGoesToStderrAsPlainLines(t *testing.T) {
 	var r struct {
 		Checkpoints []json.RawMessage `json:"checkpoints"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Checkpoints) != bigCapture.n {
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Checkpoints) != n {
 		t.Errorf("report stdout is not the JSON report alone (%v, %d checkpoints): %.300s", err, len(r.Checkpoints), out)
 	}
 	if !progressRE.MatchString(stderr) {
@@ -350,12 +355,9 @@ func TestProgressGoesToStderrAsPlainLines(t *testing.T) {
 	}
 
 	// Export tells how many checkpoints it has written.
-	old := progressFirst
-	progressFirst = 0
-	t.Cleanup(func() { progressFirst = old })
 	code, out, stderr = mainCLI(t, "export", "--cluster", "capture: big", "--job", "0123456789abcdef0123456789abcdef",
 		"--out", filepath.Join(t.TempDir(), "out.ckpt.gz"), "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, fmt.Sprintf(": %d checkpoints, ", bigCapture.n)) || strings.Contains(out, "writing") {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf(": %d checkpoints, ", n)) || strings.Contains(out, "writing") {
 		t.Fatalf("export: exit %d, stdout %q\n%s", code, out, stderr)
 	}
 	if !regexp.MustCompile(`(?m)^writing out\.ckpt\.gz: [\d,]+ checkpoints, [\d,]+ checkpoints/s$`).MatchString(stderr) {
@@ -394,7 +396,7 @@ func TestProgressRedrawsOneLineOnATerminal(t *testing.T) {
 // and one line saying so; the cache holds what it held before. SIGTERM
 // likewise, with 143.
 func TestInterruptDuringALargeImportLeavesTheCacheAsItWas(t *testing.T) {
-	big := largeCapture(t)
+	big := largeCapture(t, 20_000)
 	dir := t.TempDir()
 	sample := filepath.Join("..", "sample", "phase-2.3-checkpoint-metrics.json")
 	if code, _, stderr := mainCLI(t, "import", sample, "--data-dir", dir); code != 0 {

@@ -61,7 +61,7 @@ func runExport(ctx context.Context, g *globals, req app.ExportRequest) error {
 	stop := p.watch(svc)
 	res, err := svc.Call(ctx).ExportCapture(req)
 	stop()
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		return stoppedError{fmt.Sprintf("export stopped; %s was not written", req.Path)}
 	}
 	if err != nil {

@@ -38,6 +38,9 @@ func runImport(ctx context.Context, g *globals, files []string) error {
 	defer svc.Close()
 	var failed []error
 	for i, f := range files {
+		if ctx.Err() != nil {
+			return stoppedError{fmt.Sprintf("import stopped before %s (the %d files before it were imported)", f, i)}
+		}
 		if err := checkReadable(f); err != nil {
 			failed = append(failed, err)
 			if len(files) > 1 {
@@ -49,10 +52,10 @@ func runImport(ctx context.Context, g *globals, files []string) error {
 		stop := p.watch(svc)
 		res, err := svc.Call(ctx).OpenCapture(f)
 		stop()
-		if ctx.Err() != nil {
+		if err != nil && ctx.Err() != nil {
 			msg := fmt.Sprintf("import of %s stopped; nothing of it was imported (the cache is as it was)", f)
 			if i > 0 {
-				msg += fmt.Sprintf(" (the %d files before it were)", i)
+				msg = fmt.Sprintf("import of %s stopped; nothing of it was imported (the %d files before it were)", f, i)
 			}
 			return stoppedError{msg}
 		}

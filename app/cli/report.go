@@ -97,7 +97,7 @@ func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) er
 		stop := p.watch(svc)
 		res, err := svc.Call(ctx).OpenCapture(files[0])
 		stop()
-		if ctx.Err() != nil {
+		if err != nil && ctx.Err() != nil {
 			return stoppedError{fmt.Sprintf("report stopped while reading %s", files[0])}
 		}
 		if err != nil {
