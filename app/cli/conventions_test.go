@@ -306,7 +306,7 @@ var progressRE = regexp.MustCompile(`(?m)^reading big\.ckpt\.gz: [0-9.]+ [KMG]?i
 // Import and report FILE tell their progress on stderr, as plain lines when
 // stderr is not a terminal; stdout holds only the result; --quiet has none.
 func TestProgressGoesToStderrAsPlainLines(t *testing.T) {
-	const n = 6000
+	const n = 6000 / raceScale
 	big := largeCapture(t, n)
 	old := progressFirst
 	progressFirst = 200 * time.Millisecond // the app tells its progress every 500 ms
@@ -396,7 +396,7 @@ func TestProgressRedrawsOneLineOnATerminal(t *testing.T) {
 // and one line saying so; the cache holds what it held before. SIGTERM
 // likewise, with 143.
 func TestInterruptDuringALargeImportLeavesTheCacheAsItWas(t *testing.T) {
-	big := largeCapture(t, 20_000)
+	big := largeCapture(t, 20_000/raceScale)
 	dir := t.TempDir()
 	sample := filepath.Join("..", "sample", "phase-2.3-checkpoint-metrics.json")
 	if code, _, stderr := mainCLI(t, "import", sample, "--data-dir", dir); code != 0 {
