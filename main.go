@@ -7,13 +7,8 @@ package main
 import (
 	"context"
 	"embed"
-	"errors"
-	"flag"
-	"fmt"
 	"io/fs"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"checkpoint-explorer/app/cli"
 	"checkpoint-explorer/app/window"
@@ -31,14 +26,8 @@ func assets() fs.FS {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Options{Assets: assets(), Window: window.Run})
+	ctx, stop := cli.NotifyContext(context.Background())
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Options{Assets: assets(), Window: window.Run})
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "checkpoint-explorer:", err)
-		os.Exit(1)
-	}
+	os.Exit(code)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"checkpoint-explorer/backend/capture"
@@ -138,15 +139,22 @@ func (a *App) importCapture(ctx context.Context, path string, sourceName func(st
 		configured[c.Name] = true
 	}
 	a.mu.Unlock()
+	var read atomic.Int64
+	var size int64
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
 	lastProgress := time.Now()
 	progress := func() {
 		if time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
-			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples})
+			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples,
+				Bytes: read.Load(), Size: size})
 		}
 	}
 	err := a.store.Bulk(ctx, func(w store.Writer) error {
 		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
+			BytesRead: &read,
 			Cluster: func(c model.Cluster) error {
 				c = c.Public()
 				name := sourceName(c.Name)

@@ -29,11 +29,14 @@ type HealthEvent struct {
 // SourcesEvent: the list of clusters and opened captures changed.
 type SourcesEvent struct{}
 
-// ImportProgressEvent: an import has read this much so far.
+// ImportProgressEvent: an import has read this much so far: records, and
+// bytes of the file against its size (0 when unknown).
 type ImportProgressEvent struct {
 	File          string `json:"file"`
 	Checkpoints   int64  `json:"checkpoints"`
 	MetricSamples int64  `json:"metric_samples"`
+	Bytes         int64  `json:"bytes"`
+	Size          int64  `json:"size"`
 }
 
 // ExportProgressEvent: an export has written this many checkpoints so far.

@@ -167,9 +167,13 @@ func TestExportAndImportTellTheirProgress(t *testing.T) {
 		t.Errorf("export progress %v for %d checkpoints: want a rising count up to them", exports, res.Checkpoints)
 	}
 	b := newTestApp(t, Options{NoSample: true})
+	var read []int64
+	var sizes []int64
 	defer b.events.subscribe(func(_ string, payload any) {
 		if e, ok := payload.(ImportProgressEvent); ok {
 			imports = append(imports, e.Checkpoints)
+			read = append(read, e.Bytes)
+			sizes = append(sizes, e.Size)
 		}
 	})()
 	if _, err := b.OpenCapture(out); err != nil {
@@ -177,5 +181,13 @@ func TestExportAndImportTellTheirProgress(t *testing.T) {
 	}
 	if len(imports) < 10 || !slices.IsSorted(imports) {
 		t.Errorf("import progress %v: want a rising count", imports)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(read) || len(read) == 0 || read[len(read)-1] <= 0 || read[len(read)-1] > fi.Size() ||
+		slices.ContainsFunc(sizes, func(n int64) bool { return n != fi.Size() }) {
+		t.Errorf("import progress bytes %v of sizes %v: want a rising count up to the file's %d bytes", read, sizes, fi.Size())
 	}
 }

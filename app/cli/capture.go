@@ -1,95 +1,118 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
 	"checkpoint-explorer/backend/model"
 )
 
-func runCapture(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "capture", "--engine flink|seatunnel --url URL --job ID [--prometheus URL] --duration D --out FILE [flags]",
-		"Records a live job into a capture file, without the desktop app or the local cache (e.g. on a\n"+
-			"bastion host). Ctrl-C stops early and keeps what was recorded. Secrets come from stdin or\n"+
-			"$CE_PASSWORD / $CE_TOKEN, never from the command line.")
-	engine := fs.String("engine", "flink", "flink or seatunnel")
-	url := fs.String("url", "", "REST base URL")
-	prom := fs.String("prometheus", "", "Prometheus URL to read backpressure from while recording (Flink; checked before recording starts)")
-	promEvery := fs.String("prometheus-every", "30s", "with --prometheus: how often to read it (one range query per job each time)")
-	auth := fs.String("auth", "none", "none, basic or bearer")
-	user := fs.String("user", "", "user name for basic auth")
-	pwStdin := fs.Bool("password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
-	tokStdin := fs.Bool("token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
-	caFile := fs.String("ca-file", "", "PEM file of a custom CA")
-	insecure := fs.Bool("insecure", false, "skip TLS certificate verification")
-	job := fs.String("job", "", "job id to record")
-	newJobs := fs.Bool("new-jobs", false, "instead of --job: record every job that starts during the recording")
-	namePrefix := fs.String("job-name-prefix", "", "with --new-jobs: only jobs whose name starts with this")
-	dur := fs.String("duration", "10m", "how long to record (e.g. 90s, 10m, 2h)")
-	out := fs.String("out", "", "capture file to write (.ckpt.gz)")
-	name := fs.String("name", "recorded", "a name for the cluster in the file")
-	var rps float64
-	var inFlight int
-	addBudgetFlags(fs, &rps, &inFlight)
-	var jmLog model.JobManagerLogMode
-	addJobManagerLogFlag(fs, &jmLog)
-	var lanes []model.Lane
-	addLaneFlag(fs, &lanes)
-	if err := fs.Parse(args); err != nil {
-		return err
+type captureFlags struct {
+	engine, url, prom, promEvery, auth, user, caFile, job, namePrefix, dur, out, name string
+	pwStdin, tokStdin, insecure, newJobs                                              bool
+	rps                                                                               float64
+	inFlight                                                                          int
+	jmLog                                                                             model.JobManagerLogMode
+	lanes                                                                             []model.Lane
+}
+
+func captureCmd(g *globals) *cobra.Command {
+	var f captureFlags
+	cmd := &cobra.Command{
+		Use:     "capture [flags] --url URL (--job ID | --new-jobs) --out FILE",
+		GroupID: groupMove,
+		Short:   "record a live job into a capture file, without the cache",
+		Long: "Records a live job into a capture file, without the desktop app or the local cache (e.g. on a\n" +
+			"bastion host). Ctrl-C stops early and keeps what was recorded (exit status 0). Secrets come from\n" +
+			"stdin or $CE_PASSWORD / $CE_TOKEN, never from the command line.",
+		Example: `  checkpoint-explorer capture --url http://jobmanager:8081 --job 3f1c… --duration 30m --out prod.ckpt.gz
+  CE_TOKEN=… checkpoint-explorer capture --engine seatunnel --url https://st:8080 --auth bearer \
+      --new-jobs --job-name-prefix etl- --duration 2h --out etl.ckpt.gz
+  checkpoint-explorer capture --url http://jm:8081 --job 3f1c… --prometheus http://prom:9090 --out bp.ckpt.gz`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCapture(cmd, g, &f) },
 	}
-	if err := app.CheckJobManagerLogMode(jmLog); err != nil {
-		return fmt.Errorf("capture: --jobmanager-log: %w", err)
+	fs := cmd.Flags()
+	fs.StringVar(&f.engine, "engine", "flink", "flink or seatunnel")
+	fs.StringVar(&f.url, "url", "", "REST base URL")
+	fs.StringVar(&f.job, "job", "", "job id to record")
+	fs.BoolVar(&f.newJobs, "new-jobs", false, "instead of --job: record every job that starts during the recording")
+	fs.StringVar(&f.namePrefix, "job-name-prefix", "", "with --new-jobs: only jobs whose name starts with this")
+	fs.StringVar(&f.dur, "duration", "10m", "how long to record (e.g. 90s, 10m, 2h)")
+	fs.StringVar(&f.out, "out", "", "capture file to write (.ckpt.gz)")
+	fs.StringVar(&f.name, "name", "recorded", "a name for the cluster in the file")
+	fs.StringVar(&f.prom, "prometheus", "", "Prometheus URL to read backpressure from while recording (Flink; checked before recording starts)")
+	fs.StringVar(&f.promEvery, "prometheus-every", "30s", "with --prometheus: how often to read it (one range query per job each time)")
+	addLaneFlag(fs, &f.lanes)
+	addJobManagerLogFlag(fs, &f.jmLog)
+	fs.StringVar(&f.auth, "auth", "none", "none, basic or bearer")
+	fs.StringVar(&f.user, "user", "", "user name for basic auth")
+	fs.BoolVar(&f.pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
+	fs.BoolVar(&f.tokStdin, "token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
+	fs.StringVar(&f.caFile, "ca-file", "", "PEM file of a custom CA")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	addBudgetFlags(fs, &f.rps, &f.inFlight)
+	flagGroup(fs, "What to record", "engine", "url", "job", "new-jobs", "job-name-prefix", "duration")
+	flagGroup(fs, "Output", "out", "name")
+	flagGroup(fs, "Metrics and logs", "prometheus", "prometheus-every", "lane", "jobmanager-log")
+	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
+	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
+	completeValues(cmd, "engine", "flink", "seatunnel")
+	completeValues(cmd, "auth", "none", "basic", "bearer")
+	completeValues(cmd, "jobmanager-log", "auto", "on", "off")
+	return cmd
+}
+
+func runCapture(cmd *cobra.Command, g *globals, f *captureFlags) error {
+	ctx := cmd.Context()
+	if err := app.CheckJobManagerLogMode(f.jmLog); err != nil {
+		return usageErrorf(cmd, "capture: --jobmanager-log: %w", err)
 	}
-	if *url == "" || (*job == "") == !*newJobs || *out == "" {
-		fs.Usage()
-		return errors.New("capture: --url, --out and one of --job or --new-jobs are required")
+	if f.url == "" || (f.job == "") == !f.newJobs || f.out == "" {
+		return usageErrorf(cmd, "capture: --url, --out and one of --job or --new-jobs are required")
 	}
-	d, err := parseDuration(*dur)
+	d, err := parseDuration(f.dur)
 	if err != nil || d <= 0 {
-		return fmt.Errorf("capture: --duration %q: give a positive duration such as 90s, 10m or 2h", *dur)
+		return usageErrorf(cmd, "capture: --duration %q: give a positive duration such as 90s, 10m or 2h", f.dur)
 	}
-	pe, err := parseDuration(*promEvery)
+	pe, err := parseDuration(f.promEvery)
 	if err != nil || pe < time.Second {
-		return fmt.Errorf("capture: --prometheus-every %q: give a duration of at least 1s such as 30s or 1m", *promEvery)
+		return usageErrorf(cmd, "capture: --prometheus-every %q: give a duration of at least 1s such as 30s or 1m", f.promEvery)
 	}
-	c := model.Cluster{Name: *name, Engine: model.Engine(*engine), BaseURL: *url, PrometheusURL: *prom,
-		Auth: model.Auth{Kind: model.AuthKind(*auth), Username: *user}, CAFile: *caFile, InsecureSkipVerify: *insecure,
-		RequestsPerSecond: rps, MaxInFlight: inFlight}
+	c := model.Cluster{Name: f.name, Engine: model.Engine(f.engine), BaseURL: f.url, PrometheusURL: f.prom,
+		Auth: model.Auth{Kind: model.AuthKind(f.auth), Username: f.user}, CAFile: f.caFile, InsecureSkipVerify: f.insecure,
+		RequestsPerSecond: f.rps, MaxInFlight: f.inFlight}
 	if c.Engine == model.EngineFlink {
-		c.JobManagerLog = jmLog
+		c.JobManagerLog = f.jmLog
 	}
-	c.Lanes = lanes
+	c.Lanes = f.lanes
 	if err := app.CheckLanes(c); err != nil {
-		return fmt.Errorf("capture: --lane: %w", err)
+		return usageErrorf(cmd, "capture: --lane: %w", err)
 	}
 	switch c.Auth.Kind {
 	case model.AuthBasic:
-		c.Auth.Password, err = readSecret(*pwStdin, "CE_PASSWORD")
+		c.Auth.Password, err = readSecret(f.pwStdin, "CE_PASSWORD")
 	case model.AuthBearer:
-		c.Auth.Token, err = readSecret(*tokStdin, "CE_TOKEN")
+		c.Auth.Token, err = readSecret(f.tokStdin, "CE_TOKEN")
 	}
 	if err != nil {
 		return err
 	}
-	tty := false
-	if f, ok := g.stderr.(*os.File); ok {
-		tty = term.IsTerminal(int(f.Fd()))
-	}
+	tty := isTerminal(g.stderr)
 	every := time.Second
 	if !tty {
 		every = 10 * time.Second
 	}
 	show := func(p app.RecordProgress, end string) {
+		if g.quiet {
+			return
+		}
 		line := fmt.Sprintf("%s elapsed, %s left: %d checkpoints (%d failed)%s, %d missed, %d metric samples, %d requests",
 			p.Elapsed, p.Remaining, p.Checkpoints, p.Failed, engineCounted(p), missed(p), p.MetricSamples, p.Requests)
-		if *prom != "" {
+		if f.prom != "" {
 			line += fmt.Sprintf(", %d Prometheus samples", p.PromSamples)
 		}
 		if p.LastError != "" {
@@ -104,32 +127,32 @@ func runCapture(ctx context.Context, g *globals, args []string) error {
 			fmt.Fprintf(g.stderr, "%s\n", line)
 		}
 	}
-	what := "job " + *job
-	if *newJobs {
+	what := "job " + f.job
+	if f.newJobs {
 		what = "the jobs that start"
 	}
 	withProm := ""
-	if *prom != "" {
+	if f.prom != "" {
 		withProm = fmt.Sprintf(", with backpressure from Prometheus every %s", pe)
 	}
-	fmt.Fprintf(g.stderr, "Recording %s on %s for %s into %s%s (Ctrl-C stops and keeps what was recorded)\n", what, *url, d, *out, withProm)
+	fmt.Fprintf(g.stderr, "Recording %s on %s for %s into %s%s (Ctrl-C stops and keeps what was recorded)\n", what, f.url, d, f.out, withProm)
 	res, err := app.Record(ctx, app.RecordOptions{
-		Cluster: c, JobID: *job, NewJobs: *newJobs, NamePrefix: *namePrefix, Duration: d, Out: *out, Logger: g.logger(), Every: every,
+		Cluster: c, JobID: f.job, NewJobs: f.newJobs, NamePrefix: f.namePrefix, Duration: d, Out: f.out, Logger: g.logger(), Every: every,
 		PromEvery: pe,
 		Progress:  func(p app.RecordProgress) { show(p, "") },
 	})
 	if err != nil {
 		return err
 	}
-	if tty {
+	if tty && !g.quiet {
 		fmt.Fprintln(g.stderr)
 	}
 	promPart := ""
-	if *prom != "" {
+	if f.prom != "" {
 		promPart = fmt.Sprintf(" (%d from Prometheus in %d requests)", res.PromSamples, res.PromRequests)
 	}
 	fmt.Fprintf(g.stdout, "%s: %d checkpoints (%d failed)%s, %d missed, %d metric samples%s, %d requests in %s\n",
-		*out, res.Checkpoints, res.Failed, engineCounted(res), missed(res), res.MetricSamples, promPart, res.Requests, res.Elapsed)
+		f.out, res.Checkpoints, res.Failed, engineCounted(res), missed(res), res.MetricSamples, promPart, res.Requests, res.Elapsed)
 	if res.PromError != "" {
 		fmt.Fprintf(g.stderr, "warning: the capture is complete but may lack backpressure from Prometheus: %s\n", res.PromError)
 	}

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,35 +15,6 @@ import (
 	"checkpoint-explorer/backend/model/modeltest"
 	"checkpoint-explorer/backend/store"
 )
-
-func TestParseAnywhere(t *testing.T) {
-	for _, tc := range []struct {
-		args      []string
-		wantPos   []string
-		wantJob   string
-		wantQuiet bool
-	}{
-		{[]string{"--job", "j", "file"}, []string{"file"}, "j", false},
-		{[]string{"file", "--job", "j"}, []string{"file"}, "j", false},
-		{[]string{"a", "--quiet", "b", "--job=j"}, []string{"a", "b"}, "j", true},
-		{[]string{"a", "--", "--job", "x"}, []string{"a", "--job", "x"}, "", false},
-		{nil, nil, "", false},
-	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		job := fs.String("job", "", "")
-		quiet := fs.Bool("quiet", false, "")
-		pos, err := parseAnywhere(fs, tc.args)
-		if err != nil || !reflect.DeepEqual(pos, tc.wantPos) || *job != tc.wantJob || *quiet != tc.wantQuiet {
-			t.Errorf("%q: positionals %q, job %q, quiet %v, err %v", tc.args, pos, *job, *quiet, err)
-		}
-	}
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if _, err := parseAnywhere(fs, []string{"file", "--nope"}); err == nil {
-		t.Error("an unknown flag after a positional was accepted")
-	}
-}
 
 // runCLI runs the command line in-process, as a user would type it.
 func runCLI(t *testing.T, args ...string) (string, string, error) {

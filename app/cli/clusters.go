@@ -3,54 +3,59 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"checkpoint-explorer/app"
 	"checkpoint-explorer/backend/model"
 )
 
-func runClusters(ctx context.Context, g *globals, args []string) error {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		fmt.Fprint(g.stderr, `Usage:
-  checkpoint-explorer clusters list
-  checkpoint-explorer clusters add --name N --engine flink|seatunnel --url URL [--prometheus URL]
-        [--auth none|basic|bearer] [--user U] [--password-stdin | --token-stdin] [--ca-file F] [--insecure]
-        [--reporter URL]... [--prometheus-name KEY=NAME]... [--requests-per-second R] [--max-in-flight N]
-        [--jobmanager-log auto|on|off] [--lane NAME=promql:QUERY|NAME=metric:METRIC]...
-        (secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the command line)
-  checkpoint-explorer clusters remove NAME
-  checkpoint-explorer clusters retention [--max-checkpoints N] [--max-age 30d] [--max-db-size 512MiB]
-`)
-		if len(args) == 0 {
-			return errors.New("clusters: give a subcommand")
-		}
-		return flag.ErrHelp
+func clustersCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "clusters COMMAND [flags]",
+		GroupID: groupSetup,
+		Short:   "list, add or remove clusters; show or set retention",
+		Long:    "Lists, adds and removes the clusters the app polls (and the captures opened); shows or sets how long\nthe cache keeps checkpoints.",
+		Example: `  checkpoint-explorer clusters list
+  checkpoint-explorer clusters add --name prod --url http://jobmanager:8081 --prometheus http://prom:9090
+  CE_PASSWORD=… checkpoint-explorer clusters add --name st --engine seatunnel --url https://st:8080 --auth basic --user ops
+  checkpoint-explorer clusters remove prod
+  checkpoint-explorer clusters retention --max-age 30d --max-db-size 512MiB`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf(cmd, "clusters: give a subcommand (list, add, remove, retention)")
+			}
+			return usageErrorf(cmd, "clusters: unknown subcommand %q (list, add, remove, retention)", args[0])
+		},
 	}
-	switch args[0] {
-	case "list":
-		return clustersList(ctx, g, args[1:])
-	case "add":
-		return clustersAdd(ctx, g, args[1:])
-	case "remove":
-		return clustersRemove(ctx, g, args[1:])
-	case "retention":
-		return clustersRetention(ctx, g, args[1:])
+	cmd.AddCommand(clustersListCmd(g), clustersAddCmd(g), clustersRemoveCmd(g), clustersRetentionCmd(g))
+	for _, c := range cmd.Commands() {
+		c.Flags().SortFlags = false
 	}
-	return fmt.Errorf("clusters: unknown subcommand %q (list, add, remove, retention)", args[0])
+	return cmd
 }
 
-func clustersList(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "clusters list", "", "Lists clusters, opened captures, the cache size and the retention limits.")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
+func clustersListCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "list [flags]",
+		Short:   "list clusters, opened captures, the cache and its retention",
+		Long:    "Lists clusters, opened captures, the cache size and the retention limits.",
+		Example: "  checkpoint-explorer clusters list\n  checkpoint-explorer clusters list --json | jq '.retention.checkpoints'",
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return clustersList(cmd.Context(), g, asJSON) },
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func clustersList(ctx context.Context, g *globals, asJSON bool) error {
 	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
@@ -65,7 +70,7 @@ func clustersList(ctx context.Context, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"clusters": list, "retention": ret})
@@ -94,28 +99,39 @@ func budgetText(c app.SourceView) string {
 	return fmt.Sprintf("%s/s, %d in flight", strconv.FormatFloat(rps, 'f', -1, 64), inFlight)
 }
 
-func clustersAdd(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "clusters add", "--name N --engine flink|seatunnel --url URL [flags]", "Adds a cluster, or replaces the one of the same name.")
-	var in app.ClusterInput
+type clustersAddFlags struct {
+	in                          app.ClusterInput
+	engine, auth                string
+	pwStdin, tokStdin, testConn bool
+}
+
+func clustersAddCmd(g *globals) *cobra.Command {
+	var f clustersAddFlags
+	cmd := &cobra.Command{
+		Use:   "add [flags] --name NAME --url URL",
+		Short: "add a cluster, or replace the one of the same name",
+		Long: "Adds a cluster, or replaces the one of the same name; the connection is tested first (--test=false\n" +
+			"saves without). Secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the\ncommand line.",
+		Example: `  checkpoint-explorer clusters add --name prod --url http://jobmanager:8081
+  checkpoint-explorer clusters add --name prod --url http://jm:8081 --prometheus http://prom:9090 \
+      --lane gc=metric:Status.JVM.GarbageCollector.All.Time --requests-per-second 5
+  printf '%s\n' "$TOKEN" | checkpoint-explorer clusters add --name st --engine seatunnel \
+      --url https://st:8080 --auth bearer --token-stdin`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return clustersAdd(cmd.Context(), g, &f) },
+	}
+	fs := cmd.Flags()
+	in := &f.in
 	fs.StringVar(&in.Name, "name", "", "a name for the cluster")
-	engine := fs.String("engine", "flink", "flink or seatunnel")
+	fs.StringVar(&f.engine, "engine", "flink", "flink or seatunnel")
 	fs.StringVar(&in.BaseURL, "url", "", "REST base URL (Flink: the JobManager's; SeaTunnel: the REST v2 port)")
+	fs.BoolVar(&f.testConn, "test", true, "test the connection before saving")
 	fs.StringVar(&in.PrometheusURL, "prometheus", "", "optional Prometheus server URL")
-	auth := fs.String("auth", "none", "none, basic or bearer")
-	fs.StringVar(&in.Auth.Username, "user", "", "user name for basic auth")
-	pwStdin := fs.Bool("password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
-	tokStdin := fs.Bool("token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
-	fs.StringVar(&in.CAFile, "ca-file", "", "PEM file of a custom CA")
-	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
-	test := fs.Bool("test", true, "test the connection before saving")
-	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
-	addJobManagerLogFlag(fs, &in.JobManagerLog)
-	addLaneFlag(fs, &in.Lanes)
-	fs.Func("reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)", func(v string) error {
+	fs.Var(funcValue{"url", func(v string) error {
 		in.ReporterURLs = append(in.ReporterURLs, v)
 		return nil
-	})
-	fs.Func("prometheus-name", "KEY=NAME: a metric or label name of a relabelled setup (keys in docs/prometheus.md; repeat)", func(v string) error {
+	}}, "reporter", "a Flink Prometheus reporter endpoint to scrape for backpressure (repeat for each JobManager and TaskManager)")
+	fs.Var(funcValue{"key=name", func(v string) error {
 		k, n, ok := strings.Cut(v, "=")
 		if !ok || k == "" {
 			return fmt.Errorf("want KEY=NAME, got %q", v)
@@ -125,21 +141,39 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 		}
 		in.PrometheusNames[k] = n
 		return nil
-	})
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	in.Engine = model.Engine(*engine)
+	}}, "prometheus-name", "a metric or label name of a relabelled setup (keys in docs/prometheus.md; repeat)")
+	addLaneFlag(fs, &in.Lanes)
+	addJobManagerLogFlag(fs, &in.JobManagerLog)
+	fs.StringVar(&f.auth, "auth", "none", "none, basic or bearer")
+	fs.StringVar(&in.Auth.Username, "user", "", "user name for basic auth")
+	fs.BoolVar(&f.pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
+	fs.BoolVar(&f.tokStdin, "token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
+	fs.StringVar(&in.CAFile, "ca-file", "", "PEM file of a custom CA")
+	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
+	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
+	flagGroup(fs, "The cluster", "name", "engine", "url", "test")
+	flagGroup(fs, "Metrics and logs", "prometheus", "reporter", "prometheus-name", "lane", "jobmanager-log")
+	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
+	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
+	completeValues(cmd, "engine", "flink", "seatunnel")
+	completeValues(cmd, "auth", "none", "basic", "bearer")
+	completeValues(cmd, "jobmanager-log", "auto", "on", "off")
+	return cmd
+}
+
+func clustersAdd(ctx context.Context, g *globals, f *clustersAddFlags) error {
+	in := f.in
+	in.Engine = model.Engine(f.engine)
 	if in.Engine != model.EngineFlink && in.JobManagerLog == app.JobManagerLogAuto {
 		in.JobManagerLog = "" // the default applies to Flink only
 	}
-	in.Auth.Kind = model.AuthKind(*auth)
+	in.Auth.Kind = model.AuthKind(f.auth)
 	var err error
 	switch in.Auth.Kind {
 	case model.AuthBasic:
-		in.Auth.Password, err = readSecret(*pwStdin, "CE_PASSWORD")
+		in.Auth.Password, err = readSecret(f.pwStdin, "CE_PASSWORD")
 	case model.AuthBearer:
-		in.Auth.Token, err = readSecret(*tokStdin, "CE_TOKEN")
+		in.Auth.Token, err = readSecret(f.tokStdin, "CE_TOKEN")
 	}
 	if err != nil {
 		return err
@@ -150,7 +184,7 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	}
 	defer svc.Close()
 	a := svc.App()
-	if *test {
+	if f.testConn {
 		res, err := a.TestConnection(in)
 		if err != nil {
 			return err
@@ -167,37 +201,85 @@ func clustersAdd(ctx context.Context, g *globals, args []string) error {
 	return nil
 }
 
-func clustersRemove(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "clusters remove", "NAME", "Removes a cluster or an opened capture and its cached data.")
-	if err := fs.Parse(args); err != nil {
-		return err
+func clustersRemoveCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "remove NAME",
+		Short:   "remove a cluster or an opened capture and its cached data",
+		Long:    "Removes a cluster or an opened capture and its cached data.",
+		Example: "  checkpoint-explorer clusters remove prod\n  checkpoint-explorer clusters remove 'capture: recorded'",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf(cmd, "clusters remove: give one name")
+			}
+			return clustersRemove(cmd.Context(), g, args[0])
+		},
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("clusters remove: give one name")
-	}
+}
+
+func clustersRemove(ctx context.Context, g *globals, name string) error {
 	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
 	a := svc.App()
-	if err := a.RemoveCluster(fs.Arg(0)); err != nil {
+	if err := a.RemoveCluster(name); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "Removed %q\n", fs.Arg(0))
+	fmt.Fprintf(g.stdout, "Removed %q\n", name)
 	return nil
 }
 
-func clustersRetention(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "clusters retention", "[--max-checkpoints N] [--max-age D] [--max-db-size S]",
-		"Shows the retention limits, or sets those given (0 = unlimited) and applies them at once.")
-	maxCount := fs.Int("max-checkpoints", -1, "checkpoints kept per job")
-	maxAge := fs.String("max-age", "", "how long checkpoints are kept (e.g. 30d, 12h)")
-	maxSize := fs.String("max-db-size", "", "cap on the cache file (e.g. 512MiB)")
-	if err := fs.Parse(args); err != nil {
-		return err
+type retentionFlags struct {
+	maxCount        int
+	maxAge, maxSize string
+}
+
+func clustersRetentionCmd(g *globals) *cobra.Command {
+	var f retentionFlags
+	cmd := &cobra.Command{
+		Use:     "retention [--max-checkpoints N] [--max-age DURATION] [--max-db-size SIZE]",
+		Short:   "show the retention limits, or set them",
+		Long:    "Shows the retention limits, or sets those given (0 = unlimited) and applies them at once.",
+		Example: "  checkpoint-explorer clusters retention\n  checkpoint-explorer clusters retention --max-checkpoints 50000 --max-age 30d --max-db-size 2GiB",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var lim retentionChange
+			if f.maxAge != "" {
+				d, err := parseDuration(f.maxAge)
+				if err != nil {
+					return usageErrorf(cmd, "clusters retention: --max-age: %w: give e.g. 30d or 12h", err)
+				}
+				ms := d.Milliseconds()
+				lim.maxAgeMs = &ms
+			}
+			if f.maxSize != "" {
+				n, err := parseSize(f.maxSize)
+				if err != nil {
+					return usageErrorf(cmd, "clusters retention: --max-db-size: %w", err)
+				}
+				lim.maxBytes = &n
+			}
+			if f.maxCount >= 0 {
+				lim.maxCount = &f.maxCount
+			}
+			return clustersRetention(cmd.Context(), g, lim)
+		},
 	}
+	fs := cmd.Flags()
+	fs.IntVar(&f.maxCount, "max-checkpoints", -1, "checkpoints kept per job")
+	fs.StringVar(&f.maxAge, "max-age", "", "how long checkpoints are kept (e.g. 30d, 12h)")
+	fs.StringVar(&f.maxSize, "max-db-size", "", "cap on the cache file (e.g. 512MiB)")
+	return cmd
+}
+
+// retentionChange is the limits given; nil ones stay as they are.
+type retentionChange struct {
+	maxCount           *int
+	maxAgeMs, maxBytes *int64
+}
+
+func clustersRetention(ctx context.Context, g *globals, ch retentionChange) error {
 	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
@@ -210,22 +292,14 @@ func clustersRetention(ctx context.Context, g *globals, args []string) error {
 	}
 	lim := cur.Limits
 	changed := false
-	if *maxCount >= 0 {
-		lim.MaxCheckpointsPerJob, changed = *maxCount, true
+	if ch.maxCount != nil {
+		lim.MaxCheckpointsPerJob, changed = *ch.maxCount, true
 	}
-	if *maxAge != "" {
-		d, err := parseDuration(*maxAge)
-		if err != nil {
-			return fmt.Errorf("--max-age: %w", err)
-		}
-		lim.MaxAgeMs, changed = d.Milliseconds(), true
+	if ch.maxAgeMs != nil {
+		lim.MaxAgeMs, changed = *ch.maxAgeMs, true
 	}
-	if *maxSize != "" {
-		n, err := parseSize(*maxSize)
-		if err != nil {
-			return fmt.Errorf("--max-db-size: %w", err)
-		}
-		lim.MaxBytes, changed = n, true
+	if ch.maxBytes != nil {
+		lim.MaxBytes, changed = *ch.maxBytes, true
 	}
 	if changed {
 		if err := a.SetRetention(lim); err != nil {

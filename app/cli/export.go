@@ -2,45 +2,68 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
 )
 
-func runExport(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "export", "--cluster C --job J [--from T] [--to T] --out FILE",
-		"Writes a job's cached checkpoints, samples and gaps to a capture file (no secrets).\n"+
-			"T is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).")
-	cluster := fs.String("cluster", "", "cluster or capture name")
-	job := fs.String("job", "", "job id")
-	from := fs.String("from", "", "first trigger time to include")
-	to := fs.String("to", "", "last trigger time to include")
-	out := fs.String("out", "", "capture file to write (.ckpt.gz)")
-	if err := fs.Parse(args); err != nil {
-		return err
+type exportFlags struct{ cluster, job, from, to, out string }
+
+func exportCmd(g *globals) *cobra.Command {
+	var f exportFlags
+	cmd := &cobra.Command{
+		Use:     "export [flags] --cluster NAME --job ID --out FILE",
+		GroupID: groupMove,
+		Short:   "write a job's cached checkpoints to a capture file",
+		Long: "Writes a job's cached checkpoints, samples and gaps to a capture file (no secrets). The file\n" +
+			"appears only when complete: Ctrl-C or a failure leaves no partial file. Progress goes to stderr.\n" +
+			"TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).",
+		Example: `  checkpoint-explorer export --cluster prod --job 3f1c… --out prod.ckpt.gz
+  checkpoint-explorer export --cluster prod --job 3f1c… --from 2026-11-29T14:00:00Z --to 1h --out incident.ckpt.gz`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.cluster == "" || f.job == "" || f.out == "" {
+				return usageErrorf(cmd, "export: --cluster, --job and --out are required")
+			}
+			now := time.Now()
+			fromMs, err := parseTime(f.from, now)
+			if err != nil {
+				return usageErrorf(cmd, "export: --from: %w", err)
+			}
+			toMs, err := parseTime(f.to, now)
+			if err != nil {
+				return usageErrorf(cmd, "export: --to: %w", err)
+			}
+			return runExport(cmd.Context(), g, app.ExportRequest{Cluster: f.cluster, Job: f.job, FromMs: fromMs, ToMs: toMs, Path: f.out})
+		},
 	}
-	if *cluster == "" || *job == "" || *out == "" {
-		fs.Usage()
-		return errors.New("export: --cluster, --job and --out are required")
-	}
-	now := time.Now()
-	fromMs, err := parseTime(*from, now)
-	if err != nil {
-		return fmt.Errorf("export: --from: %w", err)
-	}
-	toMs, err := parseTime(*to, now)
-	if err != nil {
-		return fmt.Errorf("export: --to: %w", err)
-	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.cluster, "cluster", "", "cluster or capture name")
+	fs.StringVar(&f.job, "job", "", "job id")
+	fs.StringVar(&f.from, "from", "", "first trigger time to include")
+	fs.StringVar(&f.to, "to", "", "last trigger time to include")
+	fs.StringVar(&f.out, "out", "", "capture file to write (.ckpt.gz)")
+	flagGroup(fs, "What to export", "cluster", "job", "from", "to")
+	flagGroup(fs, "Output", "out")
+	return cmd
+}
+
+func runExport(ctx context.Context, g *globals, req app.ExportRequest) error {
 	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	a := svc.App()
-	res, err := a.ExportCapture(app.ExportRequest{Cluster: *cluster, Job: *job, FromMs: fromMs, ToMs: toMs, Path: *out})
+	p := newProgress(g)
+	stop := p.watch(svc)
+	res, err := svc.Call(ctx).ExportCapture(req)
+	stop()
+	if err != nil && ctx.Err() != nil {
+		return stoppedError{fmt.Sprintf("export stopped; %s was not written", req.Path)}
+	}
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,44 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"checkpoint-explorer/app"
 	"checkpoint-explorer/backend/model"
 )
 
 // Flags and values the commands share: times, durations, sizes, secrets,
 // request budgets and lanes.
-
-// parseAnywhere parses flags given before, between or after the positional
-// arguments ("report FILE --job ID" as well as "report --job ID FILE"), and
-// returns the positionals; "--" ends the flags.
-func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-func newFlagSet(g *globals, name, args, summary string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(g.stderr)
-	g.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(g.stderr, "Usage: checkpoint-explorer %s %s\n\n%s\n\nFlags:\n", name, args, summary)
-		fs.PrintDefaults()
-	}
-	return fs
-}
 
 // parseTime accepts RFC 3339, epoch milliseconds, or a duration meaning "that long ago".
 func parseTime(s string, now time.Time) (int64, error) {
@@ -104,26 +73,26 @@ func parseSize(s string) (int64, error) {
 }
 
 // addBudgetFlags registers the request budget flags of clusters add and capture.
-func addBudgetFlags(fs *flag.FlagSet, requestsPerSecond *float64, maxInFlight *int) {
+func addBudgetFlags(fs *pflag.FlagSet, requestsPerSecond *float64, maxInFlight *int) {
 	fs.Float64Var(requestsPerSecond, "requests-per-second", 0, "request budget: the most requests per second sent to the cluster (0: the default, 20)")
 	fs.IntVar(maxInFlight, "max-in-flight", 0, "request budget: the most requests in flight at once (0: the default, 4)")
 }
 
 // addJobManagerLogFlag registers --jobmanager-log of clusters add and capture.
-func addJobManagerLogFlag(fs *flag.FlagSet, mode *model.JobManagerLogMode) {
+func addJobManagerLogFlag(fs *pflag.FlagSet, mode *model.JobManagerLogMode) {
 	fs.StringVar((*string)(mode), "jobmanager-log", "auto", "Flink: read the JobManager log for finalize times and history beyond REST: auto (when it grew, at most once a minute, up to 16 MiB), on (whatever its size) or off")
 }
 
 // addLaneFlag registers --lane of clusters add and capture.
-func addLaneFlag(fs *flag.FlagSet, lanes *[]model.Lane) {
-	fs.Func("lane", "a custom timeline lane, NAME=promql:QUERY (on --prometheus; $job_id is the job's id) or NAME=metric:METRIC (a Flink metric of the job's vertices); repeat for more", func(v string) error {
+func addLaneFlag(fs *pflag.FlagSet, lanes *[]model.Lane) {
+	fs.Var(funcValue{"lane", func(v string) error {
 		l, err := app.ParseLane(v)
 		if err != nil {
 			return err
 		}
 		*lanes = append(*lanes, l)
 		return nil
-	})
+	}}, "lane", "a custom timeline lane, NAME=promql:QUERY (on --prometheus; $job_id is the job's id) or NAME=metric:METRIC (a Flink metric of the job's vertices); repeat for more")
 }
 
 func orDash(s string) string {

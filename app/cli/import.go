@@ -2,37 +2,68 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
 )
 
-func runImport(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "import", "FILE...",
-		"Opens capture files (or the foreign sample format) into the cache as read-only sources.\n"+
-			"Each file is imported whole or not at all.")
-	files, err := parseAnywhere(fs, args)
-	if err != nil {
-		return err
+func importCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "import [flags] FILE...",
+		GroupID: groupMove,
+		Short:   "open capture files into the cache as read-only sources",
+		Long: "Opens capture files (or the foreign sample format) into the cache as read-only sources.\n" +
+			"Each file is imported whole or not at all: a file that fails, or an import Ctrl-C stops,\n" +
+			"leaves the cache as it was. Progress goes to stderr (--quiet: none).",
+		Example: `  checkpoint-explorer import recording.ckpt.gz
+  checkpoint-explorer import --data-dir /srv/ce night-*.ckpt.gz`,
+		ValidArgsFunction: completeCaptureFiles,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if len(files) == 0 {
+				return usageErrorf(cmd, "import: give at least one file")
+			}
+			return runImport(cmd.Context(), g, files)
+		},
 	}
-	if len(files) == 0 {
-		fs.Usage()
-		return errors.New("import: give at least one file")
-	}
+}
+
+func runImport(ctx context.Context, g *globals, files []string) error {
 	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	a := svc.App()
-	var failed int
-	for _, f := range files {
-		res, err := a.OpenCapture(f)
+	var failed []error
+	for i, f := range files {
+		if ctx.Err() != nil {
+			return stoppedError{fmt.Sprintf("import stopped before %s (the %d files before it were imported)", f, i)}
+		}
+		if err := checkReadable(f); err != nil {
+			failed = append(failed, err)
+			if len(files) > 1 {
+				fmt.Fprintf(g.stderr, "checkpoint-explorer: import: %v\n", err)
+			}
+			continue
+		}
+		p := newProgress(g)
+		stop := p.watch(svc)
+		res, err := svc.Call(ctx).OpenCapture(f)
+		stop()
+		if err != nil && ctx.Err() != nil {
+			msg := fmt.Sprintf("import of %s stopped; nothing of it was imported (the cache is as it was)", f)
+			if i > 0 {
+				msg = fmt.Sprintf("import of %s stopped; nothing of it was imported (the %d files before it were)", f, i)
+			}
+			return stoppedError{msg}
+		}
 		if err != nil {
-			fmt.Fprintf(g.stderr, "%s: %v\n", f, err)
-			failed++
+			failed = append(failed, fmt.Errorf("%s: %w", f, err))
+			if len(files) > 1 {
+				fmt.Fprintf(g.stderr, "checkpoint-explorer: import: %s: %s\n", f, errorText(err))
+			}
 			continue
 		}
 		fmt.Fprintf(g.stdout, "%s: %s: %d jobs, %d checkpoints, %d ack samples, %d metric samples, %d gaps",
@@ -42,8 +73,11 @@ func runImport(ctx context.Context, g *globals, args []string) error {
 		}
 		fmt.Fprintln(g.stdout)
 	}
-	if failed > 0 {
-		return fmt.Errorf("import: %d of %d files failed", failed, len(files))
+	switch {
+	case len(failed) == 1 && len(files) == 1:
+		return fmt.Errorf("import: %w", failed[0])
+	case len(failed) > 0:
+		return fmt.Errorf("import: %d of %d files failed", len(failed), len(files))
 	}
 	return nil
 }

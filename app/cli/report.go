@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,42 +15,66 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"checkpoint-explorer/app"
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
 )
 
-func runReport(ctx context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "report", "[--format text|json|markdown] (CAPTURE_FILE | --cluster NAME --job ID) [--from T] [--to T]",
-		"Prints what is slow or failing, where, and since when, for a cached job or a capture file.")
-	format := fs.String("format", "text", "text, json or markdown")
-	cluster := fs.String("cluster", "", "cluster or capture name (with --job)")
-	job := fs.String("job", "", "job id (optional with a capture file holding one job)")
-	from := fs.String("from", "", "first trigger time (RFC 3339, epoch ms, or a duration ago)")
-	to := fs.String("to", "", "last trigger time")
-	files, err := parseAnywhere(fs, args)
-	if err != nil {
-		return err
+type reportFlags struct{ format, cluster, job, from, to string }
+
+func reportCmd(g *globals) *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:     "report [flags] (CAPTURE_FILE | --cluster NAME --job ID)",
+		GroupID: groupLook,
+		Short:   "print what is slow, where and why for a job or a capture",
+		Long: "Prints what is slow or failing, where, and since when, for a cached job or a capture file. A capture\n" +
+			"is read into a throwaway cache (yours is not touched), with its progress on stderr; stdout holds only\n" +
+			"the report. TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).",
+		Example: `  checkpoint-explorer report recording.ckpt.gz
+  checkpoint-explorer report knobs.ckpt.gz --job 1ac863d7989ca7c731d1817c06eb92c1 --format markdown > report.md
+  checkpoint-explorer report --cluster prod --job 3f1c… --from 2h --format json | jq .correlation`,
+		ValidArgsFunction: completeCaptureFiles,
+		RunE:              func(cmd *cobra.Command, files []string) error { return runReport(cmd, g, f, files) },
 	}
-	switch *format {
+	fs := cmd.Flags()
+	fs.StringVar(&f.cluster, "cluster", "", "cluster or capture name (with --job)")
+	fs.StringVar(&f.job, "job", "", "job id (optional with a capture file holding one job)")
+	fs.StringVar(&f.from, "from", "", "first trigger time (RFC 3339, epoch ms, or a duration ago)")
+	fs.StringVar(&f.to, "to", "", "last trigger time")
+	fs.StringVar(&f.format, "format", "text", "text, json or markdown")
+	flagGroup(fs, "What to report", "cluster", "job", "from", "to")
+	flagGroup(fs, "Output", "format")
+	completeValues(cmd, "format", "text", "json", "markdown")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) error {
+	ctx := cmd.Context()
+	switch f.format {
 	case "text", "json", "markdown":
 	default:
-		return fmt.Errorf("report: --format %q: choose text, json or markdown", *format)
+		return usageErrorf(cmd, "report: --format %q: choose text, json or markdown", f.format)
 	}
 	now := time.Now()
-	fromMs, err := parseTime(*from, now)
+	fromMs, err := parseTime(f.from, now)
 	if err != nil {
-		return fmt.Errorf("report: --from: %w", err)
+		return usageErrorf(cmd, "report: --from: %w", err)
 	}
-	toMs, err := parseTime(*to, now)
+	toMs, err := parseTime(f.to, now)
 	if err != nil {
-		return fmt.Errorf("report: --to: %w", err)
+		return usageErrorf(cmd, "report: --to: %w", err)
 	}
 	opts := app.Options{NoSample: true, NoCollect: true}
 	gg := *g
 	if len(files) > 0 {
-		if len(files) > 1 || *cluster != "" {
-			return errors.New("report: give one capture file, or --cluster and --job")
+		if len(files) > 1 || f.cluster != "" {
+			return usageErrorf(cmd, "report: give one capture file, or --cluster and --job")
+		}
+		if err := checkReadable(files[0]); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 		// A capture is read into a throwaway cache: the user's cache is not touched.
 		tmp, err := os.MkdirTemp("", "checkpoint-explorer-report-*")
@@ -60,9 +83,8 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 		}
 		defer os.RemoveAll(tmp)
 		gg.dataDir = tmp
-	} else if *cluster == "" || *job == "" {
-		fs.Usage()
-		return errors.New("report: give a capture file, or --cluster and --job")
+	} else if f.cluster == "" || f.job == "" {
+		return usageErrorf(cmd, "report: give a capture file, or --cluster and --job")
 	}
 	svc, err := openApp(ctx, &gg, opts)
 	if err != nil {
@@ -71,7 +93,13 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 	defer svc.Close()
 	a := svc.App()
 	if len(files) > 0 {
-		res, err := a.OpenCapture(files[0])
+		p := newProgress(g)
+		stop := p.watch(svc)
+		res, err := svc.Call(ctx).OpenCapture(files[0])
+		stop()
+		if err != nil && ctx.Err() != nil {
+			return stoppedError{fmt.Sprintf("report stopped while reading %s", files[0])}
+		}
 		if err != nil {
 			return err
 		}
@@ -81,23 +109,23 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 		}
 		var match []app.JobView
 		for _, j := range jobs {
-			if *job == "" || j.ID == *job {
+			if f.job == "" || j.ID == f.job {
 				match = append(match, j)
 			}
 		}
 		switch {
-		case len(match) == 0 && *job != "":
-			return fmt.Errorf("report: job %s is not in %s", *job, fs.Arg(0))
+		case len(match) == 0 && f.job != "":
+			return fmt.Errorf("report: job %s is not in %s", f.job, files[0])
 		case len(match) == 0:
-			return fmt.Errorf("report: %s holds no job (sources: %s)", fs.Arg(0), strings.Join(res.Sources, ", "))
+			return fmt.Errorf("report: %s holds no job (sources: %s)", files[0], strings.Join(res.Sources, ", "))
 		case len(match) > 1:
 			var ids []string
 			for _, j := range match {
 				ids = append(ids, j.ID)
 			}
-			return fmt.Errorf("report: %s holds %d jobs; choose one with --job (%s)", fs.Arg(0), len(match), strings.Join(ids, ", "))
+			return fmt.Errorf("report: %s holds %d jobs; choose one with --job (%s)", files[0], len(match), strings.Join(ids, ", "))
 		}
-		*cluster, *job = match[0].Cluster, match[0].ID
+		f.cluster, f.job = match[0].Cluster, match[0].ID
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// What the report holds over 100,000 checkpoints is ~80 MB: a soft
@@ -109,25 +137,25 @@ func runReport(ctx context.Context, g *globals, args []string) error {
 	// The checkpoints' analyses stream out of the analysis: the JSON writes
 	// each as it comes (over 100,000 checkpoints they are hundreds of MB),
 	// text and markdown keep a tally.
-	switch *format {
+	switch f.format {
 	case "json":
 		jw, err := newJSONReportWriter()
 		if err != nil {
 			return err
 		}
 		defer jw.close()
-		r, err := svc.StreamReport(ctx, *cluster, *job, fromMs, toMs, jw.emit, jw.revise)
+		r, err := svc.StreamReport(ctx, f.cluster, f.job, fromMs, toMs, jw.emit, jw.revise)
 		if err != nil {
 			return err
 		}
 		return jw.finish(g.stdout, r)
 	default:
 		var t checkpointTally
-		r, err := svc.StreamReport(ctx, *cluster, *job, fromMs, toMs, t.emit, t.revise)
+		r, err := svc.StreamReport(ctx, f.cluster, f.job, fromMs, toMs, t.emit, t.revise)
 		if err != nil {
 			return err
 		}
-		if *format == "markdown" {
+		if f.format == "markdown" {
 			writeReportMarkdown(g.stdout, r, &t)
 		} else {
 			writeReportText(g.stdout, r, &t)

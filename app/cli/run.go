@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
 )
@@ -27,32 +30,23 @@ type WindowOptions struct {
 	Assets  fs.FS
 }
 
-// command is one subcommand of the CLI.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, g *globals, args []string) error
-}
-
-// globals are flags every command takes.
+// globals are flags every command takes, and where the commands write.
 type globals struct {
 	dataDir string
 	verbose bool
-	// quiet keeps one-shot commands' output to their result and warnings.
-	quiet  bool
-	stdout io.Writer
-	stderr io.Writer
-	opts   Options
-}
-
-func (g *globals) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.dataDir, "data-dir", g.dataDir, "where the config and the cache live (default: the OS's user config and cache dirs)")
-	fs.BoolVar(&g.verbose, "v", g.verbose, "log debug detail")
+	// quiet (--quiet) turns off the progress lines and logs only warnings.
+	quiet bool
+	// quietLog keeps one-shot commands' log to warnings (every command but
+	// serve and the window).
+	quietLog bool
+	stdout   io.Writer
+	stderr   io.Writer
+	opts     Options
 }
 
 func (g *globals) logger() *slog.Logger {
 	lvl := slog.LevelInfo
-	if g.quiet {
+	if g.quiet || g.quietLog {
 		lvl = slog.LevelWarn
 	}
 	if g.verbose {
@@ -61,60 +55,107 @@ func (g *globals) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
-func commands() []command {
-	return []command{
-		{"serve", "serve the UI and the local JSON API to a browser on loopback", runServe},
-		{"import", "open capture files into the cache as read-only sources", runImport},
-		{"export", "write a job's cached checkpoints to a capture file", runExport},
-		{"clusters", "list, add or remove clusters; show or set retention", runClusters},
-		{"report", "print what is slow, where and why for a job or a capture", runReport},
-		{"capture", "record a live job into a capture file, without the cache", runCapture},
-		{"version", "print the version", runVersion},
+// The groups of commands in the top-level help.
+const (
+	groupLook  = "look"
+	groupMove  = "move"
+	groupSetup = "setup"
+)
+
+// newRoot is the whole command line: the window without a command, and the
+// commands, each in its own file.
+func newRoot(g *globals) *cobra.Command {
+	cobra.EnableCommandSorting = false // the order below is the help's
+	// Windows: the desktop app is started from Explorer without arguments;
+	// cobra would refuse that ("This is a command line tool").
+	cobra.MousetrapHelpText = ""
+	root := &cobra.Command{
+		Use:   "checkpoint-explorer",
+		Short: "Checkpoint Explorer explains the checkpoints of Flink and SeaTunnel jobs.",
+		Long: "Checkpoint Explorer explains the checkpoints of Flink and SeaTunnel jobs: what is slow or failing,\n" +
+			"where, and since when. Without a command it opens the desktop window (without a display it\n" +
+			"serves the same UI to a browser, as `serve` does).",
+		Example: `  checkpoint-explorer                                   open the desktop window
+  checkpoint-explorer clusters add --name prod --url http://jobmanager:8081
+  checkpoint-explorer report --cluster prod --job 3f1c… --from 2h
+  checkpoint-explorer import recording.ckpt.gz
+  checkpoint-explorer completion bash > /etc/bash_completion.d/checkpoint-explorer`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				msg := fmt.Sprintf("unknown command %q", args[0])
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+				}
+				return usageErrorf(cmd, "%s", msg)
+			}
+			return runWindow(cmd.Context(), g)
+		},
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			g.quietLog = cmd.HasParent() && cmd.Name() != "serve"
+		},
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 	}
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintf(w, `Checkpoint Explorer explains the checkpoints of Flink and SeaTunnel jobs.
-
-Usage:
-  checkpoint-explorer [--data-dir DIR]            open the desktop window
-  checkpoint-explorer COMMAND [flags] [args]
-
-Commands:
-`)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.Flags().SortFlags = false
+	pf := root.PersistentFlags()
+	pf.SortFlags = false
+	pf.StringVar(&g.dataDir, "data-dir", "", "where the config and the cache live (default: the OS's user config and cache dirs)")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress lines on stderr; log only warnings")
+	pf.BoolVar(&g.verbose, "v", false, "the same as --verbose (the name of earlier versions)")
+	pf.Lookup("v").Hidden = true
+	root.AddGroup(
+		&cobra.Group{ID: groupLook, Title: "Look at checkpoints:"},
+		&cobra.Group{ID: groupMove, Title: "Move checkpoints in and out:"},
+		&cobra.Group{ID: groupSetup, Title: "Set up:"},
+	)
+	root.AddCommand(
+		serveCmd(g), reportCmd(g),
+		importCmd(g), exportCmd(g), captureCmd(g),
+		clustersCmd(g), versionCmd(g),
+	)
+	root.SetHelpCommandGroupID(groupSetup)
+	root.SetCompletionCommandGroupID(groupSetup)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Short = "show the help of a command"
+		case "completion":
+			c.Short = "write the shell completion script for bash, zsh, fish or powershell"
+			c.Example = `  source <(checkpoint-explorer completion bash)                          # this shell
+  checkpoint-explorer completion bash > /etc/bash_completion.d/checkpoint-explorer
+  checkpoint-explorer completion zsh > "${fpath[1]}/_checkpoint-explorer"
+  checkpoint-explorer completion fish > ~/.config/fish/completions/checkpoint-explorer.fish`
+		}
 	}
-	fmt.Fprintf(w, "\nRun 'checkpoint-explorer COMMAND --help' for a command's flags.\n")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if cmd.HasParent() {
+			return usageErrorf(cmd, "%s: %v", strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), err)
+		}
+		return usageErrorf(cmd, "%v", err)
+	})
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { writeHelp(cmd.OutOrStdout(), cmd) })
+	root.SetUsageFunc(func(cmd *cobra.Command) error { writeHelp(cmd.OutOrStderr(), cmd); return nil })
+	for _, c := range root.Commands() {
+		c.Flags().SortFlags = false
+	}
+	return root
 }
 
 // Run runs the command line args (without the program name). Without a
-// command it opens the window, or without a display serves the UI.
+// command it opens the window, or without a display serves the UI. A usage
+// error is a *UsageError (ExitCode tells the status).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) error {
 	g := &globals{stdout: stdout, stderr: stderr, opts: opts}
-	root := flag.NewFlagSet("checkpoint-explorer", flag.ContinueOnError)
-	root.SetOutput(stderr)
-	g.register(root)
-	root.Usage = func() { usage(stderr) }
-	if err := root.Parse(args); err != nil {
-		return err
-	}
-	rest := root.Args()
-	if len(rest) == 0 {
-		return runWindow(ctx, g)
-	}
-	if rest[0] == "help" {
-		usage(stdout)
-		return nil
-	}
-	for _, c := range commands() {
-		if c.name == rest[0] {
-			g.quiet = c.name != "serve"
-			return c.run(ctx, g, rest[1:])
-		}
-	}
-	usage(stderr)
-	return fmt.Errorf("unknown command %q", rest[0])
+	root := newRoot(g)
+	root.SetArgs(dashDashLongFlags(root, args))
+	return root.ExecuteContext(ctx)
 }
 
 // hasDisplay reports whether a desktop window can open here.
@@ -145,7 +186,27 @@ func openApp(ctx context.Context, g *globals, opts app.Options) (*app.Service, e
 func runWindow(ctx context.Context, g *globals) error {
 	if !hasDisplay() || g.opts.Window == nil {
 		fmt.Fprintln(g.stderr, "No display found: serving the UI for a browser instead (see `checkpoint-explorer serve --help`).")
-		return runServe(ctx, g, nil)
+		return runServe(ctx, g, serveFlags{addr: "127.0.0.1:0"})
 	}
 	return g.opts.Window(ctx, WindowOptions{DataDir: g.dataDir, Logger: g.logger(), Assets: g.opts.Assets})
+}
+
+// checkReadable says plainly when a file given to read is not there, before
+// the app's longer account of a failed import.
+func checkReadable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s: %w", path, pe.Err)
+		}
+		return err
+	}
+	return f.Close()
+}
+
+// errorsAsUsage reports whether err is a usage error.
+func errorsAsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
 }

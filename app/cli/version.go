@@ -1,18 +1,25 @@
 package cli
 
 import (
-	"context"
 	"fmt"
+
+	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
 )
 
-func runVersion(_ context.Context, g *globals, args []string) error {
-	fs := newFlagSet(g, "version", "", "Prints the version.")
-	if err := fs.Parse(args); err != nil {
-		return err
+func versionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		GroupID: groupSetup,
+		Short:   "print the version",
+		Long:    "Prints the version, the commit it was built from and the Go version.",
+		Example: "  checkpoint-explorer version",
+		Args:    noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			v := (&app.App{}).Version()
+			fmt.Fprintf(g.stdout, "checkpoint-explorer %s (commit %s, %s)\n", v.Version, v.Commit, v.GoVersion)
+			return nil
+		},
 	}
-	v := (&app.App{}).Version()
-	fmt.Fprintf(g.stdout, "checkpoint-explorer %s (commit %s, %s)\n", v.Version, v.Commit, v.GoVersion)
-	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -32,6 +33,9 @@ type Visitor struct {
 	Reconciliation func(model.Reconciliation) error
 	// JobConfig receives each of a job's configurations, oldest first (files of 1.3 on).
 	JobConfig func(model.JobConfig) error
+	// BytesRead, when set, counts the bytes ReadFile has read from the file
+	// (compressed, as on disk): a caller's progress against the file's size.
+	BytesRead *atomic.Int64
 }
 
 // Summary counts what a read delivered. Skipped counts records of types this
@@ -68,6 +72,9 @@ func ReadFile(ctx context.Context, path string, lim Limits, v Visitor) (Summary,
 	defer f.Close()
 	rd := newReader(ctx, lim, v)
 	rd.name = filepath.Base(path)
+	if v.BytesRead != nil {
+		return rd.run(countingReader{f, v.BytesRead})
+	}
 	return rd.run(f)
 }
 
@@ -80,6 +87,18 @@ func ReadFile(ctx context.Context, path string, lim Limits, v Visitor) (Summary,
 // file size.
 func Read(ctx context.Context, r io.Reader, lim Limits, v Visitor) (Summary, error) {
 	return newReader(ctx, lim, v).run(r)
+}
+
+// countingReader counts what passes through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 type reader struct {

@@ -490,6 +490,8 @@ export interface ImportProgressEvent {
   file: string;
   checkpoints: number;
   metric_samples: number;
+  bytes: number;
+  size: number;
 }
 
 /** app.ImportResult */
