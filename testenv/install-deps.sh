@@ -3,7 +3,8 @@
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-      xvfb xauth imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip gnome-keyring)
+      xvfb xauth imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip gnome-keyring
+      zsh fish bash-completion)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

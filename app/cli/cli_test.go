@@ -215,3 +215,45 @@ func TestClustersRetentionAppliesOnlyTheNewLimits(t *testing.T) {
 		t.Errorf("clusters retention printed:\n%s\nwant the limit 40 and 40 checkpoints kept", out)
 	}
 }
+
+// export --format writes the other tools' formats from the cache, and a
+// file of OTLP spans imports like a capture.
+func TestExportFormats(t *testing.T) {
+	dir := t.TempDir()
+	knobs := filepath.Join("..", "sample", "flink-knobs.ckpt.gz")
+	if _, stderr, err := runCLI(t, "--data-dir", dir, "import", knobs); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(dir, "cache.db"), store.DefaultRetention())
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := st.Jobs(context.Background(), "")
+	st.Close()
+	if err != nil || len(jobs) == 0 {
+		t.Fatalf("imported jobs: %v, %v", jobs, err)
+	}
+	job := jobs[0].ID
+	for _, tc := range []struct {
+		args   []string
+		starts string
+	}{
+		{[]string{"--format", "csv"}, "cluster,job_id,pipeline,checkpoint_id,"},
+		{[]string{"--format", "csv", "--per-subtask"}, "cluster,job_id,pipeline,checkpoint_id,vertex_id,subtask,"},
+		{[]string{"--format", "otlp"}, `{"resourceSpans":`},
+		{[]string{"--format", "perfetto"}, `{"displayTimeUnit":"ms"`},
+	} {
+		file := filepath.Join(dir, "out-"+strings.Join(tc.args, ""))
+		args := append([]string{"--data-dir", dir, "export", "--cluster", jobs[0].Cluster, "--job", job, "--out", file}, tc.args...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, stderr)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil || !strings.HasPrefix(string(b), tc.starts) {
+			t.Fatalf("%v: the file starts %q, want %q (%v)", tc.args, string(b)[:min(60, len(b))], tc.starts, err)
+		}
+	}
+	if _, stderr, err := runCLI(t, "--data-dir", dir, "import", filepath.Join(dir, "out---formatotlp")); err != nil {
+		t.Fatalf("import of the OTLP export: %v\n%s", err, stderr)
+	}
+}

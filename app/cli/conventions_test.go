@@ -153,6 +153,8 @@ func TestExitStatusAndOneErrorLine(t *testing.T) {
 		{[]string{"capture", "--url", "http://127.0.0.1:1", "--job", "j", "--out", "x", "--duration", "-1s"}, ExitUsage, `--duration "-1s"`},
 		{[]string{"import"}, ExitUsage, "import: give at least one file"},
 		{[]string{"export", "--cluster", "c"}, ExitUsage, "export: --cluster, --job and --out are required"},
+		{[]string{"export", "--cluster", "c", "--job", "j", "--out", "x", "--format", "svg"}, ExitUsage, `export: --format "svg": choose capture, perfetto, otlp or csv`},
+		{[]string{"export", "--cluster", "c", "--job", "j", "--out", "x", "--per-subtask"}, ExitUsage, "export: --per-subtask goes with --format csv"},
 		{[]string{"clusters"}, ExitUsage, "clusters: give a subcommand"},
 		{[]string{"clusters", "nope"}, ExitUsage, `clusters: unknown subcommand "nope"`},
 		{[]string{"clusters", "remove"}, ExitUsage, "clusters remove: give one name"},

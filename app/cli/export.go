@@ -10,23 +10,37 @@ import (
 	"checkpoint-explorer/app"
 )
 
-type exportFlags struct{ cluster, job, from, to, out string }
+type exportFlags struct {
+	cluster, job, from, to, out, format string
+	perSubtask                          bool
+}
 
 func exportCmd(g *globals) *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
 		Use:     "export [flags] --cluster NAME --job ID --out FILE",
 		GroupID: groupMove,
-		Short:   "write a job's cached checkpoints to a capture file",
-		Long: "Writes a job's cached checkpoints, samples and gaps to a capture file (no secrets). The file\n" +
-			"appears only when complete: Ctrl-C or a failure leaves no partial file. Progress goes to stderr.\n" +
-			"TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).",
+		Short:   "write a job's cached checkpoints to a capture file, or as Perfetto, OTLP or CSV",
+		Long: "Writes a job's cached checkpoints, samples and gaps to a capture file (no secrets), or with\n" +
+			"--format the checkpoints as a Perfetto trace, OTLP JSON spans with Flink's names, or CSV\n" +
+			"(docs/interop.md). The file appears only when complete: Ctrl-C or a failure leaves no partial\n" +
+			"file. Progress goes to stderr. TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).",
 		Example: `  checkpoint-explorer export --cluster prod --job 3f1c… --out prod.ckpt.gz
-  checkpoint-explorer export --cluster prod --job 3f1c… --from 2026-11-29T14:00:00Z --to 1h --out incident.ckpt.gz`,
+  checkpoint-explorer export --cluster prod --job 3f1c… --from 2026-11-29T14:00:00Z --to 1h --out incident.ckpt.gz
+  checkpoint-explorer export --cluster prod --job 3f1c… --format perfetto --out prod.perfetto.json
+  checkpoint-explorer export --cluster prod --job 3f1c… --format csv --per-subtask --out phases.csv`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.cluster == "" || f.job == "" || f.out == "" {
 				return usageErrorf(cmd, "export: --cluster, --job and --out are required")
+			}
+			switch f.format {
+			case app.FormatCapture, app.FormatPerfetto, app.FormatOTLP, app.FormatCSV:
+			default:
+				return usageErrorf(cmd, "export: --format %q: choose capture, perfetto, otlp or csv", f.format)
+			}
+			if f.perSubtask && f.format != app.FormatCSV {
+				return usageErrorf(cmd, "export: --per-subtask goes with --format csv")
 			}
 			now := time.Now()
 			fromMs, err := parseTime(f.from, now)
@@ -37,7 +51,8 @@ func exportCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return usageErrorf(cmd, "export: --to: %w", err)
 			}
-			return runExport(cmd.Context(), g, app.ExportRequest{Cluster: f.cluster, Job: f.job, FromMs: fromMs, ToMs: toMs, Path: f.out})
+			return runExport(cmd.Context(), g, app.ExportRequest{Cluster: f.cluster, Job: f.job, FromMs: fromMs, ToMs: toMs, Path: f.out,
+				Format: f.format, PerSubtask: f.perSubtask})
 		},
 	}
 	fs := cmd.Flags()
@@ -45,9 +60,12 @@ func exportCmd(g *globals) *cobra.Command {
 	fs.StringVar(&f.job, "job", "", "job id")
 	fs.StringVar(&f.from, "from", "", "first trigger time to include")
 	fs.StringVar(&f.to, "to", "", "last trigger time to include")
-	fs.StringVar(&f.out, "out", "", "capture file to write (.ckpt.gz)")
+	fs.StringVar(&f.out, "out", "", "file to write (.ckpt.gz for a capture)")
+	fs.StringVar(&f.format, "format", app.FormatCapture, "capture, perfetto, otlp or csv")
+	fs.BoolVar(&f.perSubtask, "per-subtask", false, "csv: one row per subtask phase instead of per checkpoint")
 	flagGroup(fs, "What to export", "cluster", "job", "from", "to")
-	flagGroup(fs, "Output", "out")
+	flagGroup(fs, "Output", "out", "format", "per-subtask")
+	completeValues(cmd, "format", app.FormatCapture, app.FormatPerfetto, app.FormatOTLP, app.FormatCSV)
 	return cmd
 }
 
