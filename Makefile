@@ -11,7 +11,7 @@ TAGS       := desktop,production,webkit2_41
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './testenv/.cache/*' 2>/dev/null)
 FE_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: deps deps-build deps-package deps-test build package test-package frontend generate run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
+.PHONY: deps deps-build deps-package deps-test build package icons test-package frontend generate run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
 
 # Debian packages, installed only when missing (testenv/install-deps.sh lists each set):
 # deps-build what building needs, deps-package that and the packaging tools, deps-test
@@ -41,11 +41,25 @@ frontend: frontend/dist/index.html
 generate:
 	go run ./app/contractgen
 
+GO_BUILD   = go build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)"
+
 $(BIN): frontend/dist/index.html $(GO_SOURCES) go.mod go.sum
 	@mkdir -p build/bin
-	go build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)" -o $(BIN) .
+	$(GO_BUILD) -o $(BIN) .
 
 build: deps-build $(BIN)
+
+# build/package/: a Debian package (.deb) and a tarball for other distributions, versioned
+# from git (packaging/build.sh). The binary is built here with the version of this moment,
+# the same production build as $(BIN) (no test support: build_test.go checks the tags' deps).
+package: deps-package frontend/dist/index.html
+	@mkdir -p build/package
+	$(GO_BUILD) -o build/package/checkpoint-explorer .
+	packaging/build.sh build/package/checkpoint-explorer $(VERSION) build/package
+
+# The window's icon (app/window/appicon.png) from packaging/icon.svg, the source of every size.
+icons:
+	rsvg-convert -w 512 -h 512 packaging/icon.svg -o app/window/appicon.png
 
 # Opens the window; without a display, serves the UI to a browser and prints the address.
 # Needs what the build needs (the WebKitGTK runtime comes with its headers), not the test stack.
@@ -72,8 +86,13 @@ test-e2e: $(BIN)
 test-desktop: $(BIN)
 	testenv/desktop-smoke.sh
 
+# Builds the package, unpacks it into a fresh root, runs the installed binary (version, the
+# window under Xvfb) and validates the desktop entry and the AppStream metainfo.
+test-package: package
+	testenv/package-test.sh build/package
+
 # Every test: vet, frontend unit tests, Go (with the real Flink and Prometheus it starts), each
-# fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb.
+# fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb, the package.
 test: deps-test
 	@trap 'testenv/stop-all.sh' EXIT; \
 	$(MAKE) --no-print-directory vet && \
@@ -81,7 +100,8 @@ test: deps-test
 	$(MAKE) --no-print-directory test-go && \
 	$(MAKE) --no-print-directory test-fuzz && \
 	$(MAKE) --no-print-directory test-e2e && \
-	$(MAKE) --no-print-directory test-desktop
+	$(MAKE) --no-print-directory test-desktop && \
+	$(MAKE) --no-print-directory test-package
 
 bench: deps-test $(BIN)
 	@trap 'testenv/stop-all.sh' EXIT; testenv/bench.sh
@@ -98,4 +118,4 @@ stop-testenv:
 	testenv/stop-all.sh
 
 clean:
-	rm -rf build/bin frontend/dist test-results
+	rm -rf build/bin build/package frontend/dist test-results
