@@ -57,6 +57,11 @@ for s in 16 32 48 64 128 256 512; do
   rsvg-convert -w "$s" -h "$s" "$here/icon.svg" -o "$d/$APP_ID.png"
 done
 install -D -m 0644 "$here/icon.svg" "$root/usr/share/icons/hicolor/scalable/apps/$APP_ID.svg"
+# The documentation, which Help → Documentation opens (English and Chinese).
+doc="$root/usr/share/doc/checkpoint-explorer"
+install -d "$doc"
+cp -r "$here/../docs" "$here/../docs-zh" "$doc/"
+install -m 0644 "$here/../README.md" "$doc/README.md"
 find "$root" -type d -exec chmod 0755 {} +
 find "$root/usr/share" -type f -exec chmod 0644 {} +
 

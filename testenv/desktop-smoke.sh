@@ -23,7 +23,7 @@ xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
     "$CE_SMOKE_BIN" --data-dir "$CE_SMOKE_DATA" >"$CE_SMOKE_DATA.log" 2>&1 &
   fi
   pid=$!
-  trap "kill $pid 2>/dev/null; wait $pid 2>/dev/null || true" EXIT
+  trap "kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true" EXIT
   win=""
   for _ in $(seq 1 120); do
     win=$(xdotool search --onlyvisible --name "^Checkpoint Explorer$" 2>/dev/null | head -1 || true)
@@ -39,7 +39,17 @@ xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
     colors=$(convert "$CE_SMOKE_SHOT" -format "%k" info:)
     if awk -v s="$sd" -v c="$colors" "BEGIN{exit !(s > 0.05 && c > 50)}"; then
       echo "desktop: window $win drawn (gray stddev $sd, $colors colours), screenshot $CE_SMOKE_SHOT"
-      exit 0
+      # The program name the desktop entry matches (StartupWMClass).
+      xprop -id "$win" WM_CLASS | grep -q "\"checkpoint-explorer\"" || { xprop -id "$win" WM_CLASS >&2; echo "desktop: WM_CLASS is not checkpoint-explorer" >&2; exit 1; }
+      # The native menu: File → Quit by its accelerator closes the app.
+      xdotool windowfocus --sync "$win" 2>/dev/null || true
+      xdotool key --clearmodifiers ctrl+q
+      for _ in $(seq 1 20); do
+        kill -0 $pid 2>/dev/null || { echo "desktop: Ctrl+Q (File → Quit) closed the app"; exit 0; }
+        sleep 0.5
+      done
+      echo "desktop: Ctrl+Q (File → Quit) did not close the app" >&2
+      exit 1
     fi
     sleep 0.5
   done

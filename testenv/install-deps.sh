@@ -4,7 +4,7 @@
 #                             (Go and Node/npm must be present: Debian 12's are too old)
 #   install-deps.sh package   building plus what `make package` uses: dpkg-deb (part of dpkg),
 #                             rsvg-convert for the icons, desktop-file-validate, appstreamcli
-#   install-deps.sh test      packaging plus the test stack: Xvfb, xdotool, ImageMagick, Chromium,
+#   install-deps.sh test      packaging plus the test stack: Xvfb, xdotool, xprop, ImageMagick, Chromium,
 #                             CJK fonts, Prometheus, curl, jq, unzip, Java 17 and Maven (the Flink and
 #                             SeaTunnel test clusters)
 # Idempotent; needs root (or sudo) only when something is missing.
@@ -12,7 +12,7 @@ set -euo pipefail
 set_name=${1:-build}
 build=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 package=(librsvg2-bin desktop-file-utils appstream)
-test=(xvfb xauth imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip
+test=(xvfb xauth x11-utils imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip
       openjdk-17-jre-headless maven)
 case "$set_name" in
   build)   pkgs=("${build[@]}") ;;

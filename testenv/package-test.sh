@@ -26,7 +26,8 @@ ok() { echo "package-test: ok: $*"; passed=$((passed + 1)); }
 dpkg -x "$deb" "$root"
 id=$(basename "$root"/usr/share/applications/*.desktop .desktop)
 want=(usr/bin/checkpoint-explorer "usr/share/applications/$id.desktop" "usr/share/metainfo/$id.metainfo.xml"
-      "usr/share/icons/hicolor/scalable/apps/$id.svg")
+      "usr/share/icons/hicolor/scalable/apps/$id.svg"
+      usr/share/doc/checkpoint-explorer/docs/getting-started.md usr/share/doc/checkpoint-explorer/docs-zh/getting-started.md)
 for s in 16 32 48 64 128 256 512; do want+=("usr/share/icons/hicolor/${s}x${s}/apps/$id.png"); done
 for f in "${want[@]}"; do [ -s "$root/$f" ] || fail "the package lacks /$f"; done
 for s in 16 32 48 64 128 256 512; do
