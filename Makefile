@@ -11,11 +11,21 @@ TAGS       := desktop,production,webkit2_41
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './testenv/.cache/*' 2>/dev/null)
 FE_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: deps build frontend generate run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
+.PHONY: deps deps-build deps-package deps-test build package icons test-package frontend generate run test test-go test-fuzz test-frontend test-e2e test-desktop vet bench fuzz soak clean stop-testenv
 
-# Debian packages and npm modules the build and the tests need; installs only what is missing.
-deps:
-	@testenv/install-deps.sh
+# Debian packages, installed only when missing (testenv/install-deps.sh lists each set):
+# deps-build what building needs, deps-package that and the packaging tools, deps-test
+# that and the test stack (Xvfb, Chromium, Prometheus, ImageMagick, Java, Maven...).
+deps-build:
+	@testenv/install-deps.sh build
+
+deps-package:
+	@testenv/install-deps.sh package
+
+deps-test:
+	@testenv/install-deps.sh test
+
+deps: deps-test
 
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
@@ -31,13 +41,28 @@ frontend: frontend/dist/index.html
 generate:
 	go run ./app/contractgen
 
+GO_BUILD   = go build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)"
+
 $(BIN): frontend/dist/index.html $(GO_SOURCES) go.mod go.sum
 	@mkdir -p build/bin
-	go build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)" -o $(BIN) .
+	$(GO_BUILD) -o $(BIN) .
 
-build: deps $(BIN)
+build: deps-build $(BIN)
+
+# build/package/: a Debian package (.deb) and a tarball for other distributions, versioned
+# from git (packaging/build.sh). The binary is built here with the version of this moment,
+# the same production build as $(BIN) (no test support: build_test.go checks the tags' deps).
+package: deps-package frontend/dist/index.html
+	@mkdir -p build/package
+	$(GO_BUILD) -o build/package/checkpoint-explorer .
+	packaging/build.sh build/package/checkpoint-explorer $(VERSION) build/package
+
+# The window's icon (app/window/appicon.png) from packaging/icon.svg, the source of every size.
+icons:
+	rsvg-convert -w 512 -h 512 packaging/icon.svg -o app/window/appicon.png
 
 # Opens the window; without a display, serves the UI to a browser and prints the address.
+# Needs what the build needs (the WebKitGTK runtime comes with its headers), not the test stack.
 run: build
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then exec $(BIN); else exec $(BIN) serve; fi
 
@@ -61,18 +86,24 @@ test-e2e: $(BIN)
 test-desktop: $(BIN)
 	testenv/desktop-smoke.sh
 
+# Builds the package, unpacks it into a fresh root, runs the installed binary (version, the
+# window under Xvfb) and validates the desktop entry and the AppStream metainfo.
+test-package: package
+	testenv/package-test.sh build/package
+
 # Every test: vet, frontend unit tests, Go (with the real Flink and Prometheus it starts), each
-# fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb.
-test: deps
+# fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb, the package.
+test: deps-test
 	@trap 'testenv/stop-all.sh' EXIT; \
 	$(MAKE) --no-print-directory vet && \
 	$(MAKE) --no-print-directory test-frontend && \
 	$(MAKE) --no-print-directory test-go && \
 	$(MAKE) --no-print-directory test-fuzz && \
 	$(MAKE) --no-print-directory test-e2e && \
-	$(MAKE) --no-print-directory test-desktop
+	$(MAKE) --no-print-directory test-desktop && \
+	$(MAKE) --no-print-directory test-package
 
-bench: deps $(BIN)
+bench: deps-test $(BIN)
 	@trap 'testenv/stop-all.sh' EXIT; testenv/bench.sh
 
 # Each fuzz target for FUZZ_TIME (default 30s); what it finds is kept under testdata/fuzz/.
@@ -80,11 +111,11 @@ fuzz: frontend/dist/index.html
 	testenv/fuzz.sh
 
 # Crashes (kill -9 × 200), long histories and load, with figures (testenv/soak.sh; about an hour).
-soak: deps $(BIN)
+soak: deps-test $(BIN)
 	@trap 'testenv/stop-all.sh' EXIT; testenv/soak.sh
 
 stop-testenv:
 	testenv/stop-all.sh
 
 clean:
-	rm -rf build/bin frontend/dist test-results
+	rm -rf build/bin build/package frontend/dist test-results

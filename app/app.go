@@ -31,8 +31,9 @@ var (
 
 // Options configure a new App.
 type Options struct {
-	// DataDir overrides where the config and the cache live. Empty means the
-	// OS's user config dir (config) and user cache dir (cache).
+	// DataDir overrides where the config, the cache and the log live. Empty
+	// means the OS's places (DefaultPlaces): the cache in the data dir, the
+	// config in the config dir, the log in the state (log) dir.
 	DataDir string
 	// Logger receives progress and errors; secrets never reach it.
 	Logger *slog.Logger
@@ -71,18 +72,14 @@ func ResolvePaths(dataDir string) (Paths, error) {
 			Log:    filepath.Join(abs, "checkpoint-explorer.log"),
 		}, nil
 	}
-	cfg, err := os.UserConfigDir()
+	p, err := DefaultPlaces()
 	if err != nil {
-		return Paths{}, fmt.Errorf("no user config dir (set --data-dir): %w", err)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return Paths{}, fmt.Errorf("no user cache dir (set --data-dir): %w", err)
+		return Paths{}, err
 	}
 	return Paths{
-		Config: filepath.Join(cfg, "checkpoint-explorer", "config.json"),
-		Cache:  filepath.Join(cache, "checkpoint-explorer", "cache.db"),
-		Log:    filepath.Join(cache, "checkpoint-explorer", "checkpoint-explorer.log"),
+		Config: filepath.Join(p.Config, "config.json"),
+		Cache:  filepath.Join(p.Data, "cache.db"),
+		Log:    filepath.Join(p.Log, "checkpoint-explorer.log"),
 	}, nil
 }
 
@@ -143,6 +140,17 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 	if err := checkWritable(paths, opts.DataDir != ""); err != nil {
 		return nil, err
 	}
+	// The cache and the log used to live in the user cache dir: moved once,
+	// before the log opens so that the old log moves too.
+	var moved moveReport
+	if opts.DataDir == "" {
+		old := oldCacheDir()
+		if moved, err = moveOldCache(old, paths.Cache, paths.Log); err != nil {
+			return nil, fmt.Errorf("moving the cache from its old place %s to %s failed: %w; "+
+				"nothing was lost (the next start finishes the move); free space or fix the permissions there, "+
+				"or start with --data-dir %s to use the old place as it is", old, filepath.Dir(paths.Cache), err, old)
+		}
+	}
 	// Polling progress and errors also go to a file the UI can show.
 	var logFile *os.File
 	if lf, err := openLogFile(paths.Log); err == nil {
@@ -151,6 +159,7 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 	} else {
 		logger.Warn("no log file", "path", paths.Log, "err", err)
 	}
+	logMove(logger, moved)
 	a := &App{appCore: &appCore{
 		paths:   paths,
 		log:     logger,

@@ -97,10 +97,32 @@ func (a *App) OpenCapture(path string) (ImportResult, error) {
 // answer, so each file that does not open is told as an ImportErrorEvent.
 func openDropped(a *App, paths []string) {
 	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: "the file is gone (moved or deleted before it could be read)"})
+			continue
+		case err == nil && fi.IsDir():
+			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: "it is a folder: drop the capture files (.ckpt.gz) in it instead"})
+			continue
+		}
 		if _, err := a.OpenCapture(p); err != nil {
-			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: err.Error()})
+			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: dropReason(p, err)})
 		}
 	}
+}
+
+// dropReason is why a dropped file did not open, without the layers' prefixes
+// the toast already says ("Could not open FILE: ..."), and what would open.
+func dropReason(path string, err error) string {
+	msg := err.Error()
+	for _, p := range []string{errBadRequest.Error() + ": ", "open " + filepath.Base(path) + ": ", "store: bulk: ", "capture: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	if strings.Contains(msg, "not a capture file") {
+		msg += "; Checkpoint Explorer opens capture files (.ckpt.gz) written by Export… or `checkpoint-explorer capture`"
+	}
+	return msg
 }
 
 // OpenCaptureDialog asks for a file with the desktop's dialog, then opens it.

@@ -132,8 +132,9 @@ func TestOpenDroppedTellsWhatDidNotOpen(t *testing.T) {
 		t.Fatalf("%d import-error events, want 1", len(got))
 	}
 	e := got[0].(ImportErrorEvent)
-	if e.File != "broken.ckpt" || !strings.Contains(e.Error, "broken.ckpt") {
-		t.Errorf("import-error %+v: want the file and an error naming it", e)
+	// The toast says "Could not open FILE: ERROR": the file in File, the reason in Error.
+	if e.File != "broken.ckpt" || !strings.Contains(e.Error, "not a capture file") {
+		t.Errorf("import-error %+v: want the file and why it did not open", e)
 	}
 }
 

@@ -103,7 +103,7 @@ func newRoot(g *globals) *cobra.Command {
 	root.Flags().SortFlags = false
 	pf := root.PersistentFlags()
 	pf.SortFlags = false
-	pf.StringVar(&g.dataDir, "data-dir", "", "where the config and the cache live (default: the OS's user config and cache dirs)")
+	pf.StringVar(&g.dataDir, "data-dir", "", "one directory for the config, the cache and the log (default: the OS's config, data and state dirs)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress lines on stderr; log only warnings")
 	pf.BoolVar(&g.verbose, "v", false, "the same as --verbose (the name of earlier versions)")

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"checkpoint-explorer/app"
@@ -66,8 +68,18 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 	statePath := filepath.Join(filepath.Dir(svc.Paths().Config), "window.json")
 	ws := loadWindowState(statePath)
 	var unsubscribe func()
+	// The menu's actions need the window's context, known once it starts.
+	var (
+		mu   sync.Mutex
+		wctx context.Context
+	)
+	windowCtx := func() context.Context { mu.Lock(); defer mu.Unlock(); return wctx }
+	lang := menuLang(os.Getenv)
 	err = wails.Run(&options.App{
-		Title:       "Checkpoint Explorer",
+		Title: "Checkpoint Explorer",
+		Menu:  buildMenu(lang, windowCtx, svc.App().Version()),
+		// The icon, and the program name the desktop entry's StartupWMClass matches.
+		Linux:       &linux.Options{Icon: appIcon, ProgramName: "checkpoint-explorer"},
 		Width:       ws.Width,
 		Height:      ws.Height,
 		MinWidth:    800,
@@ -77,13 +89,20 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 		// Dropping a capture anywhere on the window opens it (the page's own
 		// drop handler is for the browser, where files arrive as uploads).
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
-		OnStartup: func(wctx context.Context) {
+		OnStartup: func(c context.Context) {
+			mu.Lock()
+			wctx = c
+			mu.Unlock()
 			svc.SetFileDialogs(wailsDialogs{ctx: wctx})
 			unsubscribe = svc.Subscribe(func(name string, payload any) { wruntime.EventsEmit(wctx, name, payload) })
 			if err := svc.Start(wctx); err != nil {
 				wruntime.LogErrorf(wctx, "start: %v", err)
 			}
 			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) { svc.OpenDropped(paths) })
+			wruntime.EventsOn(wctx, exportUnavailable, func(...any) {
+				tx := menuText[lang]
+				go wruntime.MessageDialog(wctx, wruntime.MessageDialogOptions{Type: wruntime.InfoDialog, Title: tx["exportTitle"], Message: tx["noJob"]})
+			})
 		},
 		OnDomReady: func(wctx context.Context) {
 			if ws.X >= 0 && ws.Y >= 0 {
