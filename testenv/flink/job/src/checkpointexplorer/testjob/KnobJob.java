@@ -59,6 +59,7 @@ public final class KnobJob {
         DEFAULTS.put("state-bytes-per-record", "0"); // keyed state added per record in "Stateful Counter"
         DEFAULTS.put("state-max-bytes", "33554432"); // per subtask cap so the TaskManager heap survives
         DEFAULTS.put("slow-snapshot-ms", "0"); // sleep in snapshotState of "Slow Snapshot" (sync phase)
+        DEFAULTS.put("slow-snapshot-every", "1"); // ... only in every Nth checkpoint (the others are quick)
         DEFAULTS.put("fail-every", "0"); // "Snapshot Thrower" declines every Nth checkpoint (async failure)
         DEFAULTS.put("fail-task-every", "0"); // "Snapshot Thrower" fails its task on every Nth checkpoint
         DEFAULTS.put("interval-ms", "1000");
@@ -118,7 +119,10 @@ public final class KnobJob {
                         .name("Stateful Counter")
                         .uid("stateful-counter");
         DataStream<Rec> snapshotted =
-                counted.map(new SlowSnapshot(Long.parseLong(args.get("slow-snapshot-ms"))))
+                counted.map(
+                                new SlowSnapshot(
+                                        Long.parseLong(args.get("slow-snapshot-ms")),
+                                        Long.parseLong(args.get("slow-snapshot-every"))))
                         .name("Slow Snapshot")
                         .uid("slow-snapshot");
         DataStream<Rec> thrown =
@@ -320,12 +324,18 @@ public final class KnobJob {
         }
     }
 
-    /** Spends slowSnapshotMs in snapshotState: a long synchronous checkpoint phase. */
+    /**
+     * Spends slowSnapshotMs in snapshotState of every checkpoint whose id is a multiple of every:
+     * a long synchronous checkpoint phase (every = 1: in all of them; more: a mix of slow and quick
+     * checkpoints, e.g. some expiring and the others completing).
+     */
     static final class SlowSnapshot extends RichMapFunction<Rec, Rec> implements CheckpointedFunction {
         private final long slowSnapshotMs;
+        private final long every;
 
-        SlowSnapshot(long slowSnapshotMs) {
+        SlowSnapshot(long slowSnapshotMs, long every) {
             this.slowSnapshotMs = slowSnapshotMs;
+            this.every = Math.max(1, every);
         }
 
         @Override
@@ -335,7 +345,7 @@ public final class KnobJob {
 
         @Override
         public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-            if (slowSnapshotMs > 0) {
+            if (slowSnapshotMs > 0 && ctx.getCheckpointId() % every == 0) {
                 Thread.sleep(slowSnapshotMs);
             }
         }
