@@ -15,6 +15,7 @@
 #     --slow-snapshot-every N --fail-every N --checkpoint-timeout-ms N --interval-ms N --parallelism N --tolerable-failures N
 #     --unaligned --name NAME --min-pause-ms N --max-concurrent N --state-backend hashmap|rocksdb
 #     --incremental --state-max-bytes N --state-incompressible B --slow-snapshot-spread B
+#     --rocksdb-managed-memory B
 # The REST URL is $FLINK_REST_URL, else the running test cluster's.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
