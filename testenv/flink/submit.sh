@@ -12,9 +12,10 @@
 #     --jar PATH           submit this job jar instead of the knob job (testenv/iceberg does);
 #                          builds of it with another hash ("<name>-<hash>.jar") are deleted
 #   job args (see README.md): --rate N --sleep-ms N --state-bytes-per-record N --slow-snapshot-ms N
-#     --fail-every N --checkpoint-timeout-ms N --interval-ms N --parallelism N --tolerable-failures N
+#     --slow-snapshot-every N --fail-every N --checkpoint-timeout-ms N --interval-ms N --parallelism N --tolerable-failures N
 #     --unaligned --name NAME --min-pause-ms N --max-concurrent N --state-backend hashmap|rocksdb
-#     --incremental --state-max-bytes N
+#     --incremental --state-max-bytes N --state-incompressible B --slow-snapshot-spread B
+#     --rocksdb-managed-memory B
 # The REST URL is $FLINK_REST_URL, else the running test cluster's.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

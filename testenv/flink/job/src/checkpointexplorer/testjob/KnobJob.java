@@ -23,6 +23,7 @@ import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -58,7 +59,10 @@ public final class KnobJob {
         DEFAULTS.put("sleep-ms", "0"); // sleep per record in "Slow Map"
         DEFAULTS.put("state-bytes-per-record", "0"); // keyed state added per record in "Stateful Counter"
         DEFAULTS.put("state-max-bytes", "33554432"); // per subtask cap so the TaskManager heap survives
+        DEFAULTS.put("state-incompressible", "false"); // pseudo-random payload: snapshots cannot compress it
         DEFAULTS.put("slow-snapshot-ms", "0"); // sleep in snapshotState of "Slow Snapshot" (sync phase)
+        DEFAULTS.put("slow-snapshot-every", "1"); // ... only in every Nth checkpoint (the others are quick)
+        DEFAULTS.put("slow-snapshot-spread", "false"); // subtask i of p sleeps slow-snapshot-ms × (i+1)/p
         DEFAULTS.put("fail-every", "0"); // "Snapshot Thrower" declines every Nth checkpoint (async failure)
         DEFAULTS.put("fail-task-every", "0"); // "Snapshot Thrower" fails its task on every Nth checkpoint
         DEFAULTS.put("interval-ms", "1000");
@@ -69,6 +73,9 @@ public final class KnobJob {
         DEFAULTS.put("parallelism", "1");
         DEFAULTS.put("state-backend", "hashmap"); // hashmap | rocksdb
         DEFAULTS.put("incremental", "false");
+        // false: RocksDB's memtables outside Flink's managed memory (its own 64 MB defaults). The
+        // test cluster's few MB per slot make 1.20's RocksDB flush and compact all the time.
+        DEFAULTS.put("rocksdb-managed-memory", "true");
         DEFAULTS.put("unaligned", "false");
     }
 
@@ -80,6 +87,10 @@ public final class KnobJob {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, args.get("state-backend"));
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, Boolean.parseBoolean(args.get("incremental")));
+        if (!Boolean.parseBoolean(args.get("rocksdb-managed-memory"))) {
+            // By key: the option's class moved between 1.x and 2.x.
+            conf.set(ConfigOptions.key("state.backend.rocksdb.memory.managed").booleanType().noDefaultValue(), false);
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
         env.disableOperatorChaining();
@@ -114,11 +125,16 @@ public final class KnobJob {
                         .map(
                                 new StatefulCounter(
                                         Integer.parseInt(args.get("state-bytes-per-record")),
-                                        Long.parseLong(args.get("state-max-bytes"))))
+                                        Long.parseLong(args.get("state-max-bytes")),
+                                        Boolean.parseBoolean(args.get("state-incompressible"))))
                         .name("Stateful Counter")
                         .uid("stateful-counter");
         DataStream<Rec> snapshotted =
-                counted.map(new SlowSnapshot(Long.parseLong(args.get("slow-snapshot-ms"))))
+                counted.map(
+                                new SlowSnapshot(
+                                        Long.parseLong(args.get("slow-snapshot-ms")),
+                                        Long.parseLong(args.get("slow-snapshot-every")),
+                                        Boolean.parseBoolean(args.get("slow-snapshot-spread"))))
                         .name("Slow Snapshot")
                         .uid("slow-snapshot");
         DataStream<Rec> thrown =
@@ -279,17 +295,24 @@ public final class KnobJob {
         }
     }
 
-    /** Keeps a count per key and, optionally, a payload that grows with every record. */
+    /**
+     * Keeps a count per key and, optionally, a payload that grows with every record. The payload
+     * is a repeating pattern, which snapshot compression (RocksDB's SST files) shrinks many times;
+     * incompressible makes it pseudo-random, so the checkpointed size is what was added.
+     */
     static final class StatefulCounter extends RichMapFunction<Rec, Rec> {
         private final int bytesPerRecord;
         private final long maxBytes;
+        private final boolean incompressible;
         private transient ValueState<Long> count;
         private transient ListState<byte[]> payload;
         private transient long added;
+        private transient long seed;
 
-        StatefulCounter(int bytesPerRecord, long maxBytes) {
+        StatefulCounter(int bytesPerRecord, long maxBytes, boolean incompressible) {
             this.bytesPerRecord = bytesPerRecord;
             this.maxBytes = maxBytes;
+            this.incompressible = incompressible;
         }
 
         @Override
@@ -309,9 +332,21 @@ public final class KnobJob {
             count.update(next);
             if (bytesPerRecord > 0 && added + bytesPerRecord <= maxBytes) {
                 byte[] b = new byte[bytesPerRecord];
-                // Not all zeroes, so compressed snapshots still grow.
-                for (int i = 0; i < b.length; i++) {
-                    b[i] = (byte) (v.id * 31 + i);
+                if (incompressible) {
+                    // xorshift64: cheap, and nothing a compressor can shrink.
+                    long x = seed == 0 ? v.id * 0x9E3779B97F4A7C15L + 1 : seed;
+                    for (int i = 0; i < b.length; i++) {
+                        x ^= x << 13;
+                        x ^= x >>> 7;
+                        x ^= x << 17;
+                        b[i] = (byte) x;
+                    }
+                    seed = x;
+                } else {
+                    // Not all zeroes, so compressed snapshots still grow.
+                    for (int i = 0; i < b.length; i++) {
+                        b[i] = (byte) (v.id * 31 + i);
+                    }
                 }
                 payload.add(b);
                 added += bytesPerRecord;
@@ -320,12 +355,22 @@ public final class KnobJob {
         }
     }
 
-    /** Spends slowSnapshotMs in snapshotState: a long synchronous checkpoint phase. */
+    /**
+     * Spends slowSnapshotMs in snapshotState of every checkpoint whose id is a multiple of every:
+     * a long synchronous checkpoint phase (every = 1: in all of them; more: a mix of slow and quick
+     * checkpoints, e.g. some expiring and the others completing). With spread, subtask i of p
+     * sleeps slowSnapshotMs × (i+1)/p, so acknowledgements arrive one after another (a checkpoint
+     * still progressing when it expires).
+     */
     static final class SlowSnapshot extends RichMapFunction<Rec, Rec> implements CheckpointedFunction {
         private final long slowSnapshotMs;
+        private final long every;
+        private final boolean spread;
 
-        SlowSnapshot(long slowSnapshotMs) {
+        SlowSnapshot(long slowSnapshotMs, long every, boolean spread) {
             this.slowSnapshotMs = slowSnapshotMs;
+            this.every = Math.max(1, every);
+            this.spread = spread;
         }
 
         @Override
@@ -335,13 +380,27 @@ public final class KnobJob {
 
         @Override
         public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-            if (slowSnapshotMs > 0) {
-                Thread.sleep(slowSnapshotMs);
+            if (slowSnapshotMs > 0 && ctx.getCheckpointId() % every == 0) {
+                long ms = slowSnapshotMs;
+                if (spread) {
+                    int p = Math.max(1, parallelism());
+                    ms = slowSnapshotMs * (subtaskIndex() + 1) / p;
+                }
+                Thread.sleep(ms);
             }
         }
 
         @Override
         public void initializeState(FunctionInitializationContext ctx) {}
+
+        // RuntimeContext.getTaskInfo() exists in 1.19+ and 2.x (2.0 dropped the older getters).
+        private int subtaskIndex() {
+            return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        }
+
+        private int parallelism() {
+            return getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        }
     }
 
     /**
