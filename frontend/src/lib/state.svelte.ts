@@ -216,7 +216,7 @@ class AppState {
   }
 
   async uploadFile(file: File): Promise<ImportResult | null> {
-    this.importing = { file: file.name, checkpoints: 0, metric_samples: 0 };
+    this.importing = { file: file.name, checkpoints: 0, metric_samples: 0, bytes: 0, size: file.size };
     try {
       const res = await this.track(uploadCapture(file, file.name));
       return this.afterImport(res);
@@ -271,7 +271,7 @@ class AppState {
       }),
       on('sources', () => this.refreshSources()),
       on('import-progress', (ev) => {
-        this.importing = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0, metric_samples: ev.metric_samples ?? 0 };
+        this.importing = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0, metric_samples: ev.metric_samples ?? 0, bytes: ev.bytes ?? 0, size: ev.size ?? 0 };
         this.clearImporting();
       }),
       on('export-progress', (ev) => {
