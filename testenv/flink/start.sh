@@ -12,8 +12,9 @@
 # set, else the recorded ones when free, else free ones. FLINK_START_TIMEOUT (s, default 120).
 #
 # FLINK_TRACES_OTLP_ENDPOINT (e.g. http://127.0.0.1:4317, loopback only) turns on Flink's
-# OpenTelemetry trace reporter (plugins/metrics-otel) sending checkpoint spans over OTLP/gRPC at
-# traces.checkpoint.span-detail-level CHILDREN_SPANS_PER_SUBTASK (2.x only); service name
+# OpenTelemetry trace reporter (plugins/metrics-otel; for 1.19/1.20, which ship none,
+# flink-metrics-otel 2.0.0 and its SDK fetched with mvn) sending checkpoint spans over OTLP/gRPC
+# at traces.checkpoint.span-detail-level CHILDREN_SPANS_PER_SUBTASK (a key 1.x ignores); service name
 # FLINK_TRACES_SERVICE_NAME (default flink-testenv). Unset (the default), the cluster has no trace
 # reporter. Give a traced cluster its own FLINK_RUN_DIR (flinkenv.DedicatedTraced does).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -75,10 +76,16 @@ TRACES_SERVICE="${FLINK_TRACES_SERVICE_NAME:-flink-testenv}"
 if [[ -n "$TRACES_ENDPOINT" ]]; then
   [[ "$TRACES_ENDPOINT" =~ ^http://(127\.[0-9]+\.[0-9]+\.[0-9]+|localhost|\[::1\]):[0-9]+/?$ ]] ||
     die "FLINK_TRACES_OTLP_ENDPOINT=$TRACES_ENDPOINT: want http://127.0.0.1:PORT (a loopback OTLP/gRPC receiver)"
-  [[ "$FLINK_VERSION" == 2.* ]] ||
-    die "FLINK_TRACES_OTLP_ENDPOINT: Flink $FLINK_VERSION ships no OpenTelemetry trace reporter (plugins/metrics-otel is 2.x only)"
-  [[ -f "$FLINK_DIST/plugins/metrics-otel/flink-metrics-otel-$FLINK_VERSION.jar" ]] ||
-    die "no $FLINK_DIST/plugins/metrics-otel/flink-metrics-otel-$FLINK_VERSION.jar"
+  if [[ "$FLINK_VERSION" == 1.* ]]; then
+    # 1.x ships no OpenTelemetry reporter: 2.0.0's, with its SDK (otel_reporter_1x).
+    [[ "$FLINK_VERSION" =~ ^1\.(19|20)\. ]] ||
+      die "FLINK_TRACES_OTLP_ENDPOINT: Flink $FLINK_VERSION has no trace reporter API (1.19+)"
+    OTEL_PLUGIN_SRC="$(otel_reporter_1x)"
+  else
+    OTEL_PLUGIN_SRC="$FLINK_DIST/plugins/metrics-otel"
+    [[ -f "$OTEL_PLUGIN_SRC/flink-metrics-otel-$FLINK_VERSION.jar" ]] ||
+      die "no $OTEL_PLUGIN_SRC/flink-metrics-otel-$FLINK_VERSION.jar"
+  fi
 fi
 if [[ -n "$jm_pid$tm_pid" && "$(cat "$TRACES_FILE" 2>/dev/null || true)" != "$TRACES_ENDPOINT" ]]; then
   die "$FLINK_RUN_DIR runs with trace endpoint '$(cat "$TRACES_FILE" 2>/dev/null || true)', not '$TRACES_ENDPOINT'; stop it first or use another FLINK_RUN_DIR"
@@ -91,7 +98,10 @@ if [[ -n "$TRACES_ENDPOINT" ]]; then
   if [[ -z "$jm_pid$tm_pid" ]]; then
     rm -rf "$plugins"
     mkdir -p "$plugins"
-    cp -a "$FLINK_PLUGINS/metrics-prometheus" "$FLINK_DIST/plugins/metrics-otel" "$plugins/"
+    cp -a "$FLINK_PLUGINS/metrics-prometheus" "$plugins/"
+    mkdir -p "$plugins/metrics-otel"
+    cp -a "$OTEL_PLUGIN_SRC/." "$plugins/metrics-otel/"
+    rm -f "$plugins/metrics-otel/.done"
   fi
   FLINK_PLUGINS="$plugins"
 fi

@@ -188,13 +188,21 @@ func DedicatedVersion(t testing.TB, name, version string) Env {
 // DedicatedTraced is Dedicated (DefaultVersion, or FLINK_VERSION) with Flink's OpenTelemetry
 // trace reporter sending checkpoint spans, at the per-subtask detail level, over OTLP/gRPC to
 // otlpEndpoint (http://127.0.0.1:PORT, e.g. jaegerenv's OTLPGRPCEndpoint) as service serviceName
-// ("" for start.sh's default, flink-testenv). Flink 2.x only.
+// ("" for start.sh's default, flink-testenv).
 func DedicatedTraced(t testing.TB, name, otlpEndpoint, serviceName string) Env {
+	t.Helper()
+	return DedicatedTracedVersion(t, name, envVersion(), otlpEndpoint, serviceName)
+}
+
+// DedicatedTracedVersion is DedicatedTraced running Flink version. For 1.19/1.20, which ship no
+// OpenTelemetry reporter, start.sh fetches flink-metrics-otel 2.0.0 and its SDK with mvn; their
+// spans are job-level only (no span-detail-level).
+func DedicatedTracedVersion(t testing.TB, name, version, otlpEndpoint, serviceName string) Env {
 	t.Helper()
 	if otlpEndpoint == "" {
 		t.Fatal("flinkenv: DedicatedTraced needs an OTLP endpoint")
 	}
-	return dedicated(t, name, envVersion(), "FLINK_TRACES_OTLP_ENDPOINT="+otlpEndpoint, "FLINK_TRACES_SERVICE_NAME="+serviceName)
+	return dedicated(t, name, version, "FLINK_TRACES_OTLP_ENDPOINT="+otlpEndpoint, "FLINK_TRACES_SERVICE_NAME="+serviceName)
 }
 
 func dedicated(t testing.TB, name, version string, extra ...string) Env {

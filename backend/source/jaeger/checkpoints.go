@@ -15,9 +15,10 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
-// JobIDTag is the span attribute Flink's OpenTelemetry trace reporter puts the job id in: the
-// job metric group's variable <job_id>, its angle brackets stripped by the reporter.
-const JobIDTag = "job_id"
+// JobIDTag is the span attribute the search filters on: the checkpoint stats tracker's own
+// jobId, which Flink 1.20 and 2.x both send (2.x also sends the job metric group's <job_id> as
+// job_id and job_name; 1.20 only jobId).
+const JobIDTag = "jobId"
 
 // Window is a half-open time range [From, To).
 type Window struct {
@@ -50,7 +51,7 @@ func (r Result) Complete() bool { return len(r.Incomplete) == 0 }
 // "Checkpoint" spans of Config.Service (one trace per checkpoint, with the Checkpoint_Task and
 // Checkpoint_Subtask spans where Flink's span-detail-level sends them).
 //
-// Requests: GET /api/traces?service=S&operation=Checkpoint&tags={"job_id":J}&start=…&end=…
+// Requests: GET /api/traces?service=S&operation=Checkpoint&tags={"jobId":J}&start=…&end=…
 // &limit=PageSize&raw=true. A full or too large answer splits its window in two (both halves
 // asked), down to MinWindow; at most MaxRequests requests in all. An error of a request fails the
 // call; windows not read whole are in Result.Incomplete.

@@ -126,3 +126,34 @@ func TestConversionAgreesWithJaegersOwnOTLP(t *testing.T) {
 		}
 	}
 }
+
+// Flink 1.20.5 with flink-metrics-otel 2.0.0 (testdata/README.md) sends job-level spans only,
+// with the job id as jobId alone: they read as checkpoints without tasks.
+func TestRecordedFlink120AnswerReadsJobLevelCheckpoints(t *testing.T) {
+	data, err := os.ReadFile("testdata/api-traces-flink-1.20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cps, traces, _, err := parseAnswer(data, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if traces != 3 || len(cps) != 3 {
+		t.Fatalf("%d traces, %d checkpoints; want 3", traces, len(cps))
+	}
+	want := map[int64]struct {
+		status       model.Status
+		trigger, e2e int64
+	}{
+		4: {model.StatusCompleted, 1796154051604, 57},
+		5: {model.StatusFailed, 1796154052603, 43},
+		6: {model.StatusCompleted, 1796154053604, 53},
+	}
+	for _, c := range cps {
+		w, ok := want[c.ID]
+		if !ok || c.JobID != "44394607a0a8055ab7f9de4327e62b15" || c.Status != w.status || c.TriggerMs != w.trigger ||
+			c.EndToEndMs != w.e2e || len(c.Tasks) != 0 {
+			t.Errorf("checkpoint %+v, want %+v", c, w)
+		}
+	}
+}
