@@ -271,7 +271,7 @@ func (a attrs) int(k string) (int64, bool) {
 
 // job is the span's job id. Flink 2.3's OpenTelemetry reporter sends the job
 // metric group's <job_id> as job_id (its angle brackets stripped) and the
-// tracker's own jobId; the others are other writers' spellings.
+// tracker's own jobId; Flink 1.20's spans carry only jobId.
 func (a attrs) job() string {
 	for _, k := range []string{attrJobID, "jobId", "<job_id>", "job.id"} {
 		if s := a.str(k); s != "" {
