@@ -91,10 +91,12 @@ test-desktop: $(BIN)
 test-package: package
 	testenv/package-test.sh build/package
 
-# Every test: vet, frontend unit tests, Go (with the real Flink and Prometheus it starts), each
-# fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb, the package.
+# Every test: vet, frontend unit tests, Go (with the real Flink, Prometheus and Jaeger it starts),
+# each fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb, the
+# package. Jaeger's first build (minutes) runs at a low priority beside the first suites.
 test: deps-test
 	@trap 'testenv/stop-all.sh' EXIT; \
+	(nice -n 19 testenv/jaeger/build.sh >test-results-jaeger-build.log 2>&1 &); \
 	$(MAKE) --no-print-directory vet && \
 	$(MAKE) --no-print-directory test-frontend && \
 	$(MAKE) --no-print-directory test-go && \

@@ -146,6 +146,33 @@ func TestReadOTLPJobLevelSpans(t *testing.T) {
 	}
 }
 
+// Flink ends a failed checkpoint's span at its latest acknowledgement (-1
+// when none came): that is the latest ack read, not a failure time.
+func TestReadOTLPFailedSpansEndAtTheLatestAck(t *testing.T) {
+	span := func(id, end string) string {
+		return `{"traceId":"0af7651916cd43dd8448eb211c8031` + id + `","spanId":"b7ad6b71692033` + id + `","name":"Checkpoint","kind":1,
+		 "startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"` + end + `","attributes":[
+		 {"key":"checkpointId","value":{"intValue":"` + id + `"}},{"key":"checkpointStatus","value":{"stringValue":"FAILED"}},
+		 {"key":"job_id","value":{"stringValue":"aaaabbbbccccddddeeeeffff00001111"}}]}`
+	}
+	file := `{"resourceSpans":[{"scopeSpans":[{"scope":{"name":"` + FlinkSpanScope + `"},"spans":[` +
+		span("11", "1700000000045000000") + `,` + span("12", "-1000000") + `]}]}]}`
+	got, err := ReadOTLP(strings.NewReader(file), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Checkpoints) != 2 {
+		t.Fatalf("%d checkpoints, want 2", len(got.Checkpoints))
+	}
+	a, b := got.Checkpoints[0], got.Checkpoints[1]
+	if a.Status != model.StatusFailed || a.LatestAckMs != 1700000000045 || a.EndToEndMs != 45 || a.FailureMs != 0 || a.EndMs() != 1700000000045 {
+		t.Errorf("failed with acks: %+v", a)
+	}
+	if b.Status != model.StatusFailed || b.LatestAckMs != 0 || b.EndToEndMs != 0 || b.FailureMs != 0 {
+		t.Errorf("failed without acks: %+v", b)
+	}
+}
+
 // The CSV has one row per checkpoint with the documented columns, or one
 // per subtask with --per-subtask.
 func TestCSV(t *testing.T) {

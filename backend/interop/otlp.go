@@ -269,6 +269,9 @@ func (a attrs) int(k string) (int64, bool) {
 	return 0, false
 }
 
+// job is the span's job id. Flink 2.3's OpenTelemetry reporter sends the job
+// metric group's <job_id> as job_id (its angle brackets stripped) and the
+// tracker's own jobId; Flink 1.20's spans carry only jobId.
 func (a attrs) job() string {
 	for _, k := range []string{attrJobID, "jobId", "<job_id>", "job.id"} {
 		if s := a.str(k); s != "" {
@@ -352,8 +355,14 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 		if err != nil {
 			return out, fmt.Errorf("otlp: checkpoint %d: %w", id, err)
 		}
+		failed := strings.EqualFold(a.str("checkpointStatus"), "FAILED")
 		if end < start {
-			return out, fmt.Errorf("otlp: checkpoint %d ends before it starts", id)
+			if !failed {
+				return out, fmt.Errorf("otlp: checkpoint %d ends before it starts", id)
+			}
+			// A failed checkpoint no subtask acknowledged: Flink ends its span at the latest
+			// acknowledgement, which it reports as -1.
+			end = start
 		}
 		c := model.Checkpoint{Cluster: cluster, JobID: a.job(), ID: id, Kind: model.KindCheckpoint, TriggerMs: start, EndToEndMs: end - start,
 			FailureMessage: a.str(attrFailure), NumSubtasks: 0}
@@ -367,7 +376,13 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 		case "COMPLETED":
 			c.Status, c.CompletionMs, c.LatestAckMs = model.StatusCompleted, end, end
 		case "FAILED":
-			c.Status, c.FailureMs = model.StatusFailed, end
+			// Flink's span ends at the latest acknowledgement, not at the failure (REST's
+			// failure_timestamp, which the span does not carry): EndToEndMs is trigger → latest
+			// ack, shorter than REST's trigger → failure for a failed checkpoint.
+			c.Status = model.StatusFailed
+			if end > start {
+				c.LatestAckMs = end
+			}
 		default:
 			return out, fmt.Errorf("otlp: checkpoint %d: checkpointStatus %q: want COMPLETED or FAILED", id, a.str("checkpointStatus"))
 		}

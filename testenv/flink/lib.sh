@@ -158,3 +158,25 @@ tail_logs() {
 hash_files() {
   cat "$@" | sha256sum | cut -c1-12
 }
+
+# otel_reporter_1x prints a directory holding flink-metrics-otel 2.0.0 and the OpenTelemetry jars
+# it needs (testenv/flink/otel-reporter-1.x/pom.xml), for a Flink 1.x cluster's trace reporter.
+# Fetched once with mvn into testenv/.cache/otel-reporter-1.x/<pom hash>/.
+otel_reporter_1x() {
+  local pom="$FLINK_SCRIPTS_DIR/otel-reporter-1.x/pom.xml" key dir tmp
+  key="$(sha256sum "$pom" | cut -c1-12)"
+  dir="$TESTENV_DIR/.cache/otel-reporter-1.x/$key"
+  if [[ ! -f "$dir/.done" ]]; then
+    command -v mvn >/dev/null || die "mvn not found (needed for Flink 1.x's trace reporter); run testenv/install-deps.sh"
+    tmp="$dir.tmp.$$"
+    rm -rf "$tmp"
+    log "fetching flink-metrics-otel 2.0.0 and the OpenTelemetry SDK for Flink $FLINK_VERSION (mvn)"
+    mvn -B -q -f "$pom" dependency:copy-dependencies -DoutputDirectory="$tmp" -DincludeScope=runtime >&2 ||
+      { rm -rf "$tmp"; die "mvn could not fetch $pom's dependencies"; }
+    touch "$tmp/.done"
+    rm -rf "$dir"
+    mkdir -p "$(dirname "$dir")"
+    mv "$tmp" "$dir"
+  fi
+  echo "$dir"
+}

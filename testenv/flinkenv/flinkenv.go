@@ -35,6 +35,11 @@ type Env struct {
 	// RunDir holds conf/, log/ and checkpoints/ of a cluster started here; "" for an external one.
 	RunDir string
 	LogDir string
+	// TracesEndpoint is the OTLP/gRPC receiver Flink sends its checkpoint spans to
+	// (DedicatedTraced); "" when the cluster has no trace reporter.
+	TracesEndpoint string
+	// TracesService is the service.name of those spans.
+	TracesService string
 }
 
 // startTimeout covers a first run that downloads the distribution (~330 MB).
@@ -177,6 +182,31 @@ func Dedicated(t testing.TB, name string) Env {
 // DedicatedVersion is Dedicated running Flink version (e.g. "1.20.5").
 func DedicatedVersion(t testing.TB, name, version string) Env {
 	t.Helper()
+	return dedicated(t, name, version)
+}
+
+// DedicatedTraced is Dedicated (DefaultVersion, or FLINK_VERSION) with Flink's OpenTelemetry
+// trace reporter sending checkpoint spans, at the per-subtask detail level, over OTLP/gRPC to
+// otlpEndpoint (http://127.0.0.1:PORT, e.g. jaegerenv's OTLPGRPCEndpoint) as service serviceName
+// ("" for start.sh's default, flink-testenv).
+func DedicatedTraced(t testing.TB, name, otlpEndpoint, serviceName string) Env {
+	t.Helper()
+	return DedicatedTracedVersion(t, name, envVersion(), otlpEndpoint, serviceName)
+}
+
+// DedicatedTracedVersion is DedicatedTraced running Flink version. For 1.19/1.20, which ship no
+// OpenTelemetry reporter, start.sh fetches flink-metrics-otel 2.0.0 and its SDK with mvn; their
+// spans are job-level only (no span-detail-level).
+func DedicatedTracedVersion(t testing.TB, name, version, otlpEndpoint, serviceName string) Env {
+	t.Helper()
+	if otlpEndpoint == "" {
+		t.Fatal("flinkenv: DedicatedTraced needs an OTLP endpoint")
+	}
+	return dedicated(t, name, version, "FLINK_TRACES_OTLP_ENDPOINT="+otlpEndpoint, "FLINK_TRACES_SERVICE_NAME="+serviceName)
+}
+
+func dedicated(t testing.TB, name, version string, extra ...string) Env {
+	t.Helper()
 	if os.Getenv("CE_SKIP_REAL") == "1" {
 		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
 	}
@@ -195,6 +225,7 @@ func DedicatedVersion(t testing.TB, name, version string) Env {
 	}
 	runDir := filepath.Join(root, "testenv", ".run", "flink-"+name)
 	vars := append([]string{"FLINK_RUN_DIR=" + runDir, "FLINK_VERSION=" + version}, noPorts...)
+	vars = append(vars, extra...)
 	start, err := Script("start.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +343,9 @@ func fromVars(v map[string]string) (Env, error) {
 		Version: v["FLINK_VERSION"],
 		RunDir:  v["FLINK_RUN_DIR"],
 		LogDir:  v["FLINK_LOG_DIR"],
+
+		TracesEndpoint: v["FLINK_TRACES_OTLP_ENDPOINT"],
+		TracesService:  v["FLINK_TRACES_SERVICE_NAME"],
 	}
 	if e.RESTURL == "" {
 		return Env{}, errors.New("flinkenv: start.sh printed no FLINK_REST_URL")

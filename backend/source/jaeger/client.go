@@ -1,0 +1,202 @@
+// Package jaeger reads a Flink job's checkpoints from the spans Flink's trace reporter sent to a
+// Jaeger: the query service's HTTP API (GET /api/traces, the API Jaeger's own UI uses, in Jaeger
+// v1 and v2), converted into OTLP JSON and read by interop.ReadOTLP, so the spans map to
+// model.Checkpoint exactly as an OTLP file of them does.
+//
+// Every request is bounded (docs/interop.md, "Tracing backends: Jaeger"): at most PageSize
+// traces per answer, at most MaxBodyBytes per body, at most MaxRequests per Checkpoints call. A
+// time window whose answer is full (PageSize traces) or too large is split in two and both
+// halves asked again, down to MinWindow; what could not be read whole is reported, never
+// silently dropped.
+//
+// Like the engine sources, the client is stateless: no polling, caching or retries.
+package jaeger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultTimeout      = restclient.DefaultTimeout
+	DefaultMaxBodyBytes = restclient.DefaultMaxBodyBytes
+	DefaultUserAgent    = restclient.DefaultUserAgent
+	// DefaultPageSize is the traces asked per request (Jaeger's limit): one trace is one
+	// checkpoint with its task and subtask spans.
+	DefaultPageSize = 50
+	// MaxPageSize caps PageSize.
+	MaxPageSize = 1000
+	// DefaultMaxRequests bounds the requests of one Checkpoints call.
+	DefaultMaxRequests = 64
+	// DefaultMinWindow is the narrowest window a full answer is split down to.
+	DefaultMinWindow = time.Second
+	// DefaultOperation is the name of Flink's job-level checkpoint span.
+	DefaultOperation = "Checkpoint"
+)
+
+// Config says how to reach one Jaeger query service and which spans are Flink's.
+type Config struct {
+	// BaseURL is the query service's HTTP root, e.g. http://127.0.0.1:16686 (a path prefix,
+	// Jaeger's query.base-path, is kept).
+	BaseURL string
+	// Service is the service.name Flink's trace reporter sends
+	// (traces.reporter.<name>.service.name); required: Jaeger searches by service.
+	Service string
+	Auth    model.Auth
+	// CAFile is a PEM bundle trusted instead of the system roots.
+	CAFile             string
+	InsecureSkipVerify bool
+	// Timeout bounds each request; default DefaultTimeout.
+	Timeout time.Duration
+	// MaxBodyBytes refuses larger bodies (the window is split instead); default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	UserAgent    string
+	// Cluster is stamped on every returned checkpoint (Flink's spans do not name the cluster).
+	Cluster string
+	// PageSize is Jaeger's limit per request, in traces; default DefaultPageSize, at most MaxPageSize.
+	PageSize int
+	// MaxRequests bounds the requests of one Checkpoints call; default DefaultMaxRequests.
+	MaxRequests int
+	// MinWindow is the narrowest window a full answer is split down to; default DefaultMinWindow.
+	MinWindow time.Duration
+	// OnRequest, when set, is called after every request (from the calling goroutine).
+	OnRequest func(RequestInfo)
+}
+
+// RequestInfo describes one finished request, for counting load per endpoint.
+type RequestInfo = restclient.RequestInfo
+
+// Client talks to one Jaeger query service. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	http    *resty.Client
+	secrets restclient.Secrets
+}
+
+// New validates cfg and builds a client. It does not contact Jaeger.
+func New(cfg Config) (*Client, error) {
+	if cfg.Service == "" {
+		return nil, errors.New("jaeger: no service name (the service.name of Flink's trace reporter, traces.reporter.<name>.service.name)")
+	}
+	switch {
+	case cfg.PageSize == 0:
+		cfg.PageSize = DefaultPageSize
+	case cfg.PageSize < 0 || cfg.PageSize > MaxPageSize:
+		return nil, fmt.Errorf("jaeger: PageSize %d: want 1..%d", cfg.PageSize, MaxPageSize)
+	}
+	switch {
+	case cfg.MaxRequests == 0:
+		cfg.MaxRequests = DefaultMaxRequests
+	case cfg.MaxRequests < 0:
+		return nil, fmt.Errorf("jaeger: MaxRequests %d: want > 0", cfg.MaxRequests)
+	}
+	switch {
+	case cfg.MinWindow == 0:
+		cfg.MinWindow = DefaultMinWindow
+	case cfg.MinWindow < time.Millisecond:
+		return nil, fmt.Errorf("jaeger: MinWindow %s: want >= 1ms", cfg.MinWindow)
+	}
+	st := restclient.EngineSettings{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
+		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent}
+	rc, secrets, err := restclient.OpenEngine(&st)
+	if err != nil {
+		return nil, fmt.Errorf("jaeger: %w", err)
+	}
+	cfg.BaseURL, cfg.Timeout, cfg.MaxBodyBytes, cfg.UserAgent = st.BaseURL, st.Timeout, st.MaxBodyBytes, st.UserAgent
+	return &Client{cfg: cfg, http: rc, secrets: secrets}, nil
+}
+
+// BaseURL returns the normalised query root the client talks to.
+func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+
+// errBodyTooLarge marks an answer over MaxBodyBytes: the window is split, not the call failed.
+var errBodyTooLarge = errors.New("body too large")
+
+// Error is a failed request: restclient.RequestError with "jaeger" as its source; it never
+// contains credentials.
+type Error struct {
+	restclient.RequestError
+	cause error
+}
+
+// Unwrap exposes the transport error (context.Canceled, net.Error, ...).
+func (e *Error) Unwrap() error { return e.cause }
+
+const maxMessage = 200
+
+func newError(where string, status int, msg string, cause error) *Error {
+	e := &Error{RequestError: restclient.RequestError{Source: "jaeger", Method: http.MethodGet, Path: where,
+		Endpoint: endpointTraces, Status: status, Message: msg}, cause: cause}
+	if status != 0 {
+		e.StatusText = http.StatusText(status)
+	}
+	return e
+}
+
+const endpointTraces = "/api/traces"
+
+// getTraces runs one GET /api/traces and returns its body (JSON, checked to be within
+// MaxBodyBytes and a 2xx).
+func (c *Client) getTraces(ctx context.Context, query url.Values) (data []byte, err error) {
+	start := time.Now()
+	info := RequestInfo{Endpoint: endpointTraces, Method: http.MethodGet}
+	defer func() {
+		if c.cfg.OnRequest != nil {
+			info.Duration, info.Err = time.Since(start), err
+			c.cfg.OnRequest(info)
+		}
+	}()
+	where := endpointTraces + "?" + query.Encode()
+	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).SetQueryParamsFromValues(query).Get(endpointTraces)
+	if err != nil {
+		return nil, newError(where, 0, c.secrets.Redact(err.Error()), err)
+	}
+	body := resp.RawBody()
+	defer body.Close()
+	info.Status = resp.StatusCode()
+	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
+		return nil, newError(where, info.Status, fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes), errBodyTooLarge)
+	}
+	data, err = io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
+	info.Bytes = int64(len(data))
+	if err != nil {
+		return nil, newError(where, info.Status, c.secrets.Redact("read body: "+err.Error()), err)
+	}
+	if int64(len(data)) > c.cfg.MaxBodyBytes {
+		return nil, newError(where, info.Status, fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes), errBodyTooLarge)
+	}
+	if info.Status < 200 || info.Status > 299 {
+		return nil, newError(where, info.Status, c.secrets.Redact(errorMessage(data)), nil)
+	}
+	return data, nil
+}
+
+// errorMessage extracts Jaeger's error text: {"errors":[{"code":400,"msg":"..."}]}; anything
+// else is quoted raw, shortened.
+func errorMessage(body []byte) string {
+	var je struct {
+		Errors []struct {
+			Msg string `json:"msg"`
+		} `json:"errors"`
+	}
+	if json.Unmarshal(body, &je) == nil && len(je.Errors) > 0 && je.Errors[0].Msg != "" {
+		return restclient.Snippet([]byte(je.Errors[0].Msg), maxMessage)
+	}
+	return restclient.Snippet(body, maxMessage)
+}
+
+// micros is t as Jaeger's query parameters want it: microseconds since the epoch.
+func micros(t time.Time) string { return strconv.FormatInt(t.UnixMicro(), 10) }

@@ -1,0 +1,101 @@
+// Package jaegerenv gives tests a real Jaeger (testenv/jaeger/start.sh: the all-in-one
+// github.com/jaegertracing/jaeger/cmd/jaeger pinned in testenv/tools/jaeger/go.mod, in-memory
+// storage, every listener on 127.0.0.1): an OTLP receiver to point Flink's trace reporter at and
+// the query API the app reads.
+//
+//	j := jaegerenv.Ensure(t)
+//	flink := flinkenv.DedicatedTraced(t, "traces", j.OTLPGRPCEndpoint, "")
+//	// ... j.QueryURL is what the app's traces source is given
+//
+// Ensure starts the server once per test binary (the first start builds the binary, minutes) and
+// skips the test when CE_SKIP_REAL=1. The server is left running for other tests and test
+// binaries; testenv/stop-all.sh (or testenv/jaeger/stop.sh) stops it.
+package jaegerenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/testenv/envscript"
+)
+
+// Env is a running Jaeger.
+type Env struct {
+	// QueryURL is the query service's HTTP root, http://127.0.0.1:PORT (/api/traces,
+	// /api/v3/traces, the UI).
+	QueryURL string
+	// OTLPGRPCEndpoint is the OTLP/gRPC receiver, http://127.0.0.1:PORT.
+	OTLPGRPCEndpoint string
+	// OTLPHTTPURL is the OTLP/HTTP receiver's root (POST /v1/traces).
+	OTLPHTTPURL string
+	PID         int
+	RunDir      string
+	// Version is the pinned module version, e.g. v1.76.0.
+	Version string
+}
+
+// startTimeout covers the first start, which builds Jaeger from source (several minutes on 2
+// cores).
+const startTimeout = 20 * time.Minute
+
+var (
+	once   sync.Once
+	shared *Env
+	envErr error
+)
+
+// Ensure returns the shared Jaeger, starting it on first use in this test binary. It skips the
+// test when CE_SKIP_REAL=1 and fails it when the server cannot start.
+func Ensure(t testing.TB) *Env {
+	t.Helper()
+	if os.Getenv("CE_SKIP_REAL") == "1" {
+		t.Skip("CE_SKIP_REAL=1: skipping test against a real Jaeger")
+	}
+	once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		shared, envErr = Start(ctx)
+	})
+	if envErr != nil {
+		t.Fatalf("jaegerenv: %v", envErr)
+	}
+	return shared
+}
+
+// Start runs testenv/jaeger/start.sh (idempotent: a running Jaeger of ours is reused) with
+// extraEnv (e.g. JAEGER_RUN_DIR=... for a server of one's own) and returns it.
+func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
+	script, err := envscript.Path("jaeger", "start.sh")
+	if err != nil {
+		return nil, err
+	}
+	out, err := envscript.Run(ctx, extraEnv, script)
+	if err != nil {
+		return nil, fmt.Errorf("jaegerenv: %w", err)
+	}
+	v := envscript.ParseEnv(out)
+	if v["JAEGER_QUERY_URL"] == "" || v["JAEGER_OTLP_GRPC_ENDPOINT"] == "" {
+		return nil, fmt.Errorf("jaegerenv: %s printed no JAEGER_QUERY_URL / JAEGER_OTLP_GRPC_ENDPOINT:\n%s", script, out)
+	}
+	pid, _ := strconv.Atoi(v["JAEGER_PID"])
+	return &Env{QueryURL: v["JAEGER_QUERY_URL"], OTLPGRPCEndpoint: v["JAEGER_OTLP_GRPC_ENDPOINT"],
+		OTLPHTTPURL: v["JAEGER_OTLP_HTTP_URL"], PID: pid, RunDir: v["JAEGER_RUN_DIR"], Version: v["JAEGER_VERSION"]}, nil
+}
+
+// Stop runs testenv/jaeger/stop.sh with extraEnv (normally JAEGER_RUN_DIR=... of a server
+// started with the same). It stops only the pid that start.sh recorded, if it still is ours.
+func Stop(ctx context.Context, extraEnv ...string) error {
+	script, err := envscript.Path("jaeger", "stop.sh")
+	if err != nil {
+		return err
+	}
+	if _, err := envscript.Run(ctx, extraEnv, script); err != nil {
+		return fmt.Errorf("jaegerenv: %w", err)
+	}
+	return nil
+}
