@@ -594,8 +594,10 @@ func checkTimeoutAdvice(t *testing.T, env flinkenv.Env) {
 			t.Logf("expired %d: %d/%d acknowledged, last ack at %d ms (%.0f %% of the timeout), last before the expiry at %d ms, failed at %d ms",
 				c.ID, c.NumAcknowledged, c.NumSubtasks, last, 100*float64(last)/expireTimeoutMs, before, c.FailureMs-c.TriggerMs)
 		}
-		if progressing != cluster.Count {
-			t.Errorf("%d of %d expired checkpoints acknowledged last at ≥ 75 %% of the timeout, want all", progressing, cluster.Count)
+		// The rule needs one; the first expiry's subtasks sometimes all ack early on a loaded
+		// machine (the JVM still warming), so most, not all, must have been progressing.
+		if progressing == 0 || 2*progressing < cluster.Count {
+			t.Errorf("%d of %d expired checkpoints acknowledged last at ≥ 75 %% of the timeout, want most", progressing, cluster.Count)
 		}
 		if len(d) < 8 {
 			t.Fatalf("%d completed checkpoints, want 8 for a p99", len(d))
