@@ -164,23 +164,6 @@ func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) er
 	return nil
 }
 
-// writeReportJSON writes a report held in memory as `report --format json`
-// writes a streamed one.
-func writeReportJSON(w io.Writer, r app.Report) error {
-	jw, err := newJSONReportWriter()
-	if err != nil {
-		return err
-	}
-	defer jw.close()
-	for k := range r.Checkpoints {
-		if err := jw.emit(k, &r.Checkpoints[k]); err != nil {
-			return err
-		}
-	}
-	r.Checkpoints = nil
-	return jw.finish(w, r)
-}
-
 // jsonReportWriter writes `report --format json` as the analyses stream in.
 // The document is what an indented json.Encoder writes, except that each
 // checkpoint's analysis is one compact line: indenting them took a third of

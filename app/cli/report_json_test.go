@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,4 +69,21 @@ func TestWriteReportJSON(t *testing.T) {
 			t.Errorf("%d checkpoints: the top level is not indented as the encoder indents it", n)
 		}
 	}
+}
+
+// writeReportJSON writes a report held in memory as `report --format json`
+// writes a streamed one.
+func writeReportJSON(w io.Writer, r app.Report) error {
+	jw, err := newJSONReportWriter()
+	if err != nil {
+		return err
+	}
+	defer jw.close()
+	for k := range r.Checkpoints {
+		if err := jw.emit(k, &r.Checkpoints[k]); err != nil {
+			return err
+		}
+	}
+	r.Checkpoints = nil
+	return jw.finish(w, r)
 }

@@ -22,10 +22,10 @@ import (
 // traces.checkpoint.span-detail-level CHILDREN_SPANS_PER_SUBTASK (Flink
 // 2.2+) a child per task and a grandchild per subtask carry them too.
 const (
-	FlinkSpanScope       = "org.apache.flink.runtime.checkpoint.CheckpointStatsTracker"
-	SpanCheckpoint       = "Checkpoint"
-	SpanCheckpointTask   = "Checkpoint_Task"
-	SpanCheckpointSubtsk = "Checkpoint_Subtask"
+	FlinkSpanScope        = "org.apache.flink.runtime.checkpoint.CheckpointStatsTracker"
+	SpanCheckpoint        = "Checkpoint"
+	SpanCheckpointTask    = "Checkpoint_Task"
+	SpanCheckpointSubtask = "Checkpoint_Subtask"
 )
 
 // The metrics Flink aggregates, by its names, and where they live in a subtask.
@@ -192,7 +192,7 @@ func (w *OTLPWriter) Add(c *model.Checkpoint) {
 			for _, m := range spanMetrics {
 				sattrs = append(sattrs, intAttr(m.name, m.get(st)))
 			}
-			w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: sid, ParentSpanID: tid, Name: SpanCheckpointSubtsk, Kind: 1,
+			w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: sid, ParentSpanID: tid, Name: SpanCheckpointSubtask, Kind: 1,
 				StartNano: nanos(c.TriggerMs + st.StartDelayMs), EndNano: nanos(st.AckMs), Attributes: sattrs})
 		}
 	}
@@ -332,7 +332,7 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 				switch sp.Name {
 				case SpanCheckpoint:
 					roots = append(roots, n)
-				case SpanCheckpointTask, SpanCheckpointSubtsk:
+				case SpanCheckpointTask, SpanCheckpointSubtask:
 					children[sp.ParentSpanID] = append(children[sp.ParentSpanID], n)
 				default:
 					out.Skipped++
