@@ -39,6 +39,20 @@ func (a *App) startCollector(ctx context.Context) {
 				}()
 			}
 		},
+		OnFirstPoll: func(cluster, job string) {
+			// What the engine no longer lists may be in the cluster's traces.
+			if c, ok := a.configuredCluster(cluster); ok && c.TracesURL != "" {
+				a.wg.Add(1)
+				go func() {
+					defer a.wg.Done()
+					if res, err := a.BackfillTraces(cluster, job); err != nil {
+						a.log.Warn("reading checkpoints from traces failed", "cluster", cluster, "job", job, "err", err)
+					} else if res.Warning != "" {
+						a.log.Warn("checkpoints from traces: "+res.Warning, "cluster", cluster, "job", job)
+					}
+				}()
+			}
+		},
 		OnHealth: func(cluster string, h collect.Health) {
 			a.emit(HealthEvent{Cluster: cluster, State: h.State, LastError: h.LastError})
 		},

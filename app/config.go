@@ -220,6 +220,21 @@ func validateCluster(c model.Cluster) error {
 	if len(c.ReporterURLs) > 0 && c.Engine != model.EngineFlink {
 		return fmt.Errorf("cluster %q: reporter URLs are for Flink's Prometheus reporter", c.Name)
 	}
+	if c.TracesURL != "" || c.TracesService != "" {
+		if c.Engine != model.EngineFlink {
+			return fmt.Errorf("cluster %q: a traces URL is for Flink's checkpoint spans", c.Name)
+		}
+		tu, err := url.Parse(c.TracesURL)
+		if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Host == "" {
+			return fmt.Errorf("cluster %q: traces (Jaeger query) URL %q: give an http:// or https:// address", c.Name, redactURL(c.TracesURL))
+		}
+		if tu.User != nil {
+			return fmt.Errorf("cluster %q: traces URL: put no credentials in the URL", c.Name)
+		}
+		if strings.TrimSpace(c.TracesService) == "" {
+			return fmt.Errorf("cluster %q: traces: give the service name Flink's trace reporter sends (traces.reporter.<name>.service.name)", c.Name)
+		}
+	}
 	if _, err := metricNames(c.PrometheusNames); err != nil {
 		return fmt.Errorf("cluster %q: %w", c.Name, err)
 	}

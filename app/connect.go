@@ -55,7 +55,8 @@ func (a *App) TestConnection(in ClusterInput) (ConnectionTest, error) {
 		if err != nil {
 			return ConnectionTest{Version: v, Message: err.Error()}, nil
 		}
-		return prometheusCheck(ctx, c, ConnectionTest{OK: true, Version: v, Jobs: len(jobs), Message: fmt.Sprintf("Flink %s, %d jobs", v, len(jobs))}), nil
+		t := prometheusCheck(ctx, c, ConnectionTest{OK: true, Version: v, Jobs: len(jobs), Message: fmt.Sprintf("Flink %s, %d jobs", v, len(jobs))})
+		return tracesCheck(ctx, c, t), nil
 	case model.EngineSeaTunnel:
 		cl, err := seatunnel.New(seatunnelConfig(c))
 		if err != nil {

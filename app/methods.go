@@ -40,6 +40,8 @@ type SourceView struct {
 	RequestsPerSecond  float64                 `json:"requests_per_second,omitempty"`
 	MaxInFlight        int                     `json:"max_in_flight,omitempty"`
 	JobManagerLog      model.JobManagerLogMode `json:"jobmanager_log,omitempty"`
+	TracesURL          string                  `json:"traces_url,omitempty"`
+	TracesService      string                  `json:"traces_service,omitempty"`
 	Lanes              []model.Lane            `json:"lanes,omitempty"`
 	Kind               SourceKind              `json:"kind"`
 	ReadOnly           bool                    `json:"read_only"`
@@ -100,6 +102,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
 		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
 		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight, JobManagerLog: c.JobManagerLog,
+		TracesURL: c.TracesURL, TracesService: c.TracesService,
 		Lanes: c.Lanes, Kind: sourceKind(c, configured), ReadOnly: !configured,
 	}
 	if c.Auth.Kind == model.AuthBasic {
@@ -130,6 +133,10 @@ type ClusterInput struct {
 	MaxInFlight       int     `json:"max_in_flight,omitempty"`
 	// JobManagerLog: auto (""), on or off (Flink only).
 	JobManagerLog model.JobManagerLogMode `json:"jobmanager_log,omitempty"`
+	// TracesURL and TracesService: a Jaeger query URL and the service name of
+	// Flink's spans there (Flink only; model.Cluster).
+	TracesURL     string `json:"traces_url,omitempty"`
+	TracesService string `json:"traces_service,omitempty"`
 	// Lanes: the custom lanes of the cluster's job timelines (model.Lane).
 	Lanes []model.Lane `json:"lanes,omitempty"`
 }
@@ -140,7 +147,7 @@ func (in ClusterInput) cluster() model.Cluster {
 		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
 		PrometheusNames: in.PrometheusNames, ReporterURLs: in.ReporterURLs,
 		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight, JobManagerLog: in.JobManagerLog,
-		Lanes: in.Lanes,
+		TracesURL: in.TracesURL, TracesService: in.TracesService, Lanes: in.Lanes,
 	}
 	if c.JobManagerLog == JobManagerLogAuto {
 		c.JobManagerLog = "" // the default, not stored

@@ -211,6 +211,10 @@ type Options struct {
 	OnHealth func(cluster string, h Health)
 	// OnJob is called when a running job starts being followed.
 	OnJob func(cluster, jobID string)
+	// OnFirstPoll is called once per followed job, after its first poll
+	// that stored what the engine lists (or partly did): what the cache
+	// then lacks is what the engine no longer has.
+	OnFirstPoll func(cluster, jobID string)
 	// JobsEvery is how often the job list is refreshed (default 30 s).
 	JobsEvery time.Duration
 	// MinPoll and MaxPoll bound the adaptive poll interval (defaults 500 ms, 10 s).

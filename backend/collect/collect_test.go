@@ -545,3 +545,38 @@ func TestCollectorMarksSummariesLeftWaitingByTheLastRun(t *testing.T) {
 		}
 	}
 }
+
+// OnFirstPoll comes once per job, after its first poll stored what the engine lists: the cache
+// then holds the engine's history, so what it lacks is older (the traces backfill relies on it).
+func TestOnFirstPollComesOnceAfterTheFirstStore(t *testing.T) {
+	st := openStore(t)
+	eng := &rollingEngine{start: time.Now().Add(-time.Second), interval: 40 * time.Millisecond, dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var calls []string
+	var stored int
+	opts := fastOptions(st, func(string, string) {})
+	opts.OnFirstPoll = func(cluster, job string) {
+		n, err := st.CountCheckpoints(context.Background(), store.Query{Cluster: cluster, JobID: job})
+		if err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, cluster+"/"+job)
+		stored = n
+	}
+	m := NewManager(ctx, opts)
+	m.Apply(rollingTarget(eng))
+	time.Sleep(800 * time.Millisecond)
+	m.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 {
+		t.Fatalf("OnFirstPoll called %d times (%v), want once", len(calls), calls)
+	}
+	if stored == 0 {
+		t.Error("OnFirstPoll came before the first poll stored the engine's checkpoints")
+	}
+}

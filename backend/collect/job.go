@@ -61,6 +61,8 @@ type jobPoller struct {
 	// logState is the engine log reader's latest state (nil: no reader);
 	// forceLog asks the next poll to read the log now (the final poll).
 	logState *model.LogState
+	// polledOnce: Options.OnFirstPoll was called.
+	polledOnce bool
 	forceLog bool
 	// logRead carries a log read started in the background (a log of up to
 	// 16 MiB must not hold the poll up); logBusy is set while one runs.
@@ -168,6 +170,7 @@ func (j *jobPoller) run() {
 			wait = retry.next(j.retryCap(), opts.MaxBackoff)
 		case errors.As(err, &partial):
 			// The list poll worked: keep the pace, say what failed.
+			j.firstPolled()
 			j.c.report(j.reporterKey(), err)
 			opts.Logger.Warn("poll incomplete", append(j.log(), "err", err)...)
 			j.roomAgain()
@@ -182,6 +185,7 @@ func (j *jobPoller) run() {
 			}
 			wait = retry.next(j.retryCap(), opts.MaxBackoff)
 		default:
+			j.firstPolled()
 			j.c.report(j.reporterKey(), nil)
 			j.roomAgain()
 			retry.reset()
@@ -673,6 +677,17 @@ func (j *jobPoller) readConfig(ctx context.Context) {
 		opts.Logger.Info("job configuration read again", j.log()...)
 	}
 	j.cfgFailed, j.cfgAt, j.cfgStart, j.cfgRetryAt = false, now, j.job.StartMs, time.Time{}
+}
+
+// firstPolled calls Options.OnFirstPoll after the job's first poll that stored.
+func (j *jobPoller) firstPolled() {
+	if j.polledOnce {
+		return
+	}
+	j.polledOnce = true
+	if f := j.c.opts.OnFirstPoll; f != nil {
+		f(j.c.target.Name, j.job.ID)
+	}
 }
 
 // logSlack is how much earlier than the job's start a log checkpoint may

@@ -88,6 +88,13 @@ type Cluster struct {
 	// times and history beyond REST: "auto" (or ""), "on" or "off"
 	// (docs/flink.md).
 	JobManagerLog JobManagerLogMode `json:"jobmanager_log,omitempty"`
+	// TracesURL is the query service of a Jaeger that Flink's OpenTelemetry
+	// trace reporter sends checkpoint spans to (Flink only): checkpoints the
+	// cache has no record of are read from there (docs/interop.md).
+	TracesURL string `json:"traces_url,omitempty"`
+	// TracesService is the service.name those spans carry
+	// (traces.reporter.<name>.service.name); required with TracesURL.
+	TracesService string `json:"traces_service,omitempty"`
 	// Lanes are the custom lanes drawn on the cluster's job timelines.
 	Lanes []Lane `json:"lanes,omitempty"`
 	// ReadOnly marks data that came from a capture file: nothing polls it.
@@ -207,7 +214,7 @@ type Checkpoint struct {
 	ExternalPath string   `json:"external_path,omitempty"`
 	// Source says where the record came from: "" the engine's checkpoint
 	// API; OriginJobManagerLog when only the JobManager log had it (no
-	// per-subtask stats then).
+	// per-subtask stats then); OriginTraces when only a tracing backend had it.
 	Source CheckpointSource `json:"source,omitempty"`
 
 	// Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed.
@@ -219,12 +226,16 @@ type Checkpoint struct {
 }
 
 // CheckpointSource is where a checkpoint's record came from: empty for the
-// engine's checkpoint API (REST), OriginJobManagerLog otherwise.
+// engine's checkpoint API (REST), else OriginJobManagerLog or OriginTraces.
 type CheckpointSource string
 
 // OriginJobManagerLog is Checkpoint.Source for a checkpoint read from
 // Flink's JobManager log: beyond the REST history, or filling a gap.
 const OriginJobManagerLog CheckpointSource = "jobmanager_log"
+
+// OriginTraces is Checkpoint.Source for a checkpoint read from the spans
+// Flink's trace reporter sent to a tracing backend (model.Cluster.TracesURL).
+const OriginTraces CheckpointSource = "traces"
 
 // Decline is the task that declined a checkpoint (Flink's JobManager log:
 // "Decline checkpoint N by task <attempt> of job J").

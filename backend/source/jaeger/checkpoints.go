@@ -42,6 +42,9 @@ type Result struct {
 	Incomplete []Window
 	// Skipped counts spans in the answers that are not Flink checkpoint spans.
 	Skipped int
+	// Job is the job as its spans name it (Flink 2.x sends job_name; 1.20 only the id, which
+	// is then its name too); zero when no checkpoint was read.
+	Job model.Job
 }
 
 // Complete reports whether the whole range was read.
@@ -77,7 +80,7 @@ func (c *Client) Checkpoints(ctx context.Context, jobID string, from, to time.Ti
 			continue
 		}
 		res.Requests++
-		cps, traces, skipped, err := c.window(ctx, w, string(tags), jobID)
+		cps, job, traces, skipped, err := c.window(ctx, w, string(tags), jobID)
 		full := traces >= c.cfg.PageSize
 		if errors.Is(err, errBodyTooLarge) {
 			full, err = true, nil
@@ -86,6 +89,9 @@ func (c *Client) Checkpoints(ctx context.Context, jobID string, from, to time.Ti
 			return res, err
 		}
 		res.Skipped += skipped
+		if job.ID != "" && (res.Job.ID == "" || res.Job.Name == res.Job.ID) {
+			res.Job = job
+		}
 		for _, cp := range cps {
 			key := strconv.FormatInt(cp.ID, 10) + "@" + strconv.FormatInt(cp.TriggerMs, 10)
 			if !seen[key] {
@@ -113,9 +119,9 @@ func (c *Client) Checkpoints(ctx context.Context, jobID string, from, to time.Ti
 	return res, nil
 }
 
-// window asks for one window's traces and returns the job's checkpoints triggered in it, the
-// number of traces in the answer, and the spans skipped.
-func (c *Client) window(ctx context.Context, w Window, tags, jobID string) ([]model.Checkpoint, int, int, error) {
+// window asks for one window's traces and returns the job's checkpoints triggered in it, the job
+// as its spans name it, the number of traces in the answer, and the spans skipped.
+func (c *Client) window(ctx context.Context, w Window, tags, jobID string) ([]model.Checkpoint, model.Job, int, int, error) {
 	q := url.Values{}
 	q.Set("service", c.cfg.Service)
 	q.Set("operation", DefaultOperation)
@@ -128,12 +134,19 @@ func (c *Client) window(ctx context.Context, w Window, tags, jobID string) ([]mo
 	q.Set("raw", "true")
 	data, err := c.getTraces(ctx, q)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, model.Job{}, 0, 0, err
 	}
-	cps, traces, skipped, err := parseAnswer(data, c.cfg.Cluster)
+	a, err := parseAnswer(data, c.cfg.Cluster)
 	if err != nil {
-		return nil, 0, 0, newError(endpointTraces+"?"+q.Encode(), 200, err.Error(), nil)
+		return nil, model.Job{}, 0, 0, newError(endpointTraces+"?"+q.Encode(), 200, err.Error(), nil)
 	}
+	var job model.Job
+	for _, j := range a.jobs {
+		if j.ID == jobID {
+			job = j
+		}
+	}
+	cps := a.checkpoints
 	out := cps[:0]
 	fromMs, toMs := w.From.UnixMilli(), w.To.UnixMilli()
 	for _, cp := range cps {
@@ -143,31 +156,40 @@ func (c *Client) window(ctx context.Context, w Window, tags, jobID string) ([]mo
 			out = append(out, cp)
 		}
 	}
-	return out, traces, skipped, nil
+	return out, job, a.traces, a.skipped, nil
 }
 
-// parseAnswer turns a GET /api/traces body into checkpoints (through interop.ReadOTLP), with the
-// number of traces the answer held and the spans that were not Flink checkpoint spans.
-func parseAnswer(data []byte, cluster string) ([]model.Checkpoint, int, int, error) {
+// answer is one GET /api/traces body read as Flink checkpoints.
+type answer struct {
+	checkpoints []model.Checkpoint
+	jobs        []model.Job
+	// traces is how many traces the answer held; skipped the spans not Flink checkpoint spans.
+	traces, skipped int
+}
+
+// parseAnswer turns a GET /api/traces body into checkpoints (through interop.ReadOTLP), marked
+// as read from traces.
+func parseAnswer(data []byte, cluster string) (answer, error) {
 	a, err := decodeAnswer(data)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("not Jaeger's trace JSON: %w", err)
+		return answer{}, fmt.Errorf("not Jaeger's trace JSON: %w", err)
 	}
 	if len(a.Errors) > 0 {
-		return nil, 0, 0, fmt.Errorf("Jaeger answered an error: %s", a.Errors[0].Msg)
+		return answer{}, fmt.Errorf("Jaeger answered an error: %s", a.Errors[0].Msg)
 	}
 	otlp, err := toOTLP(a.Data)
 	if err != nil {
-		return nil, 0, 0, err
+		return answer{}, err
 	}
 	spans, err := interop.ReadOTLP(bytes.NewReader(otlp), cluster)
 	if err != nil {
-		return nil, 0, 0, err
+		return answer{}, err
 	}
 	for i := range spans.Checkpoints {
+		spans.Checkpoints[i].Source = model.OriginTraces
 		sortTasks(&spans.Checkpoints[i])
 	}
-	return spans.Checkpoints, len(a.Data), spans.Skipped, nil
+	return answer{checkpoints: spans.Checkpoints, jobs: spans.Jobs, traces: len(a.Data), skipped: spans.Skipped}, nil
 }
 
 // sortTasks orders a checkpoint's tasks by vertex id and their subtasks by index: spans come in

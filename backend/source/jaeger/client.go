@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -138,8 +139,12 @@ func (e *Error) Unwrap() error { return e.cause }
 const maxMessage = 200
 
 func newError(where string, status int, msg string, cause error) *Error {
+	endpoint := where
+	if i := strings.IndexByte(endpoint, '?'); i >= 0 {
+		endpoint = endpoint[:i]
+	}
 	e := &Error{RequestError: restclient.RequestError{Source: "jaeger", Method: http.MethodGet, Path: where,
-		Endpoint: endpointTraces, Status: status, Message: msg}, cause: cause}
+		Endpoint: endpoint, Status: status, Message: msg}, cause: cause}
 	if status != 0 {
 		e.StatusText = http.StatusText(status)
 	}
@@ -150,17 +155,25 @@ const endpointTraces = "/api/traces"
 
 // getTraces runs one GET /api/traces and returns its body (JSON, checked to be within
 // MaxBodyBytes and a 2xx).
-func (c *Client) getTraces(ctx context.Context, query url.Values) (data []byte, err error) {
+func (c *Client) getTraces(ctx context.Context, query url.Values) ([]byte, error) {
+	return c.get(ctx, endpointTraces, query)
+}
+
+// get runs one GET of endpoint and returns its body (checked to be within MaxBodyBytes and a 2xx).
+func (c *Client) get(ctx context.Context, endpoint string, query url.Values) (data []byte, err error) {
 	start := time.Now()
-	info := RequestInfo{Endpoint: endpointTraces, Method: http.MethodGet}
+	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
 	defer func() {
 		if c.cfg.OnRequest != nil {
 			info.Duration, info.Err = time.Since(start), err
 			c.cfg.OnRequest(info)
 		}
 	}()
-	where := endpointTraces + "?" + query.Encode()
-	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).SetQueryParamsFromValues(query).Get(endpointTraces)
+	where := endpoint
+	if len(query) > 0 {
+		where += "?" + query.Encode()
+	}
+	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).SetQueryParamsFromValues(query).Get(endpoint)
 	if err != nil {
 		return nil, newError(where, 0, c.secrets.Redact(err.Error()), err)
 	}

@@ -19,10 +19,11 @@ func TestRecordedAnswerReadsAsFlinksCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cps, traces, skipped, err := parseAnswer(data, "c1")
+	a, err := parseAnswer(data, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cps, traces, skipped := a.checkpoints, a.traces, a.skipped
 	if traces != 3 || len(cps) != 3 || skipped != 0 {
 		t.Fatalf("%d traces, %d checkpoints, %d skipped; want 3, 3, 0", traces, len(cps), skipped)
 	}
@@ -103,9 +104,13 @@ func TestConversionAgreesWithJaegersOwnOTLP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, _, err := parseAnswer(v1, "c1")
+	a, err := parseAnswer(v1, "c1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := a.checkpoints
+	for i := range want.Checkpoints {
+		want.Checkpoints[i].Source = model.OriginTraces
 	}
 	if len(want.Checkpoints) != 3 || len(got) != len(want.Checkpoints) {
 		t.Fatalf("%d checkpoints from the conversion, %d from Jaeger's OTLP", len(got), len(want.Checkpoints))
@@ -134,10 +139,11 @@ func TestRecordedFlink120AnswerReadsJobLevelCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cps, traces, _, err := parseAnswer(data, "c1")
+	a, err := parseAnswer(data, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cps, traces := a.checkpoints, a.traces
 	if traces != 3 || len(cps) != 3 {
 		t.Fatalf("%d traces, %d checkpoints; want 3", traces, len(cps))
 	}

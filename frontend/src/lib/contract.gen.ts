@@ -227,8 +227,8 @@ export interface CheckpointRow {
 }
 
 /** model.CheckpointSource (its constants) */
-export type CheckpointSource = 'jobmanager_log';
-export const CheckpointSourceValues: readonly CheckpointSource[] = ['jobmanager_log'];
+export type CheckpointSource = 'jobmanager_log' | 'traces';
+export const CheckpointSourceValues: readonly CheckpointSource[] = ['jobmanager_log', 'traces'];
 
 /** app.CheckpointView */
 export interface CheckpointView {
@@ -264,6 +264,8 @@ export interface ClusterInput {
   requests_per_second?: number;
   max_in_flight?: number;
   jobmanager_log?: JobManagerLogMode;
+  traces_url?: string;
+  traces_service?: string;
   lanes?: Lane[];
 }
 
@@ -808,6 +810,8 @@ export interface SourceView {
   requests_per_second?: number;
   max_in_flight?: number;
   jobmanager_log?: JobManagerLogMode;
+  traces_url?: string;
+  traces_service?: string;
   lanes?: Lane[];
   kind: SourceKind;
   read_only: boolean;
@@ -920,6 +924,27 @@ export interface TimelineRequest {
   width_px: number;
 }
 
+/** app.TraceJob */
+export interface TraceJob {
+  id: string;
+  name: string;
+  checkpoints: number;
+  first_trigger_ms: number;
+  latest_trigger_ms: number;
+  cached: boolean;
+}
+
+/** app.TracesResult */
+export interface TracesResult {
+  read: number;
+  added: number;
+  details_filled: number;
+  windows: number;
+  requests: number;
+  incomplete_windows: number;
+  warning?: string;
+}
+
 /** analyze.Verdict (its constants) */
 export type Verdict = 'backpressure' | 'state_size' | 'storage' | 'inconclusive';
 export const VerdictValues: readonly Verdict[] = ['backpressure', 'state_size', 'storage', 'inconclusive'];
@@ -980,6 +1005,7 @@ export interface VertexRow {
 /** The methods the window binds and serve answers at POST /api/app.App.<name>. */
 export interface AppMethods {
   BackfillBackpressure(cluster: string, job: string): Promise<BackfillResult>;
+  BackfillTraces(cluster: string, job: string): Promise<TracesResult>;
   Checkpoint(cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointDetail>;
   CheckpointView(cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointView>;
   Checkpoints(cluster: string, job: string, fromMs: number, toMs: number): Promise<CheckpointRow[] | null>;
@@ -995,6 +1021,7 @@ export interface AppMethods {
   Log(lines: number): Promise<LogView>;
   OpenCapture(path: string): Promise<ImportResult>;
   OpenCaptureDialog(): Promise<ImportResult>;
+  OpenTracesJob(cluster: string, job: string): Promise<TracesResult>;
   ReadJobManagerLog(cluster: string): Promise<void>;
   RemoveCluster(name: string): Promise<void>;
   Report(cluster: string, job: string, fromMs: number, toMs: number): Promise<Report>;
@@ -1004,6 +1031,7 @@ export interface AppMethods {
   SetRetention(l: RetentionLimits): Promise<void>;
   TestConnection(in_: ClusterInput): Promise<ConnectionTest>;
   Timeline(req: TimelineRequest): Promise<Timeline>;
+  TraceJobs(cluster: string): Promise<TraceJob[] | null>;
   Version(): Promise<VersionInfo>;
 }
 

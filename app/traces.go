@@ -1,0 +1,410 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/store"
+)
+
+// Bounds of reading a cluster's traces (docs/interop.md, "A cluster's traces").
+const (
+	// TracesLookback is how far back traces are read: Jaeger deployments keep spans for days.
+	TracesLookback = 7 * 24 * time.Hour
+	// TracesBackfillRequests bounds the requests of one job's backfill (each answer at most
+	// jaeger.DefaultPageSize traces: 3,200 checkpoints).
+	TracesBackfillRequests = 64
+	// TracesOpenRequests bounds the requests of opening a job from traces alone.
+	TracesOpenRequests = 256
+	// tracesMaxWindows caps the time ranges one backfill asks for; more are joined.
+	tracesMaxWindows = 32
+)
+
+// TracesResult says what one read of a cluster's traces did for a job.
+type TracesResult struct {
+	// Read is how many of the job's checkpoints the traces held in the ranges asked.
+	Read int `json:"read"`
+	// Added is how many of them the cache did not have and now stores (marked as from traces).
+	Added int `json:"added"`
+	// DetailsFilled is how many cached checkpoints whose per-subtask stats were missed gained
+	// them from the spans.
+	DetailsFilled int `json:"details_filled"`
+	// Windows is how many time ranges were asked for; Requests how many requests that took.
+	Windows  int `json:"windows"`
+	Requests int `json:"requests"`
+	// IncompleteWindows counts ranges not read whole (the request bound ran out, or a range
+	// still held more than a page at its narrowest); Warning then says so.
+	IncompleteWindows int    `json:"incomplete_windows"`
+	Warning           string `json:"warning,omitempty"`
+}
+
+// TraceJob is a job whose checkpoint spans a cluster's traces hold.
+type TraceJob struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Checkpoints counts those seen (a lower bound: each answer is one page).
+	Checkpoints     int   `json:"checkpoints"`
+	FirstTriggerMs  int64 `json:"first_trigger_ms"`
+	LatestTriggerMs int64 `json:"latest_trigger_ms"`
+	// Cached says the cache already holds the job.
+	Cached bool `json:"cached"`
+}
+
+// tracesClient builds the Jaeger client of a cluster's traces; maxRequests bounds each call.
+func tracesClient(c model.Cluster, maxRequests int) (*jaeger.Client, error) {
+	if c.TracesURL == "" {
+		return nil, badRequest("cluster %q has no traces URL (a Jaeger query service Flink sends its checkpoint spans to)", c.Name)
+	}
+	return jaeger.New(jaeger.Config{BaseURL: c.TracesURL, Service: c.TracesService, Cluster: c.Name,
+		Timeout: 15 * time.Second, MaxRequests: max(1, maxRequests)})
+}
+
+// tracesCheck adds what the cluster's Jaeger says to a connection test.
+func tracesCheck(ctx context.Context, c model.Cluster, t ConnectionTest) ConnectionTest {
+	if c.TracesURL == "" {
+		return t
+	}
+	jc, err := tracesClient(c, 1)
+	if err == nil {
+		err = jc.Check(ctx)
+	}
+	if err != nil {
+		t.OK = false
+		t.Message += "; traces: " + err.Error()
+		return t
+	}
+	t.Message += fmt.Sprintf("; Jaeger has spans of %q", c.TracesService)
+	return t
+}
+
+// configuredTracesCluster is the configured cluster named, with a traces URL.
+func (a *App) configuredTracesCluster(name string) (model.Cluster, error) {
+	c, ok := a.configuredCluster(name)
+	if !ok {
+		return c, badRequest("no cluster named %q", name)
+	}
+	if c.TracesURL == "" {
+		return c, badRequest("cluster %q has no traces URL (a Jaeger query service Flink sends its checkpoint spans to)", name)
+	}
+	return c, nil
+}
+
+// BackfillTraces reads, from the cluster's traces, the job's checkpoints the cache has no
+// record of — before its first cached one (history the engine no longer lists), between
+// cached ones whose ids skip, and after the last one when the app no longer follows the job —
+// and stores them, marked as from traces; cached checkpoints whose per-subtask stats were missed
+// gain them where the spans carry them. Nothing cached is otherwise changed.
+func (a *App) BackfillTraces(cluster, job string) (TracesResult, error) {
+	if job == "" {
+		return TracesResult{}, badRequest("a job id is required")
+	}
+	c, err := a.configuredTracesCluster(cluster)
+	if err != nil {
+		return TracesResult{}, err
+	}
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	j, err := a.store.Job(ctx, cluster, job)
+	if errors.Is(err, store.ErrNotFound) {
+		return TracesResult{}, badRequest("no job %q cached for cluster %q (open it from traces first)", job, cluster)
+	}
+	if err != nil {
+		return TracesResult{}, err
+	}
+	return a.backfillTraces(ctx, c, j, !a.follows(cluster, j), TracesBackfillRequests)
+}
+
+// follows says whether the collector polls the job now: then the engine's API has its latest
+// checkpoints and traces are read only for what lies before them.
+func (a *App) follows(cluster string, j model.Job) bool {
+	a.mu.Lock()
+	on := a.coll != nil
+	a.mu.Unlock()
+	return on && !terminalJobState(j.State) && j.State != tracesJobState
+}
+
+func terminalJobState(s string) bool {
+	switch s {
+	case "FINISHED", "CANCELED", "FAILED", "SUSPENDED", "CANCELLED", "SAVEPOINT_DONE", "UNKNOWABLE":
+		return true
+	}
+	return false
+}
+
+// flinkJobID is how a Flink job id is written (JobID.toHexString).
+var flinkJobID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// tracesJobState is the state of a job known from traces alone: its spans say nothing of it.
+const tracesJobState = "UNKNOWN"
+
+func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, toNow bool, maxRequests int) (TracesResult, error) {
+	var res TracesResult
+	var cached []model.Checkpoint
+	if err := a.store.ScanCheckpoints(ctx, store.Query{Cluster: c.Name, JobID: j.ID, Pipeline: new(int)}, false, func(cp *model.Checkpoint) error {
+		cached = append(cached, model.Checkpoint{ID: cp.ID, TriggerMs: cp.TriggerMs, Status: cp.Status, DetailLoss: cp.DetailLoss})
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	now := time.Now()
+	from := now.Add(-TracesLookback)
+	if j.StartMs > 0 {
+		from = maxTime(from, time.UnixMilli(j.StartMs-logSlackMs))
+	}
+	windows := tracesWindows(cached, from, now, toNow)
+	res.Windows = len(windows)
+	if len(windows) == 0 {
+		return res, nil
+	}
+	remaining := maxRequests
+	byID := make(map[int64]int, len(cached))
+	for i, cp := range cached {
+		byID[cp.ID] = i
+	}
+	var add, fill []model.Checkpoint
+	var problems []string
+	for _, w := range windows {
+		if remaining <= 0 {
+			res.IncompleteWindows++
+			continue
+		}
+		jc, err := tracesClient(c, remaining)
+		if err != nil {
+			return res, badRequest("%v", err)
+		}
+		r, err := jc.Checkpoints(ctx, j.ID, w.From, w.To)
+		res.Requests += r.Requests
+		remaining -= r.Requests
+		if err != nil {
+			return res, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+		}
+		res.IncompleteWindows += len(r.Incomplete)
+		for _, iw := range r.Incomplete {
+			problems = append(problems, iw.String())
+		}
+		for _, cp := range r.Checkpoints {
+			res.Read++
+			i, ok := byID[cp.ID]
+			if !ok {
+				add = append(add, cp)
+				continue
+			}
+			have := cached[i]
+			if have.DetailLoss == model.DetailMissed && len(cp.Tasks) > 0 && model.SameTrigger(have.TriggerMs, cp.TriggerMs) {
+				fill = append(fill, cp)
+			}
+		}
+	}
+	if len(add) > 0 {
+		m, err := a.store.MergeLogCheckpoints(ctx, c.Name, j.ID, add, 1<<62)
+		if err != nil {
+			return res, fmt.Errorf("store checkpoints from traces: %w", err)
+		}
+		res.Added = len(m.Added)
+	}
+	for _, cp := range fill {
+		stored, err := a.store.Checkpoint(ctx, model.Key{Cluster: c.Name, JobID: j.ID, ID: cp.ID})
+		if err != nil {
+			return res, err
+		}
+		if stored.DetailLoss != model.DetailMissed || len(stored.Tasks) > 0 {
+			continue // the engine's details came meanwhile
+		}
+		stored.Tasks, stored.DetailLoss = cp.Tasks, ""
+		if err := a.store.PutCheckpoints(ctx, []model.Checkpoint{stored}); err != nil {
+			return res, fmt.Errorf("store details from traces: %w", err)
+		}
+		res.DetailsFilled++
+	}
+	if res.IncompleteWindows > 0 {
+		res.Warning = fmt.Sprintf("%d time ranges were not read whole (at most %d requests per read)", res.IncompleteWindows, maxRequests)
+		if len(problems) > 0 {
+			res.Warning += ": " + problems[0]
+		}
+	}
+	if res.Added > 0 || res.DetailsFilled > 0 {
+		a.log.Info("checkpoints read from traces", "cluster", c.Name, "job", j.ID, "added", res.Added,
+			"details_filled", res.DetailsFilled, "requests", res.Requests)
+		a.emit(CheckpointsEvent{Cluster: c.Name, Job: j.ID})
+	}
+	return res, nil
+}
+
+// logSlackMs is how much before a job's start its first checkpoint may be triggered (clocks of
+// the JobManager and of the span's timestamps are the same machine's).
+const logSlackMs = 1000
+
+// tracesWindows returns the time ranges the cache has no record of: before the first cached
+// checkpoint (from from on), between cached checkpoints whose ids skip, and — when toNow —
+// after the last one. cached must be sorted by id. At most tracesMaxWindows are returned:
+// neighbouring ranges are joined beyond that.
+func tracesWindows(cached []model.Checkpoint, from, now time.Time, toNow bool) []jaeger.Window {
+	var out []jaeger.Window
+	addW := func(f, t time.Time) {
+		if f.Before(from) {
+			f = from
+		}
+		if t.After(f) {
+			out = append(out, jaeger.Window{From: f, To: t})
+		}
+	}
+	if len(cached) == 0 {
+		addW(from, now)
+		return out
+	}
+	sorted := append([]model.Checkpoint(nil), cached...)
+	sort.Slice(sorted, func(i, k int) bool { return sorted[i].ID < sorted[k].ID })
+	addW(from, time.UnixMilli(sorted[0].TriggerMs))
+	for i := 1; i < len(sorted); i++ {
+		a, b := sorted[i-1], sorted[i]
+		if b.ID > a.ID+1 {
+			addW(time.UnixMilli(a.TriggerMs+1), time.UnixMilli(b.TriggerMs))
+		}
+	}
+	if toNow {
+		addW(time.UnixMilli(sorted[len(sorted)-1].TriggerMs+1), now)
+	}
+	if len(out) <= tracesMaxWindows {
+		return out
+	}
+	// Join runs of neighbours: each of tracesMaxWindows groups spans its first to its last.
+	joined := make([]jaeger.Window, 0, tracesMaxWindows)
+	per := (len(out) + tracesMaxWindows - 1) / tracesMaxWindows
+	for i := 0; i < len(out); i += per {
+		last := min(i+per, len(out)) - 1
+		joined = append(joined, jaeger.Window{From: out[i].From, To: out[last].To})
+	}
+	return joined
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// TraceJobs lists the jobs whose checkpoint spans the cluster's traces hold from the last
+// TracesLookback (jaeger.DefaultJobWindows requests), newest first.
+func (a *App) TraceJobs(cluster string) ([]TraceJob, error) {
+	c, err := a.configuredTracesCluster(cluster)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	jc, err := tracesClient(c, jaeger.DefaultJobWindows)
+	if err != nil {
+		return nil, badRequest("%v", err)
+	}
+	now := time.Now()
+	r, err := jc.Jobs(ctx, now.Add(-TracesLookback), now)
+	if err != nil {
+		return nil, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+	}
+	cached := map[string]bool{}
+	jobs, err := a.store.Jobs(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		cached[j.ID] = true
+	}
+	out := make([]TraceJob, 0, len(r.Jobs))
+	for _, s := range r.Jobs {
+		out = append(out, TraceJob{ID: s.Job.ID, Name: s.Job.Name, Checkpoints: s.Checkpoints,
+			FirstTriggerMs: s.FirstTriggerMs, LatestTriggerMs: s.LatestTriggerMs, Cached: cached[s.Job.ID]})
+	}
+	return out, nil
+}
+
+// OpenTracesJob opens a job from the cluster's traces alone — one the engine no longer lists,
+// or never did to this app: the job is cached under the cluster (named as its spans name it,
+// its state UNKNOWN) with every checkpoint its spans hold from the last TracesLookback (at most
+// TracesOpenRequests requests). A job already cached gains what it lacks, as BackfillTraces.
+func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
+	if job == "" {
+		return TracesResult{}, badRequest("a job id is required")
+	}
+	if !flinkJobID.MatchString(job) {
+		return TracesResult{}, badRequest("job id %q: a Flink job id is 32 hexadecimal digits", job)
+	}
+	c, err := a.configuredTracesCluster(cluster)
+	if err != nil {
+		return TracesResult{}, err
+	}
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	j, err := a.store.Job(ctx, cluster, job)
+	switch {
+	case err == nil:
+		return a.backfillTraces(ctx, c, j, !a.follows(cluster, j), TracesOpenRequests)
+	case !errors.Is(err, store.ErrNotFound):
+		return TracesResult{}, err
+	}
+	// First learn the job's name and whether the spans have it at all.
+	jc, err := tracesClient(c, TracesOpenRequests)
+	if err != nil {
+		return TracesResult{}, badRequest("%v", err)
+	}
+	now := time.Now()
+	r, err := jc.Checkpoints(ctx, job, now.Add(-TracesLookback), now)
+	if err != nil {
+		return TracesResult{}, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+	}
+	if len(r.Checkpoints) == 0 {
+		return TracesResult{Windows: 1, Requests: r.Requests}, badRequest("the traces at %s hold no checkpoint of job %s from the last %s",
+			redactURL(c.TracesURL), job, humanDuration(TracesLookback))
+	}
+	j = jobFromTraces(c.Name, job, r)
+	if err := a.store.PutJob(ctx, j); err != nil {
+		return TracesResult{}, err
+	}
+	m, err := a.store.MergeLogCheckpoints(ctx, c.Name, job, r.Checkpoints, 1<<62)
+	if err != nil {
+		return TracesResult{}, fmt.Errorf("store checkpoints from traces: %w", err)
+	}
+	res := TracesResult{Read: len(r.Checkpoints), Added: len(m.Added), Windows: 1, Requests: r.Requests, IncompleteWindows: len(r.Incomplete)}
+	if res.IncompleteWindows > 0 {
+		res.Warning = fmt.Sprintf("%d time ranges were not read whole (at most %d requests): %s", res.IncompleteWindows, TracesOpenRequests, r.Incomplete[0])
+	}
+	a.log.Info("job opened from traces", "cluster", c.Name, "job", job, "checkpoints", res.Added, "requests", res.Requests)
+	a.emit(CheckpointsEvent{Cluster: c.Name, Job: job})
+	return res, nil
+}
+
+// jobFromTraces is the job as its spans describe it: its name where Flink 2.x sends it, its
+// vertices from the per-task spans (ids only: spans carry no operator names).
+func jobFromTraces(cluster, id string, r jaeger.Result) model.Job {
+	j := model.Job{Cluster: cluster, ID: id, Name: r.Job.Name, Engine: model.EngineFlink, State: tracesJobState}
+	if j.Name == "" {
+		j.Name = id
+	}
+	par := map[string]int{}
+	var order []string
+	for _, cp := range r.Checkpoints {
+		for _, t := range cp.Tasks {
+			if _, ok := par[t.VertexID]; !ok {
+				order = append(order, t.VertexID)
+			}
+			par[t.VertexID] = max(par[t.VertexID], len(t.Subtasks))
+		}
+	}
+	for _, v := range order {
+		j.Vertices = append(j.Vertices, model.Vertex{ID: v, Name: v, Parallelism: par[v]})
+	}
+	return j
+}
+
+func humanDuration(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	}
+	return d.String()
+}
