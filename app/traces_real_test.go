@@ -18,8 +18,12 @@ import (
 // jaeger traces source. The app's REST collector stores the same job's checkpoints; every id
 // both have must agree on status, trigger time and (completed) end-to-end duration, and every
 // subtask's start delay, alignment, sync and async phases.
+//
+// On the same cluster, the app with the cluster's traces configured reads from Jaeger what REST no
+// longer lists (checkTracesBackfill), and opens a job from traces alone.
 func TestFlinkTracesInJaegerMatchREST(t *testing.T) {
-	checkTracesMatchREST(t, flinkenv.DefaultVersion, "traces", true)
+	j, f := checkTracesMatchREST(t, flinkenv.DefaultVersion, "traces", true)
+	t.Run("backfill", func(t *testing.T) { checkTracesBackfill(t, j, f) })
 }
 
 // TestFlink120TracesInJaegerMatchREST is the same on Flink 1.20.5, which ships no OpenTelemetry
@@ -29,7 +33,7 @@ func TestFlink120TracesInJaegerMatchREST(t *testing.T) {
 	checkTracesMatchREST(t, "1.20.5", "traces-120", false)
 }
 
-func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool) {
+func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool) (*jaegerenv.Env, flinkenv.Env) {
 	j := jaegerenv.Ensure(t)
 	f := flinkenv.DedicatedTracedVersion(t, cluster, version, j.OTLPGRPCEndpoint, "flink-"+cluster)
 	if f.TracesService == "" {
@@ -162,4 +166,5 @@ func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool
 	if failed == 0 || perSubtask && (withSubtasks == 0 || subtasks == 0) || !perSubtask && withSubtasks != 0 {
 		t.Errorf("compared %d failed checkpoints, %d with subtasks, %d subtasks (per-subtask spans expected: %v)", failed, withSubtasks, subtasks, perSubtask)
 	}
+	return j, f
 }

@@ -12,6 +12,7 @@ import (
 
 type captureFlags struct {
 	engine, url, prom, promEvery, auth, user, caFile, job, namePrefix, dur, out, name string
+	tracesURL, tracesService, since                                                   string
 	pwStdin, tokStdin, insecure, newJobs                                              bool
 	rps                                                                               float64
 	inFlight                                                                          int
@@ -22,16 +23,20 @@ type captureFlags struct {
 func captureCmd(g *globals) *cobra.Command {
 	var f captureFlags
 	cmd := &cobra.Command{
-		Use:     "capture [flags] --url URL (--job ID | --new-jobs) --out FILE",
+		Use:     "capture [flags] (--url URL | --traces-url URL) (--job ID | --new-jobs) --out FILE",
 		GroupID: groupMove,
 		Short:   "record a live job into a capture file, without the cache",
 		Long: "Records a live job into a capture file, without the desktop app or the local cache (e.g. on a\n" +
 			"bastion host). Ctrl-C stops early and keeps what was recorded (exit status 0). Secrets come from\n" +
-			"stdin or $CE_PASSWORD / $CE_TOKEN, never from the command line.",
+			"stdin or $CE_PASSWORD / $CE_TOKEN, never from the command line.\n\n" +
+			"With --traces-url instead of --url, the job is read from the checkpoint spans Flink's trace\n" +
+			"reporter sent to a Jaeger, from the last --since, and written at once: no engine is asked.",
 		Example: `  checkpoint-explorer capture --url http://jobmanager:8081 --job 3f1c… --duration 30m --out prod.ckpt.gz
   CE_TOKEN=… checkpoint-explorer capture --engine seatunnel --url https://st:8080 --auth bearer \
       --new-jobs --job-name-prefix etl- --duration 2h --out etl.ckpt.gz
-  checkpoint-explorer capture --url http://jm:8081 --job 3f1c… --prometheus http://prom:9090 --out bp.ckpt.gz`,
+  checkpoint-explorer capture --url http://jm:8081 --job 3f1c… --prometheus http://prom:9090 --out bp.ckpt.gz
+  checkpoint-explorer capture --traces-url http://jaeger:16686 --traces-service flink-prod --job 3f1c… \
+      --since 48h --out history.ckpt.gz`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCapture(cmd, g, &f) },
 	}
@@ -48,6 +53,9 @@ func captureCmd(g *globals) *cobra.Command {
 	fs.StringVar(&f.promEvery, "prometheus-every", "30s", "with --prometheus: how often to read it (one range query per job each time)")
 	addLaneFlag(fs, &f.lanes)
 	addJobManagerLogFlag(fs, &f.jmLog)
+	fs.StringVar(&f.tracesURL, "traces-url", "", "instead of --url: read the job from the checkpoint spans in this Jaeger (query URL)")
+	fs.StringVar(&f.tracesService, "traces-service", "", "with --traces-url: the service name of Flink's spans (traces.reporter.<name>.service.name)")
+	fs.StringVar(&f.since, "since", "7d", "with --traces-url: how far back to read (e.g. 6h, 2d)")
 	fs.StringVar(&f.auth, "auth", "none", "none, basic or bearer")
 	fs.StringVar(&f.user, "user", "", "user name for basic auth")
 	fs.BoolVar(&f.pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
@@ -58,6 +66,7 @@ func captureCmd(g *globals) *cobra.Command {
 	flagGroup(fs, "What to record", "engine", "url", "job", "new-jobs", "job-name-prefix", "duration")
 	flagGroup(fs, "Output", "out", "name")
 	flagGroup(fs, "Metrics and logs", "prometheus", "prometheus-every", "lane", "jobmanager-log")
+	flagGroup(fs, "From traces alone", "traces-url", "traces-service", "since")
 	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
 	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
 	completeValues(cmd, "engine", "flink", "seatunnel")
@@ -70,6 +79,9 @@ func runCapture(cmd *cobra.Command, g *globals, f *captureFlags) error {
 	ctx := cmd.Context()
 	if err := app.CheckJobManagerLogMode(f.jmLog); err != nil {
 		return usageErrorf(cmd, "capture: --jobmanager-log: %w", err)
+	}
+	if f.tracesURL != "" {
+		return runTracesCapture(cmd, g, f)
 	}
 	if f.url == "" || (f.job == "") == !f.newJobs || f.out == "" {
 		return usageErrorf(cmd, "capture: --url, --out and one of --job or --new-jobs are required")
@@ -174,3 +186,37 @@ func engineCounted(p app.RecordProgress) string {
 // missed is the ids the engine reported that the file does not hold: gaps,
 // and ids neither stored nor gapped (the reconciliation's difference).
 func missed(p app.RecordProgress) int64 { return max(p.Gaps, p.Missed) }
+
+// runTracesCapture writes a capture of one job read from a Jaeger alone (capture --traces-url).
+func runTracesCapture(cmd *cobra.Command, g *globals, f *captureFlags) error {
+	switch {
+	case f.url != "":
+		return usageErrorf(cmd, "capture: give --url (record a live job) or --traces-url (read one from traces), not both")
+	case f.newJobs || f.job == "" || f.out == "":
+		return usageErrorf(cmd, "capture: with --traces-url, --job and --out are required (--new-jobs is for live recording)")
+	case f.tracesService == "":
+		return usageErrorf(cmd, "capture: --traces-service is required with --traces-url (the service.name of Flink's trace reporter)")
+	case f.engine != string(model.EngineFlink):
+		return usageErrorf(cmd, "capture: --traces-url reads Flink's checkpoint spans: --engine must be flink")
+	}
+	since, err := parseDuration(f.since)
+	if err != nil || since <= 0 {
+		return usageErrorf(cmd, "capture: --since %q: give a positive duration such as 6h or 2d", f.since)
+	}
+	c := model.Cluster{Name: f.name, Engine: model.EngineFlink, TracesURL: f.tracesURL, TracesService: f.tracesService}
+	if !g.quiet {
+		fmt.Fprintf(g.stderr, "Reading job %s from the traces at %s (service %q, the last %s) into %s\n",
+			f.job, f.tracesURL, f.tracesService, since, f.out)
+	}
+	res, err := app.RecordTraces(cmd.Context(), app.TracesRecordOptions{Cluster: c, JobID: f.job, Since: since, Out: f.out})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%s: job %q, %d checkpoints (%d failed) from traces in %d requests\n",
+		f.out, res.Job.Name, res.Checkpoints, res.Failed, res.Requests)
+	if len(res.Incomplete) > 0 {
+		fmt.Fprintf(g.stderr, "warning: %d time ranges were not read whole (the request bound, or more checkpoints than a page in the narrowest range); the first: %s\n",
+			len(res.Incomplete), res.Incomplete[0])
+	}
+	return nil
+}

@@ -257,3 +257,36 @@ func TestExportFormats(t *testing.T) {
 		t.Fatalf("import of the OTLP export: %v\n%s", err, stderr)
 	}
 }
+
+// capture --traces-url: what it needs is said before anything is asked of Jaeger.
+func TestCaptureFromTracesNeedsItsFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t.ckpt.gz")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--traces-url", "http://127.0.0.1:9", "--job", "0123456789abcdef0123456789abcdef", "--out", out}, "--traces-service is required"},
+		{[]string{"--traces-url", "http://127.0.0.1:9", "--traces-service", "f", "--out", out}, "--job and --out are required"},
+		{[]string{"--traces-url", "http://127.0.0.1:9", "--traces-service", "f", "--new-jobs", "--out", out}, "--new-jobs is for live recording"},
+		{[]string{"--traces-url", "http://127.0.0.1:9", "--url", "http://127.0.0.1:8081", "--traces-service", "f", "--job", "x", "--out", out}, "not both"},
+		{[]string{"--traces-url", "http://127.0.0.1:9", "--traces-service", "f", "--job", "0123456789abcdef0123456789abcdef", "--since", "soon", "--out", out}, `--since "soon"`},
+		{[]string{"--traces-url", "http://127.0.0.1:9", "--traces-service", "f", "--engine", "seatunnel", "--job", "x", "--out", out}, "--engine must be flink"},
+	} {
+		_, _, err := runCLI(t, append([]string{"capture"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != 2 {
+			t.Errorf("capture %v: %v (exit %d), want a usage error saying %q", tc.args, err, ExitCode(err), tc.want)
+		}
+	}
+	// A job id that is not Flink's, and a Jaeger that does not answer: one error line each, no file.
+	_, _, err := runCLI(t, "capture", "--traces-url", "http://127.0.0.1:9", "--traces-service", "f", "--job", "nope", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "32 hexadecimal digits") {
+		t.Errorf("a bad job id: %v", err)
+	}
+	_, _, err = runCLI(t, "capture", "--traces-url", "http://127.0.0.1:9", "--traces-service", "f", "--job", "0123456789abcdef0123456789abcdef", "--since", "1h", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "traces from http://127.0.0.1:9") {
+		t.Errorf("a Jaeger that does not answer: %v", err)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("a failed capture left %s: %v", out, statErr)
+	}
+}

@@ -115,6 +115,8 @@ func clustersAddCmd(g *globals) *cobra.Command {
 		Example: `  checkpoint-explorer clusters add --name prod --url http://jobmanager:8081
   checkpoint-explorer clusters add --name prod --url http://jm:8081 --prometheus http://prom:9090 \
       --lane gc=metric:Status.JVM.GarbageCollector.All.Time --requests-per-second 5
+  checkpoint-explorer clusters add --name prod --url http://jm:8081 \
+      --traces-url http://jaeger:16686 --traces-service flink-prod
   printf '%s\n' "$TOKEN" | checkpoint-explorer clusters add --name st --engine seatunnel \
       --url https://st:8080 --auth bearer --token-stdin`,
 		Args: noArgs,
@@ -144,6 +146,8 @@ func clustersAddCmd(g *globals) *cobra.Command {
 	}}, "prometheus-name", "a metric or label name of a relabelled setup (keys in docs/prometheus.md; repeat)")
 	addLaneFlag(fs, &in.Lanes)
 	addJobManagerLogFlag(fs, &in.JobManagerLog)
+	fs.StringVar(&in.TracesURL, "traces-url", "", "optional Jaeger query URL Flink's trace reporter sends checkpoint spans to (history beyond REST)")
+	fs.StringVar(&in.TracesService, "traces-service", "", "with --traces-url: the service name of those spans (traces.reporter.<name>.service.name)")
 	fs.StringVar(&f.auth, "auth", "none", "none, basic or bearer")
 	fs.StringVar(&in.Auth.Username, "user", "", "user name for basic auth")
 	fs.BoolVar(&f.pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
@@ -153,6 +157,7 @@ func clustersAddCmd(g *globals) *cobra.Command {
 	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
 	flagGroup(fs, "The cluster", "name", "engine", "url", "test")
 	flagGroup(fs, "Metrics and logs", "prometheus", "reporter", "prometheus-name", "lane", "jobmanager-log")
+	flagGroup(fs, "Traces", "traces-url", "traces-service")
 	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
 	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
 	completeValues(cmd, "engine", "flink", "seatunnel")

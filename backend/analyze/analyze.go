@@ -844,10 +844,13 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	if ja.Missed > 0 {
 		ja.note(part("note_gaps", "n", fmt.Sprint(ja.Missed)))
 	}
-	var missed, trimmed, partial, fromLog int
+	var missed, trimmed, partial, fromLog, fromTraces int
 	for k := range a.heads {
-		if a.heads[k].Source == model.OriginJobManagerLog {
+		switch a.heads[k].Source {
+		case model.OriginJobManagerLog:
 			fromLog++
+		case model.OriginTraces:
+			fromTraces++
 		}
 		switch a.heads[k].DetailLoss {
 		case model.DetailMissed:
@@ -869,6 +872,9 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	}
 	if fromLog > 0 {
 		ja.note(part("note_from_log", "n", fmt.Sprint(fromLog)))
+	}
+	if fromTraces > 0 {
+		ja.note(part("note_from_traces", "n", fmt.Sprint(fromTraces)))
 	}
 }
 

@@ -478,3 +478,23 @@ func TestPartialDetailsAreNotedAndReachFullAcknowledgement(t *testing.T) {
 		t.Errorf("ack progress %s, want every subtask acknowledged and 100 %% at the end (%d ms)", js(p), c.EndToEndMs)
 	}
 }
+
+// Checkpoints read from the JobManager log or a cluster's traces are counted, each by where they
+// came from: the note says what such a record lacks.
+func TestNotesCountCheckpointsFromTheLogAndFromTraces(t *testing.T) {
+	cps := []model.Checkpoint{healthyCP(1, 1_000_000), healthyCP(2, 1_010_000), healthyCP(3, 1_020_000), healthyCP(4, 1_030_000)}
+	cps[0].Source, cps[0].Tasks = model.OriginJobManagerLog, nil
+	cps[1].Source = model.OriginTraces
+	cps[2].Source = model.OriginTraces
+	ja := Analyze(flinkJob(), cps, nil, nil, nil)
+	codes := map[string]string{}
+	for _, p := range ja.NoteParts {
+		codes[p.Code] = p.Args["n"]
+	}
+	if codes["note_from_log"] != "1" || codes["note_from_traces"] != "2" {
+		t.Errorf("note parts %s, want 1 from the log and 2 from traces", js(ja.NoteParts))
+	}
+	if !strings.Contains(strings.Join(ja.Notes, "\n"), "2 checkpoint(s) come from the cluster's traces alone") {
+		t.Errorf("notes = %v", ja.Notes)
+	}
+}

@@ -111,6 +111,7 @@ var reasonTemplates = map[string]string{
 	"note_details_partial": "{{n}} checkpoint(s) have only part of their per-subtask stats: some vertices' requests failed and retries did not get them before the checkpoint left the engine's history; their phases and bottleneck cover the vertices that came",
 	"note_details_trimmed": "{{n}} checkpoint(s) had their per-subtask stats trimmed by the cache's size cap: they have no phases or bottleneck",
 	"note_from_log":        "{{n}} checkpoint(s) come from the JobManager log alone (they had left Flink's REST history): status, times, size, finalize and failure cause, no per-subtask stats",
+	"note_from_traces":     "{{n}} checkpoint(s) come from the cluster's traces alone (Flink's checkpoint spans in Jaeger): status, times, sizes and, where the spans carry them, per-subtask phases; no failure message, finalize time or declining task",
 }
 
 // part builds a clause from a code and name, value pairs.

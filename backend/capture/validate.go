@@ -67,6 +67,8 @@ func validateCluster(cl *model.Cluster, lim Limits) error {
 	c.engine(cl.Engine)
 	c.str("base_url", cl.BaseURL)
 	c.str("prometheus_url", cl.PrometheusURL)
+	c.str("traces_url", cl.TracesURL)
+	c.str("traces_service", cl.TracesService)
 	c.str("ca_file", cl.CAFile)
 	switch cl.Auth.Kind {
 	case "", model.AuthNone, model.AuthBasic, model.AuthBearer:
@@ -83,6 +85,7 @@ func publicCluster(cl model.Cluster) model.Cluster {
 	cl = cl.Public()
 	cl.BaseURL = stripUserinfo(cl.BaseURL)
 	cl.PrometheusURL = stripUserinfo(cl.PrometheusURL)
+	cl.TracesURL = stripUserinfo(cl.TracesURL)
 	cl.ReadOnly = true
 	return cl
 }

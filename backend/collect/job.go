@@ -63,7 +63,7 @@ type jobPoller struct {
 	logState *model.LogState
 	// polledOnce: Options.OnFirstPoll was called.
 	polledOnce bool
-	forceLog bool
+	forceLog   bool
 	// logRead carries a log read started in the background (a log of up to
 	// 16 MiB must not hold the poll up); logBusy is set while one runs.
 	logRead chan logResult

@@ -1,0 +1,129 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/jaeger"
+)
+
+// TracesRecordOptions say which job's spans `capture --traces-url` writes into a capture file.
+type TracesRecordOptions struct {
+	// Cluster names the cluster in the file and carries TracesURL and TracesService.
+	Cluster model.Cluster
+	JobID   string
+	// Since is how far back spans are read (default TracesLookback).
+	Since time.Duration
+	Out   string
+	// MaxRequests bounds the requests to Jaeger (default TracesOpenRequests).
+	MaxRequests int
+}
+
+// TracesRecordResult says what RecordTraces wrote.
+type TracesRecordResult struct {
+	Job         model.Job
+	Checkpoints int
+	Failed      int
+	Requests    int
+	// Incomplete lists the time ranges not read whole (the request bound ran out, or too many
+	// checkpoints in a range at its narrowest): the file lacks what they held.
+	Incomplete []jaeger.Window
+}
+
+// RecordTraces writes a capture of one job read from a tracing backend alone: the job as its
+// spans describe it and every checkpoint they hold from the last Since. No engine is asked,
+// and the file is written whole or not at all.
+func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResult, error) {
+	var res TracesRecordResult
+	if o.Since <= 0 {
+		o.Since = TracesLookback
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = TracesOpenRequests
+	}
+	if !flinkJobID.MatchString(o.JobID) {
+		return res, fmt.Errorf("capture: job id %q: a Flink job id is 32 hexadecimal digits", o.JobID)
+	}
+	c := o.Cluster
+	c.Engine = model.EngineFlink
+	if err := validateTraces(c); err != nil {
+		return res, fmt.Errorf("capture: %w", err)
+	}
+	jc, err := tracesClient(c, o.MaxRequests)
+	if err != nil {
+		return res, fmt.Errorf("capture: %w", err)
+	}
+	now := time.Now()
+	r, err := jc.Checkpoints(ctx, o.JobID, now.Add(-o.Since), now)
+	res.Requests = r.Requests
+	if err != nil {
+		return res, fmt.Errorf("capture: traces from %s: %w", redactURL(c.TracesURL), err)
+	}
+	if len(r.Checkpoints) == 0 {
+		return res, fmt.Errorf("capture: the traces at %s hold no checkpoint of job %s from the last %s (service %q)",
+			redactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
+	}
+	res.Job, res.Incomplete = jobFromTraces(c.Name, o.JobID, r), r.Incomplete
+	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")
+	if err != nil {
+		return res, fmt.Errorf("capture: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	host, _ := os.Hostname()
+	w, err := capture.NewWriter(tmp, capture.Header{
+		RecordedBy: "checkpoint-explorer capture", RecordedAt: now.UTC(), AppVersion: BuildVersion, Host: host,
+		Note: fmt.Sprintf("job %s read from the traces of service %q for the last %s", o.JobID, c.TracesService, o.Since),
+	})
+	if err != nil {
+		tmp.Close()
+		return res, err
+	}
+	err = w.Cluster(c.Public())
+	if err == nil {
+		err = w.Job(res.Job)
+	}
+	for i := 0; err == nil && i < len(r.Checkpoints); i++ {
+		cp := &r.Checkpoints[i]
+		cp.Cluster = c.Name
+		if err = w.Checkpoint(cp); err == nil {
+			res.Checkpoints++
+			if cp.Status == model.StatusFailed {
+				res.Failed++
+			}
+		}
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, fmt.Errorf("capture: write %s: %w", o.Out, err)
+	}
+	if err := os.Rename(tmp.Name(), o.Out); err != nil {
+		return res, fmt.Errorf("capture: %w", err)
+	}
+	return res, nil
+}
+
+// validateTraces checks a cluster's traces settings alone (a capture from traces has no engine URL).
+func validateTraces(c model.Cluster) error {
+	if c.TracesURL == "" {
+		return errors.New("no traces URL")
+	}
+	probe := c
+	if probe.BaseURL == "" {
+		probe.BaseURL = "http://127.0.0.1"
+	}
+	if probe.Name == "" {
+		probe.Name = "traces"
+	}
+	return validateCluster(probe)
+}
