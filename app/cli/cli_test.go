@@ -290,3 +290,34 @@ func TestCaptureFromTracesNeedsItsFlags(t *testing.T) {
 		t.Errorf("a failed capture left %s: %v", out, statErr)
 	}
 }
+
+// clusters add --traces-url/--traces-service are saved, listed and checked.
+func TestClustersAddTraces(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, err := runCLI(t, "clusters", "add", "--name", "prod", "--url", "http://127.0.0.1:8081", "--test=false",
+		"--traces-url", "http://127.0.0.1:16686", "--traces-service", "flink-prod", "--data-dir", dir)
+	if err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	out, _, err := runCLI(t, "clusters", "list", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "TRACES") || !strings.Contains(out, "http://127.0.0.1:16686 (flink-prod)") {
+		t.Errorf("clusters list (%v):\n%s", err, out)
+	}
+	out, _, err = runCLI(t, "clusters", "list", "--json", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, `"traces_url": "http://127.0.0.1:16686"`) || !strings.Contains(out, `"traces_service": "flink-prod"`) {
+		t.Errorf("clusters list --json (%v):\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--traces-url", "http://127.0.0.1:16686"}, "give the service name"},
+		{[]string{"--traces-url", "jaeger:16686", "--traces-service", "f"}, "give an http:// or https:// address"},
+		{[]string{"--engine", "seatunnel", "--traces-url", "http://127.0.0.1:16686", "--traces-service", "f"}, "for Flink's checkpoint spans"},
+	} {
+		args := append([]string{"clusters", "add", "--name", "bad", "--url", "http://127.0.0.1:8081", "--test=false", "--data-dir", dir}, tc.args...)
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("clusters add %v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -76,9 +76,13 @@ func clustersList(ctx context.Context, g *globals, asJSON bool) error {
 		return enc.Encode(map[string]any{"clusters": list, "retention": ret})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tENGINE\tURL\tAUTH\tPROMETHEUS\tBUDGET")
+	fmt.Fprintln(tw, "NAME\tKIND\tENGINE\tURL\tAUTH\tPROMETHEUS\tTRACES\tBUDGET")
 	for _, c := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Engine, orDash(c.BaseURL), c.AuthKind, orDash(c.PrometheusURL), budgetText(c))
+		traces := orDash(c.TracesURL)
+		if c.TracesURL != "" {
+			traces += " (" + c.TracesService + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Engine, orDash(c.BaseURL), c.AuthKind, orDash(c.PrometheusURL), traces, budgetText(c))
 	}
 	tw.Flush()
 	fmt.Fprintf(g.stdout, "\nCache %s: %s of %s, %d checkpoints (%d subtask rows) in %d jobs\n",
