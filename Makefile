@@ -85,6 +85,7 @@ test-e2e: $(BIN)
 
 test-desktop: $(BIN)
 	testenv/desktop-smoke.sh
+	testenv/desktop-drop.sh
 
 # Builds the package, unpacks it into a fresh root, runs the installed binary (version, the
 # window under Xvfb) and validates the desktop entry and the AppStream metainfo.

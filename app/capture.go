@@ -106,9 +106,15 @@ func openDropped(a *App, paths []string) {
 			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: "it is a folder: drop the capture files (.ckpt.gz) in it instead"})
 			continue
 		}
-		if _, err := a.OpenCapture(p); err != nil {
-			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: dropReason(p, err)})
+		res, err := a.OpenCapture(p)
+		if err != nil {
+			reason := dropReason(p, err)
+			a.log.Warn("a file dropped on the window did not open", "file", p, "reason", reason)
+			a.emit(ImportErrorEvent{File: filepath.Base(p), Error: reason})
+			continue
 		}
+		a.log.Info("a capture dropped on the window opened", "file", p, "sources", res.Sources, "checkpoints", res.Checkpoints)
+		a.emit(ImportDoneEvent{File: filepath.Base(p), Sources: res.Sources, Checkpoints: res.Checkpoints})
 	}
 }
 

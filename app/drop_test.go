@@ -65,10 +65,19 @@ func TestOpenDroppedSaysWhy(t *testing.T) {
 		}
 		t.Logf("%s: %s", e.File, e.Error)
 	}
-	// A good capture among them still opens.
+	// A good capture among them still opens, and says which sources it opened.
 	got = nil
+	var done []ImportDoneEvent
+	defer a.events.subscribe(func(_ string, payload any) {
+		if e, ok := payload.(ImportDoneEvent); ok {
+			done = append(done, e)
+		}
+	})()
 	openDropped(a, []string{write("good.ckpt.gz", sample)})
 	if len(got) != 0 {
 		t.Errorf("a good capture failed: %+v", got)
+	}
+	if len(done) != 1 || done[0].File != "good.ckpt.gz" || len(done[0].Sources) == 0 || done[0].Checkpoints == 0 {
+		t.Errorf("import-done events %+v, want one naming good.ckpt.gz, its sources and checkpoints", done)
 	}
 }

@@ -52,6 +52,17 @@ type ImportErrorEvent struct {
 	Error string `json:"error"`
 }
 
+// ImportDoneEvent: a capture opened outside a call (dropped on the window)
+// is open now as Sources; the window shows it as it shows one opened from the
+// dialog.
+type ImportDoneEvent struct {
+	File        string   `json:"file"`
+	Sources     []string `json:"sources"`
+	Checkpoints int64    `json:"checkpoints"`
+}
+
+func (ImportDoneEvent) EventName() string { return "import-done" }
+
 func (CheckpointsEvent) EventName() string    { return "checkpoints" }
 func (HealthEvent) EventName() string         { return "health" }
 func (SourcesEvent) EventName() string        { return "sources" }
@@ -60,7 +71,7 @@ func (ImportErrorEvent) EventName() string    { return "import-error" }
 func (ExportProgressEvent) EventName() string { return "export-progress" }
 
 // Events is every event, once.
-var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}, ExportProgressEvent{}}
+var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}, ImportDoneEvent{}, ExportProgressEvent{}}
 
 func (a *App) emit(e Event) { a.events.emit(e.EventName(), e) }
 

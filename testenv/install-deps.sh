@@ -6,14 +6,15 @@
 #                             rsvg-convert for the icons, desktop-file-validate, appstreamcli
 #   install-deps.sh test      packaging plus the test stack: Xvfb, xdotool, xprop, ImageMagick, Chromium,
 #                             CJK fonts, Prometheus, curl, jq, unzip, Java 17 and Maven (the Flink and
-#                             SeaTunnel test clusters)
+#                             SeaTunnel test clusters), Tesseract OCR and Python GTK (the window drop test)
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 set_name=${1:-build}
 build=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 package=(librsvg2-bin desktop-file-utils appstream)
 test=(xvfb xauth x11-utils imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip
-      openjdk-17-jre-headless maven gnome-keyring zsh fish bash-completion)
+      openjdk-17-jre-headless maven gnome-keyring zsh fish bash-completion
+      tesseract-ocr tesseract-ocr-eng python3-gi gir1.2-gtk-3.0)
 case "$set_name" in
   build)   pkgs=("${build[@]}") ;;
   package) pkgs=("${build[@]}" "${package[@]}") ;;

@@ -88,7 +88,11 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 		AssetServer: &assetserver.Options{Assets: o.Assets},
 		// Dropping a capture anywhere on the window opens it (the page's own
 		// drop handler is for the browser, where files arrive as uploads).
-		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		// The webview stays a drop target: on Linux, Wails 2.9 reads the
+		// dropped paths from the webview's own GTK drop signals, which
+		// DisableWebViewDrop unsets (drops then never arrive); Wails' runtime
+		// script keeps the page from navigating to a dropped file.
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		OnStartup: func(c context.Context) {
 			mu.Lock()
 			wctx = c

@@ -481,6 +481,13 @@ export interface HeatmapRequest {
   buckets: number;
 }
 
+/** app.ImportDoneEvent */
+export interface ImportDoneEvent {
+  file: string;
+  sources: string[] | null;
+  checkpoints: number;
+}
+
 /** app.ImportErrorEvent */
 export interface ImportErrorEvent {
   file: string;
@@ -1042,6 +1049,7 @@ export interface EventPayloads {
   'sources': SourcesEvent;
   'import-progress': ImportProgressEvent;
   'import-error': ImportErrorEvent;
+  'import-done': ImportDoneEvent;
   'export-progress': ExportProgressEvent;
 }
 
@@ -1190,6 +1198,14 @@ export function normalizeHeatmap(v: Heatmap): Normalized<Heatmap> {
     phase: v?.phase && normalizePhaseHeatmap(v.phase),
     failure: v?.failure && normalizeFailureHeatmap(v.failure),
     vertex: v?.vertex && normalizeVertexHeatmap(v.vertex),
+  };
+}
+
+/** app.ImportDoneEvent as Normalized<ImportDoneEvent>. */
+export function normalizeImportDoneEvent(v: ImportDoneEvent): Normalized<ImportDoneEvent> {
+  return {
+    ...v,
+    sources: v?.sources ?? [],
   };
 }
 

@@ -20,7 +20,8 @@ import { untrack } from 'svelte';
 import { router } from './router.svelte';
 import { forJob } from './route';
 import { debounce } from './debounce';
-import { t } from './i18n.svelte';
+import { i18n, t } from './i18n.svelte';
+import { formatNumber } from './format';
 
 const SOURCE_STORAGE_KEY = 'ce.source';
 
@@ -230,12 +231,16 @@ class AppState {
 
   private async afterImport(res: ImportResult): Promise<ImportResult | null> {
     this.importing = null;
-    const sources = res?.sources ?? [];
-    if (sources.length === 0) return null; // dialog cancelled
+    return (await this.showImported(res?.sources ?? [])) ? res : null;
+  }
+
+  // showImported selects the first source an import opened; false when none (a dialog cancelled).
+  private async showImported(sources: readonly string[]): Promise<boolean> {
+    if (sources.length === 0) return false;
     await this.loadSources();
     this.selectSource(sources[0]);
     void this.loadRetention();
-    return res;
+    return true;
   }
 
   private refreshJobs = debounce(() => {
@@ -277,6 +282,11 @@ class AppState {
       on('export-progress', (ev) => {
         this.exporting = { file: ev.file ?? '', checkpoints: ev.checkpoints ?? 0 };
         this.clearExporting();
+      }),
+      on('import-done', (ev) => {
+        this.importing = null;
+        this.showToast('info', t('capture.opened', { file: ev.file ?? '', checkpoints: formatNumber(ev.checkpoints ?? 0, i18n.locale) }));
+        void this.showImported(ev.sources ?? []);
       }),
       on('import-error', (ev) => {
         this.importing = null;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# A capture dropped on the real window (Xvfb, the desktop binary): a file that is not a capture
+# shows its error in the window, and a capture opens. A GTK drag source (desktop/dragsource.py,
+# Debian's python3-gi) offers the file; xdotool presses on it, moves onto the app's window and
+# releases, so the drop goes through X's drag-and-drop protocol, WebKitGTK and Wails' file-drop
+# handler as a user's would. What the window shows is read back with OCR (tesseract). Stops only
+# what it started.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="${CE_SMOKE_BIN:-$root/build/bin/checkpoint-explorer}"
+out="$root/test-results"
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/data" "$work/drop"
+# Not a capture: a PNG's first bytes.
+printf '\x89PNG\r\n\x1a\n0000000000000000' >"$work/drop/screenshot.png"
+cp "$root/app/sample/flink-knobs.ckpt.gz" "$work/drop/colleague.ckpt.gz"
+export CE_BIN="$bin" CE_WORK="$work" CE_OUT="$out" CE_DRAG="$root/testenv/desktop/dragsource.py"
+xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
+  set -euo pipefail
+  "$CE_BIN" --data-dir "$CE_WORK/data" >"$CE_WORK/app.log" 2>&1 &
+  pid=$!
+  trap "kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true" EXIT
+  fail() { echo "desktop-drop: $*" >&2; echo "--- app log" >&2; tail -20 "$CE_WORK/app.log" >&2; exit 1; }
+  win=""
+  for _ in $(seq 1 120); do
+    win=$(xdotool search --onlyvisible --name "^Checkpoint Explorer$" 2>/dev/null | head -1 || true)
+    [ -n "$win" ] && break
+    kill -0 $pid 2>/dev/null || fail "the app exited"
+    sleep 0.5
+  done
+  [ -n "$win" ] || fail "no window titled Checkpoint Explorer"
+  # ocr NAME GEOMETRY...: the text of those parts of the screen (the top bar 1280x60+0+25, the
+  # corner toasts show in 660x230+620+570), the screenshot kept as test-results/drop-NAME.png.
+  # Scaled up twice: tesseract reads UI-sized text better; crops keep it quick.
+  ocr() {
+    local name=$1
+    shift
+    import -window root "$CE_OUT/drop-$name.png"
+    for g in "$@"; do
+      convert "$CE_OUT/drop-$name.png" -crop "$g" +repage -resize 200% -colorspace Gray "$CE_WORK/ocr.png"
+      tesseract "$CE_WORK/ocr.png" - 2>/dev/null | tr -s " \n" " "
+    done
+  }
+  bar=1280x60+0+25 toast=660x230+620+570
+  # The page has drawn once its first screen says what to do.
+  for _ in $(seq 1 60); do
+    text=$(ocr start "$bar")
+    case "$text" in *Checkpoint*) break ;; esac
+    sleep 0.5
+  done
+  case "$text" in *Checkpoint*) ;; *) fail "the window never showed its first screen (OCR: $text)" ;; esac
+  eval "$(xdotool getwindowgeometry --shell "$win")"
+  tx=$((X + WIDTH / 2)) ty=$((Y + HEIGHT / 2))
+  # drop FILE: drag FILE from a drag source onto the middle of the app window.
+  drop() {
+    /usr/bin/python3 "$CE_DRAG" "$1" >"$CE_WORK/drag.log" 2>&1 &
+    local src=$! sx="" sy=""
+    for _ in $(seq 1 40); do
+      read -r word sx sy <"$CE_WORK/drag.log" 2>/dev/null || true
+      [ "${word:-}" = ready ] && break
+      sleep 0.25
+    done
+    [ "${word:-}" = ready ] || { cat "$CE_WORK/drag.log" >&2; fail "the drag source did not start"; }
+    xdotool mousemove "$sx" "$sy" mousedown 1
+    sleep 0.3
+    # Past GTK'"'"'s drag threshold in small steps, then onto the window, and release.
+    for i in $(seq 1 10); do
+      xdotool mousemove $((sx + (tx - sx) * i / 10)) $((sy + (ty - sy) * i / 10))
+      sleep 0.1
+    done
+    sleep 0.5
+    xdotool mouseup 1
+    drag_source=$src
+  }
+  # dropped FILE: the drag source saw its drag end in a drop (it exits then); called after the
+  # window was read, so that a toast is read before it goes.
+  dropped() {
+    for _ in $(seq 1 40); do
+      kill -0 $drag_source 2>/dev/null || break
+      sleep 0.25
+    done
+    kill $drag_source 2>/dev/null || true
+    wait $drag_source 2>/dev/null || true
+    grep -q "^dropped" "$CE_WORK/drag.log" || { cat "$CE_WORK/drag.log" >&2; fail "the drag of $1 did not end in a drop"; }
+  }
+
+  drop "$CE_WORK/drop/screenshot.png"
+  seen=""
+  for _ in $(seq 1 20); do
+    text=$(ocr error "$toast")
+    case "$text" in *"Could not open screenshot.png"*"not a capture"*) seen=1; break ;; esac
+    sleep 0.5
+  done
+  dropped screenshot.png
+  [ -n "$seen" ] || fail "a dropped PNG did not show its error in the window (OCR: $text)"
+  echo "desktop-drop: a dropped PNG shows \"Could not open screenshot.png: … not a capture file …\" (test-results/drop-error.png)"
+
+  drop "$CE_WORK/drop/colleague.ckpt.gz"
+  seen=""
+  for _ in $(seq 1 20); do
+    text=$(ocr opened "$bar" "$toast")
+    # The top bar first (the capture is the source shown), then the toast.
+    case "$text" in *"capture: "*"Opened colleague.ckpt.gz"*) seen=1; break ;; esac
+    sleep 0.5
+  done
+  dropped colleague.ckpt.gz
+  [ -n "$seen" ] || fail "a dropped capture did not open and show itself (OCR: $text)"
+  echo "desktop-drop: a dropped capture opens and the window shows it (\"Opened colleague.ckpt.gz: … checkpoints\", test-results/drop-opened.png)"
+'
+echo "2 passed, 0 failed"
