@@ -10,6 +10,10 @@
 // and prod-flink two custom lanes ("Kafka lag", "Records out/s") with samples.
 // e2e/advice.test.mjs drives it for the advice (adviceFor): three items of different
 // severities on orders-enrichment, one on clickstream-sessionize, none elsewhere.
+// e2e/traces.test.mjs drives it for the traces (prod-flink's Jaeger): BackfillTraces on
+// orders-enrichment adds the 31 checkpoints of its gap (#1200–#1230) and fills 3 checkpoints'
+// subtask details, then finds nothing missing; TraceJobs lists both jobs (cached) and
+// nightly-compaction (not cached), which OpenTracesJob caches with its 48 checkpoints from traces.
 (function () {
   'use strict';
   const now = Date.now();
@@ -52,6 +56,7 @@
   const sources = [
     { name: 'sample', engine: 'flink', base_url: '', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'sample', read_only: true, health: { state: 'idle', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } },
     { name: 'prod-flink', engine: 'flink', base_url: 'http://127.0.0.1:8081', prometheus_url: 'http://127.0.0.1:9090', auth_kind: 'basic', username: 'ops', ca_file: '', insecure_skip_verify: false,
+      traces_url: 'http://127.0.0.1:16686', traces_service: 'flink',
       lanes: [{ name: 'Kafka lag', promql: 'sum(kafka_consumergroup_lag{job_id="$job_id"})' }, { name: 'Records out/s', metric: 'numRecordsOutPerSecond' }],
       kind: 'cluster', read_only: false, health: { state: 'ok', last_error: '', last_ok_ms: now - 2000, requests_per_sec: 1.4 } },
     { name: 'zeta-staging', engine: 'seatunnel', base_url: 'http://127.0.0.1:5801', prometheus_url: '', auth_kind: 'none', ca_file: '', insecure_skip_verify: false, kind: 'cluster', read_only: false, health: { state: 'error', last_error: 'Get "http://127.0.0.1:5801/overview": dial tcp 127.0.0.1:5801: connect: connection refused', last_ok_ms: now - 3600_000, requests_per_sec: 0 } },
@@ -443,6 +448,88 @@
     }
   }
 
+  // ---- Traces: Flink's checkpoint spans in prod-flink's Jaeger (app/traces.go) ----
+  const TRACES_JOB = { id: '0123456789abcdef0123456789abcdef', name: 'nightly-compaction' };
+  const TRACES_LOOKBACK = '7d';
+  let tracesFilled = false; // the 3 details BackfillTraces fills, once
+  /** what the spans hold of a job: checkpoint records, marked as from traces */
+  function traceCheckpoints(cluster, job) {
+    if (cluster !== 'prod-flink') return [];
+    const fromTraces = { source: 'traces' };
+    if (job === TRACES_JOB.id) {
+      // A job Flink no longer lists: 48 checkpoints an hour apart, ending two days ago; #31 failed.
+      return Array.from({ length: 48 }, (_, k) => {
+        const i = k + 1;
+        const failed = i === 31;
+        return cp(cluster, job, i, now - 2 * 86_400_000 - (48 - i) * 3_600_000, 2500 + ((i * 53) % 1500), 80_000_000 + i * 100_000, failed ? 'FAILED' : 'COMPLETED',
+          Object.assign({ num_subtasks: 6, num_acknowledged: failed ? 4 : 6 }, fromTraces, failed ? { failure_message: 'Checkpoint expired before completing.' } : {}));
+      });
+    }
+    if (job === jobs['prod-flink'][0].id) {
+      // orders-enrichment: the spans also hold the ids its gap skipped (#1200–#1230).
+      const g = (gaps[key(cluster, job)] || [])[0] || { after_ms: now - 1800 * 10_000, before_ms: now - 1768 * 10_000 };
+      return Array.from({ length: 31 }, (_, k) =>
+        cp(cluster, job, 1200 + k, g.after_ms + 100 + k * Math.floor((g.before_ms - g.after_ms - 2000) / 31), 600 + ((k * 71) % 500), 45_000_000, 'COMPLETED', fromTraces));
+    }
+    return [];
+  }
+  function tracesCluster(cluster) {
+    const s = sources.find((x) => x.name === cluster && x.kind === 'cluster');
+    if (!s) throw new Error('bad request: no cluster named "' + cluster + '"');
+    if (!s.traces_url) throw new Error('bad request: cluster "' + cluster + '" has no traces URL (a Jaeger query service Flink sends its checkpoint spans to)');
+    return s;
+  }
+  /** merge adds the spans' checkpoints the cache lacks, in id order; it answers how many. */
+  function mergeTraces(cluster, job, found) {
+    const list = checkpoints[key(cluster, job)] || (checkpoints[key(cluster, job)] = []);
+    const have = new Set(list.map((c) => c.id));
+    const add = found.filter((c) => !have.has(c.id));
+    if (add.length) {
+      list.push(...add);
+      list.sort((a, b) => a.id - b.id);
+      gaps[key(cluster, job)] = (gaps[key(cluster, job)] || []).filter((g) => !add.some((c) => c.id >= g.from_id && c.id <= g.to_id));
+    }
+    return add.length;
+  }
+  function backfillTraces(cluster, job) {
+    tracesCluster(cluster);
+    if (!(jobs[cluster] || []).some((j) => j.id === job)) throw new Error('bad request: no job "' + job + '" cached for cluster "' + cluster + '" (open it from traces first)');
+    const found = traceCheckpoints(cluster, job);
+    const added = mergeTraces(cluster, job, found);
+    const filled = cluster === 'prod-flink' && job === jobs['prod-flink'][0].id && !tracesFilled ? 3 : 0;
+    if (filled) tracesFilled = true;
+    if (added || filled) setTimeout(() => emit('checkpoints', { cluster, job }), 50);
+    return { read: found.length, added, details_filled: filled, windows: found.length ? 2 : 1, requests: added || filled ? 5 : 2, incomplete_windows: 0 };
+  }
+  function traceJobs(cluster) {
+    tracesCluster(cluster);
+    if (cluster !== 'prod-flink') return [];
+    const cached = new Set((jobs[cluster] || []).map((j) => j.id));
+    const entry = (id, name, list) => ({ id, name, checkpoints: list.length, first_trigger_ms: list[0].trigger_ms, latest_trigger_ms: list[list.length - 1].trigger_ms, cached: cached.has(id) });
+    const live = jobs['prod-flink'].filter((j) => j.id !== TRACES_JOB.id).map((j) => entry(j.id, j.name, checkpoints[key(cluster, j.id)] || []));
+    return [...live, entry(TRACES_JOB.id, TRACES_JOB.name, traceCheckpoints(cluster, TRACES_JOB.id))].sort((a, b) => b.latest_trigger_ms - a.latest_trigger_ms);
+  }
+  function openTracesJob(cluster, job) {
+    if (!job) throw new Error('bad request: a job id is required');
+    if (!/^[0-9a-f]{32}$/.test(job)) throw new Error('bad request: job id "' + job + '": a Flink job id is 32 hexadecimal digits');
+    const s = tracesCluster(cluster);
+    if ((jobs[cluster] || []).some((j) => j.id === job)) return backfillTraces(cluster, job);
+    const found = traceCheckpoints(cluster, job);
+    if (!found.length) throw new Error('bad request: the traces at ' + s.traces_url + ' hold no checkpoint of job ' + job + ' from the last ' + TRACES_LOOKBACK);
+    jobs[cluster].push({ id: job, name: job === TRACES_JOB.id ? TRACES_JOB.name : '', state: 'UNKNOWN', engine: 'flink' });
+    const added = mergeTraces(cluster, job, found);
+    setTimeout(() => emit('checkpoints', { cluster, job }), 50);
+    return { read: found.length, added, details_filled: 0, windows: 1, requests: 3, incomplete_windows: 0 };
+  }
+  // checkTraces mirrors the backend's check of a cluster's traces fields.
+  function checkTraces(input) {
+    if (!input.traces_url && !input.traces_service) return;
+    const pre = 'bad request: cluster "' + input.name + '": ';
+    if (input.engine !== 'flink') throw new Error(pre + "a traces URL is for Flink's checkpoint spans");
+    if (!/^https?:\/\/[^/]/.test(input.traces_url || '')) throw new Error(pre + 'traces (Jaeger query) URL "' + (input.traces_url || '') + '": give an http:// or https:// address');
+    if (!(input.traces_service || '').trim()) throw new Error(pre + "traces: give the service name Flink's trace reporter sends (traces.reporter.<name>.service.name)");
+  }
+
   const delay = (v, ms) => new Promise((res, rej) => setTimeout(() => (v instanceof Error ? rej(v.message) : res(v)), ms || 60 + Math.random() * 120));
   const attempt = (fn, ms) => { try { return delay(fn(), ms); } catch (e) { return delay(e instanceof Error ? e : new Error(String(e)), ms); } };
 
@@ -475,10 +562,13 @@
       if (!/^https?:\/\//.test(input.base_url)) throw new Error('app: save cluster ' + input.name + ': base_url must be http(s)');
       if (input.jobmanager_log && input.engine !== 'flink') throw new Error('cluster "' + input.name + '": the JobManager log is Flink\'s; ' + input.engine + ' has none to read');
       checkLanes(input);
+      checkTraces(input);
       const existing = sources.find((s) => s.name === input.name);
       const sv = { name: input.name, engine: input.engine, base_url: input.base_url, prometheus_url: input.prometheus_url, auth_kind: input.auth.kind, ca_file: input.ca_file, insecure_skip_verify: input.insecure_skip_verify, kind: 'cluster', read_only: false, health: { state: 'connecting', last_error: '', last_ok_ms: 0, requests_per_sec: 0 } };
       if (input.jobmanager_log && input.jobmanager_log !== 'auto') sv.jobmanager_log = input.jobmanager_log;
       if (input.lanes && input.lanes.length) sv.lanes = input.lanes.map((l) => Object.assign({}, l));
+      if (input.traces_url) Object.assign(sv, { traces_url: input.traces_url, traces_service: input.traces_service });
+      if (existing) { delete existing.traces_url; delete existing.traces_service; } // absent is none
       if (existing) delete existing.lanes; // absent clears them, as the backend does
       if (input.auth.kind === 'basic' && input.auth.username) sv.username = input.auth.username;
       if (existing) delete existing.jobmanager_log;
@@ -490,9 +580,11 @@
       if (i < 0) throw new Error('app: remove cluster ' + name + ': not found');
       sources.splice(i, 1);
     }),
-    TestConnection: (input) => delay(input.base_url.includes('8081')
-      ? { ok: true, version: '1.20.4', jobs: 2, message: '' }
-      : { ok: false, version: '', jobs: 0, message: 'Get "' + input.base_url + '/config": dial tcp: connect: connection refused' }, 400),
+    TestConnection: (input) => delay(!input.base_url.includes('8081')
+      ? { ok: false, version: '', jobs: 0, message: 'Get "' + input.base_url + '/config": dial tcp: connect: connection refused' }
+      : !input.traces_url ? { ok: true, version: '1.20.4', jobs: 2, message: '' }
+        : input.traces_url.includes('16686') ? { ok: true, version: '1.20.4', jobs: 2, message: 'Flink 1.20.4, 2 jobs; Jaeger has spans of "' + input.traces_service + '"' }
+          : { ok: false, version: '1.20.4', jobs: 2, message: 'Flink 1.20.4, 2 jobs; traces: Get "' + input.traces_url + '/api/services": dial tcp: connect: connection refused' }, 400),
     OpenCaptureDialog: () => delay({ sources: [], jobs: 0, checkpoints: 0, ack_samples: 0, metric_samples: 0, gaps: 0, skipped: 0 }),
     OpenCapture: () => delay(new Error('fake bridge: OpenCapture not implemented')),
     ExportCapture: () => delay(new Error('fake bridge: ExportCapture not implemented')),
@@ -534,6 +626,9 @@
       if (s.engine !== 'flink') throw new Error('bad request: cluster "' + cluster + '" is not a Flink cluster: it has no JobManager log');
       if (s.jobmanager_log === 'off') throw new Error('bad request: cluster "' + cluster + '": reading the JobManager log is turned off in its settings');
     }),
+    BackfillTraces: (cluster, job) => attempt(() => backfillTraces(cluster, job), 300),
+    TraceJobs: (cluster) => attempt(() => traceJobs(cluster)),
+    OpenTracesJob: (cluster, job) => attempt(() => openTracesJob(cluster, job), 300),
     Heatmap: (req) => delay({ kind: req.kind, [req.kind]: req.kind === 'vertex' ? { phase: req.phase || 'end_to_end', columns: [], rows: [] } : { buckets: { start_ms: 0, width_ms: 60000, count: 0 }, rows: [] } }),
     Compare: () => delay(new Error('fake bridge: Compare not implemented')),
     DefaultCompare: () => delay(new Error('fake bridge: DefaultCompare not implemented')),

@@ -35,7 +35,7 @@ export type HealthState = wire.HealthState;
 export type DetailLoss = wire.DetailLoss;
 export type Status = wire.Status;
 export type CheckpointKind = wire.CheckpointKind;
-/** Where a checkpoint's record came from: absent = the engine's checkpoint API (REST); jobmanager_log = only Flink's JobManager log had it (no per-subtask stats). */
+/** Where a checkpoint's record came from: absent = the engine's checkpoint API (REST); jobmanager_log = only Flink's JobManager log had it (no per-subtask stats); traces = read from Flink's checkpoint spans in the cluster's traces (Jaeger). */
 export type CheckpointSource = wire.CheckpointSource;
 /** Whether a Flink cluster's JobManager log is read (absent = auto). */
 export type JobManagerLogMode = wire.JobManagerLogMode;
@@ -104,6 +104,16 @@ export type ReconciliationView = Normalized<wire.ReconciliationView>;
 
 /** Whether a job's checkpoints come from Flink's JobManager log too and, when they do not, why. */
 export type JobManagerLogState = Normalized<wire.LogState>;
+
+/**
+ * What one read of a Flink cluster's traces (its checkpoint spans in Jaeger) did for a job:
+ * read in the ranges asked, added to the cache (marked source "traces"), details_filled
+ * (cached checkpoints that gained their per-subtask stats); warning when some of the
+ * windows were not read whole.
+ */
+export type TracesResult = Normalized<wire.TracesResult>;
+/** A job whose checkpoint spans a cluster's traces hold; checkpoints is a lower bound; cached: the cache holds it. */
+export type TraceJob = Normalized<wire.TraceJob>;
 
 export type RetentionLimits = wire.RetentionLimits;
 export type RetentionStatus = Normalized<wire.RetentionView>;
@@ -324,6 +334,12 @@ export const api = {
   saveFile: (name: string, dataBase64: string): Promise<string> => call('SaveFile', name, dataBase64),
   /** fetches backpressure from the cluster's Prometheus for cached checkpoints that have none */
   backfillBackpressure: (cluster: string, job: string): Promise<Normalized<wire.BackfillResult>> => call('BackfillBackpressure', cluster, job),
+  /** reads from the cluster's traces the job's checkpoints (and subtask details) the cache lacks */
+  backfillTraces: (cluster: string, job: string): Promise<TracesResult> => call('BackfillTraces', cluster, job),
+  /** the jobs whose checkpoint spans the cluster's traces hold, newest first */
+  traceJobs: async (cluster: string): Promise<TraceJob[]> => (await call('TraceJobs', cluster)) ?? [],
+  /** caches a job from the cluster's traces (even one the engine no longer lists) with its checkpoints */
+  openTracesJob: (cluster: string, job: string): Promise<TracesResult> => call('OpenTracesJob', cluster, job),
   listClusters: async (): Promise<SourceView[]> => (await call('ListClusters')) ?? [],
   saveCluster: (input: ClusterInput): Promise<void> => call('SaveCluster', input),
   removeCluster: (name: string): Promise<void> => call('RemoveCluster', name),

@@ -81,6 +81,8 @@ describe('fromSource', () => {
       in_flight_text: '',
       jm_log: 'auto',
       lane_rows: [],
+      traces_url: '',
+      traces_service: '',
     });
   });
 });
@@ -324,5 +326,85 @@ describe('custom lanes', () => {
       { field: 'lane_rows', key: 'clusters.err.laneExprMetric', index: 5 },
       { field: 'lane_rows', key: 'clusters.err.laneName', index: 6 },
     ]);
+  });
+});
+
+describe('traces (Jaeger query URL and service)', () => {
+  const flinkWithTraces = (traces_url?: string, traces_service?: string): SourceView => ({
+    name: 'prod',
+    engine: 'flink',
+    base_url: 'http://127.0.0.1:8081',
+    prometheus_url: '',
+    auth_kind: 'none',
+    ca_file: '',
+    insecure_skip_verify: false,
+    ...(traces_url !== undefined ? { traces_url } : {}),
+    ...(traces_service !== undefined ? { traces_service } : {}),
+    kind: 'cluster',
+    read_only: false,
+    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
+  });
+
+  it('starts empty and sends neither field', () => {
+    const f = emptyCluster();
+    expect([f.traces_url, f.traces_service]).toEqual(['', '']);
+    const sent = normalise(valid());
+    expect(sent).not.toHaveProperty('traces_url');
+    expect(sent).not.toHaveProperty('traces_service');
+  });
+
+  it('accepts an http(s) URL with a service name, and sends both trimmed', () => {
+    const form = { ...valid(), traces_url: '  http://localhost:16686  ', traces_service: ' flink-prod ' };
+    expect(validateCluster(form, [], false)).toEqual([]);
+    const sent = normalise(form);
+    expect(sent.traces_url).toBe('http://localhost:16686');
+    expect(sent.traces_service).toBe('flink-prod');
+    expect(validateCluster({ ...valid(), traces_url: 'https://jaeger.example.com/jaeger', traces_service: 'flink' }, [], false)).toEqual([]);
+  });
+
+  it.each([
+    ['localhost:16686', 'flink', [{ field: 'traces_url', key: 'clusters.err.tracesUrlInvalid' }]],
+    ['ftp://jaeger:16686', 'flink', [{ field: 'traces_url', key: 'clusters.err.tracesUrlInvalid' }]],
+    ['http://', 'flink', [{ field: 'traces_url', key: 'clusters.err.tracesUrlInvalid' }]],
+    ['http://ops:secret@jaeger:16686', 'flink', [{ field: 'traces_url', key: 'clusters.err.tracesUrlCredentials' }]],
+    ['http://localhost:16686', '   ', [{ field: 'traces_service', key: 'clusters.err.tracesServiceRequired' }]],
+    ['', 'flink', [{ field: 'traces_url', key: 'clusters.err.tracesUrlRequired' }]],
+    [
+      'not a url',
+      '',
+      [
+        { field: 'traces_url', key: 'clusters.err.tracesUrlInvalid' },
+        { field: 'traces_service', key: 'clusters.err.tracesServiceRequired' },
+      ],
+    ],
+  ])('URL %j with service %j: %j', (traces_url, traces_service, want) => {
+    expect(validateCluster({ ...valid(), traces_url, traces_service }, [], false)).toEqual(want);
+  });
+
+  it('editing fills both from the stored cluster and sends them back unchanged', () => {
+    const form = fromSource(flinkWithTraces('http://127.0.0.1:16686', 'flink'));
+    expect([form.traces_url, form.traces_service]).toEqual(['http://127.0.0.1:16686', 'flink']);
+    expect(validateCluster(form, [], true)).toEqual([]);
+    expect(normalise(form)).toMatchObject({ traces_url: 'http://127.0.0.1:16686', traces_service: 'flink' });
+    const none = fromSource(flinkWithTraces());
+    expect([none.traces_url, none.traces_service]).toEqual(['', '']);
+  });
+
+  it('clearing both sends neither (absent: no traces)', () => {
+    const form = fromSource(flinkWithTraces('http://127.0.0.1:16686', 'flink'));
+    form.traces_url = ' ';
+    form.traces_service = '';
+    expect(validateCluster(form, [], true)).toEqual([]);
+    const sent = normalise(form);
+    expect(sent).not.toHaveProperty('traces_url');
+    expect(sent).not.toHaveProperty('traces_service');
+  });
+
+  it('neither is checked nor sent for SeaTunnel (the fields are Flink’s)', () => {
+    const form = { ...valid(), engine: 'seatunnel' as const, traces_url: 'not a url', traces_service: '' };
+    expect(validateCluster(form, [], false)).toEqual([]);
+    const sent = normalise({ ...form, traces_url: 'http://localhost:16686', traces_service: 'flink' });
+    expect(sent).not.toHaveProperty('traces_url');
+    expect(sent).not.toHaveProperty('traces_service');
   });
 });

@@ -33,6 +33,10 @@ export interface ClusterForm extends ClusterInput {
   jm_log: JobManagerLogMode;
   /** Flink only: the custom lanes, in the order they are drawn */
   lane_rows: LaneRow[];
+  /** Flink only: the Jaeger query URL holding Flink's checkpoint spans; empty for none */
+  traces_url: string;
+  /** Flink only: the service name Flink's trace reporter sends (required with traces_url) */
+  traces_service: string;
 }
 
 /** The request budget's bounds, as the backend checks them (collect.CheckBudget). */
@@ -53,6 +57,8 @@ export function emptyCluster(): ClusterForm {
     in_flight_text: '',
     jm_log: 'auto',
     lane_rows: [],
+    traces_url: '',
+    traces_service: '',
   };
 }
 
@@ -149,6 +155,8 @@ export function fromSource(s: SourceView): ClusterForm {
     in_flight_text: s.max_in_flight ? String(s.max_in_flight) : '',
     jm_log: s.jobmanager_log === 'on' || s.jobmanager_log === 'off' ? s.jobmanager_log : 'auto',
     lane_rows: laneRows(s.lanes),
+    traces_url: s.traces_url ?? '',
+    traces_service: s.traces_service ?? '',
   };
 }
 
@@ -158,6 +166,16 @@ export interface FieldProblem {
   key: string;
   /** for a lane_rows problem: the row it is about */
   index?: number;
+}
+
+/** urlCredentials reports whether an http(s) URL carries a user name or password. */
+function urlCredentials(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
 }
 
 function httpURL(v: string): boolean {
@@ -195,7 +213,25 @@ export function validateCluster(input: ClusterForm, existing: string[], editing:
       out.push({ field: 'reporters_text', key: 'clusters.err.reportersInvalid' });
     }
     out.push(...laneProblems(input.lane_rows ?? [], input.prometheus_url.trim() !== ''));
+    out.push(...tracesProblems(input.traces_url, input.traces_service));
   }
+  return out;
+}
+
+/**
+ * tracesProblems checks a Flink cluster's traces fields as the backend will
+ * (app's cluster check): both empty is none; otherwise the URL must be an
+ * http(s) address without credentials and the service name is required.
+ */
+export function tracesProblems(url: string, service: string): FieldProblem[] {
+  const u = url.trim();
+  const svc = service.trim();
+  if (!u && !svc) return [];
+  const out: FieldProblem[] = [];
+  if (!u) out.push({ field: 'traces_url', key: 'clusters.err.tracesUrlRequired' });
+  else if (!httpURL(u)) out.push({ field: 'traces_url', key: 'clusters.err.tracesUrlInvalid' });
+  else if (urlCredentials(u)) out.push({ field: 'traces_url', key: 'clusters.err.tracesUrlCredentials' });
+  if (!svc) out.push({ field: 'traces_service', key: 'clusters.err.tracesServiceRequired' });
   return out;
 }
 
@@ -228,19 +264,22 @@ export function laneProblems(rows: readonly LaneRow[], hasPrometheus: boolean): 
  * has none), the budget as numbers (0: the default), the JobManager log mode
  * only when Flink's is not auto (absent is auto; SeaTunnel has no such log and
  * the backend rejects it), the custom lanes only when Flink has some (absent
- * clears them; the backend rejects them for SeaTunnel), and credentials the chosen auth kind does not use
- * dropped.
+ * clears them; the backend rejects them for SeaTunnel), the traces URL and service trimmed and only
+ * for Flink when either is given (absent is none; the backend rejects them for SeaTunnel), and
+ * credentials the chosen auth kind does not use dropped.
  */
 export function normalise(form: ClusterForm): ClusterInput {
-  const { names_text, reporters_text, rps_text, in_flight_text, jm_log, lane_rows, ...input } = form;
+  const { names_text, reporters_text, rps_text, in_flight_text, jm_log, lane_rows, traces_url, traces_service, ...input } = form;
   delete input.jobmanager_log;
   delete input.lanes;
   const lanes = input.engine === 'flink' ? buildLanes(lane_rows ?? []) : [];
   const kind = input.auth.kind;
   const flink = input.engine === 'flink';
+  const traces = { traces_url: (traces_url ?? '').trim(), traces_service: (traces_service ?? '').trim() };
   return {
     ...input,
     ...(flink && jm_log !== 'auto' ? { jobmanager_log: jm_log } : {}),
+    ...(flink && (traces.traces_url || traces.traces_service) ? traces : {}),
     // Absent clears them (the backend stores none); SeaTunnel has none.
     ...(lanes.length > 0 ? { lanes } : {}),
     prometheus_names: flink ? (parseNames(names_text) ?? {}) : {},

@@ -139,6 +139,15 @@ describe('checkpointSummaryText', () => {
   it('adds no log lines to a checkpoint from REST without them', () => {
     const text = checkpointSummaryText(view(), { t, locale: 'en-US', jobName: 'orders', cluster: 'prod' });
     expect(text).not.toMatch(/JobManager log|Cause:|Declined by/);
+    expect(text).not.toMatch(/From traces/);
+  });
+
+  it('says a record came from the traces, after its status', () => {
+    const v = view();
+    v.checkpoint.source = 'traces';
+    const lines = checkpointSummaryText(v, { t, locale: 'en-US', jobName: 'orders', cluster: 'prod' }).split('\n');
+    expect(lines[2]).toBe('From traces — read from Flink’s checkpoint spans in Jaeger; it was not in Flink’s REST history');
+    expect(lines.join('\n')).not.toMatch(/JobManager log/);
   });
 
   it('names the causes along the barrier path, origin first, and the phase of the critical subtask after', () => {

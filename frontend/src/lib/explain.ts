@@ -7,6 +7,7 @@ import { phaseValue } from './phases';
 import { basisText, notesText } from './reason';
 import { causesSentence, originText, SENTENCE_NAME_MAX, type Translate } from './causes';
 import { declinedText, fromLog } from './jmlog';
+import { fromTraces } from './traces';
 import { commitLine } from './commit';
 
 export { SENTENCE_NAME_MAX, type Translate };
@@ -71,6 +72,7 @@ export function checkpointSummaryText(
   if (c.pipeline) lines.push(`${t('table.pipeline')}: ${c.pipeline}`);
   lines.push(`${t('table.status')}: ${t(`status.${c.status}`)} (${t(`kind.${c.kind}`)})`);
   if (fromLog(c)) lines.push(t('jmlog.origin'));
+  if (fromTraces(c)) lines.push(t('traces.origin'));
   const trig = formatDateTime(c.trigger_ms, locale);
   lines.push(`${t('table.trigger')}: ${trig}${ctx.clusterTime ? ` (${ctx.clusterTime(c.trigger_ms)})` : ''}`);
   lines.push(`${t('detail.endToEnd')}: ${formatMs(c.end_to_end_ms, locale)}`);
