@@ -35,6 +35,9 @@ type TracesResult struct {
 	// DetailsFilled is how many cached checkpoints whose per-subtask stats were missed gained
 	// them from the spans.
 	DetailsFilled int `json:"details_filled"`
+	// Resolved is how many cached checkpoints left in progress (gone from the engine's history
+	// before they ended) the spans gave the end of.
+	Resolved int `json:"resolved"`
 	// Windows is how many time ranges were asked for; Requests how many requests that took.
 	Windows  int `json:"windows"`
 	Requests int `json:"requests"`
@@ -191,8 +194,8 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 		for _, cp := range r.Checkpoints {
 			res.Read++
 			i, ok := byID[cp.ID]
-			if !ok {
-				add = append(add, cp)
+			if !ok || !cached[i].Status.Final() {
+				add = append(add, cp) // not cached, or cached in progress: the merge resolves it
 				continue
 			}
 			have := cached[i]
@@ -206,7 +209,7 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 		if err != nil {
 			return res, fmt.Errorf("store checkpoints from traces: %w", err)
 		}
-		res.Added = len(m.Added)
+		res.Added, res.Resolved = len(m.Added), len(m.Resolved)
 	}
 	for _, cp := range fill {
 		stored, err := a.store.Checkpoint(ctx, model.Key{Cluster: c.Name, JobID: j.ID, ID: cp.ID})
@@ -228,9 +231,9 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 			res.Warning += ": " + problems[0]
 		}
 	}
-	if res.Added > 0 || res.DetailsFilled > 0 {
+	if res.Added > 0 || res.DetailsFilled > 0 || res.Resolved > 0 {
 		a.log.Info("checkpoints read from traces", "cluster", c.Name, "job", j.ID, "added", res.Added,
-			"details_filled", res.DetailsFilled, "requests", res.Requests)
+			"details_filled", res.DetailsFilled, "resolved", res.Resolved, "requests", res.Requests)
 		a.emit(CheckpointsEvent{Cluster: c.Name, Job: j.ID})
 	}
 	return res, nil
@@ -242,9 +245,22 @@ const logSlackMs = 1000
 
 // tracesWindows returns the time ranges the cache has no record of: before the first cached
 // checkpoint (from from on), between cached checkpoints whose ids skip, and — when toNow —
-// after the last one. cached must be sorted by id. At most tracesMaxWindows are returned:
-// neighbouring ranges are joined beyond that.
-func tracesWindows(cached []model.Checkpoint, from, now time.Time, toNow bool) []jaeger.Window {
+// after the last one. A checkpoint cached in progress with a final one after it is no record
+// either (it left the engine's history before it ended). At most tracesMaxWindows are
+// returned: neighbouring ranges are joined beyond that.
+func tracesWindows(all []model.Checkpoint, from, now time.Time, toNow bool) []jaeger.Window {
+	var newestFinal int64 = -1
+	for _, c := range all {
+		if c.Status.Final() {
+			newestFinal = max(newestFinal, c.ID)
+		}
+	}
+	cached := make([]model.Checkpoint, 0, len(all))
+	for _, c := range all {
+		if c.Status.Final() || c.ID > newestFinal {
+			cached = append(cached, c)
+		}
+	}
 	var out []jaeger.Window
 	addW := func(f, t time.Time) {
 		if f.Before(from) {

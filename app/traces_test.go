@@ -11,6 +11,12 @@ import (
 func TestTracesWindowsAreWhatTheCacheLacks(t *testing.T) {
 	ms := func(v int64) time.Time { return time.UnixMilli(v) }
 	cp := func(id, trigger int64) model.Checkpoint { return model.Checkpoint{ID: id, TriggerMs: trigger} }
+	done := func(id, trigger int64) model.Checkpoint {
+		return model.Checkpoint{ID: id, TriggerMs: trigger, Status: model.StatusCompleted}
+	}
+	running := func(id, trigger int64) model.Checkpoint {
+		return model.Checkpoint{ID: id, TriggerMs: trigger, Status: model.StatusInProgress}
+	}
 	from, now := ms(1_000), ms(100_000)
 	for _, tc := range []struct {
 		name   string
@@ -28,6 +34,8 @@ func TestTracesWindowsAreWhatTheCacheLacks(t *testing.T) {
 		{"the first cached one at the range's start: nothing before", []model.Checkpoint{cp(1, 500), cp(2, 1_500)}, false, nil},
 		{"a skip older than the range is cut to it", []model.Checkpoint{cp(1, 100), cp(5, 3_000)}, false,
 			[]jaeger.Window{{From: from, To: ms(3_000)}}},
+		{"in progress with a final one after it: no record", []model.Checkpoint{done(1, 1_000), running(2, 2_000), done(3, 3_000), running(4, 4_000)}, false,
+			[]jaeger.Window{{From: ms(1_001), To: ms(3_000)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tracesWindows(tc.cached, from, now, tc.toNow)

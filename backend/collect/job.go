@@ -798,7 +798,11 @@ func (j *jobPoller) mergeLog(ctx context.Context, h model.History, cps []model.C
 		}
 		a.gaps = max(0, a.gaps-int64(m.FilledGaps))
 	}
-	if len(m.Added) > 0 || m.Updated > 0 {
+	if len(m.Resolved) > 0 {
+		j.c.opts.Logger.Info("checkpoints stored in progress, gone from the engine's history, resolved from the JobManager log",
+			append(j.log(), "ids", m.Resolved)...)
+	}
+	if len(m.Added) > 0 || m.Updated > 0 || len(m.Resolved) > 0 {
 		j.c.opts.Logger.Debug("checkpoints from the JobManager log", append(j.log(), "added", len(m.Added), "updated", m.Updated, "gaps_filled", m.FilledGaps)...)
 		j.c.opts.OnStored(j.c.target.Name, j.job.ID)
 	}

@@ -94,6 +94,9 @@ type LogMerge struct {
 	FilledGaps int
 	// Updated counts stored checkpoints the log completed (finalize, cause, decline).
 	Updated int
+	// Resolved are the ids stored in progress whose end the log (or the traces) gave: their
+	// record is the log's now, the stored per-subtask stats kept.
+	Resolved []int64
 }
 
 // LogStateKind is LogState.State.

@@ -47,11 +47,21 @@ func (s *Store) MergeLogCheckpoints(ctx context.Context, cluster, jobID string, 
 		for i := range cps {
 			c := &cps[i]
 			var pk, trigger int64
-			err := find.QueryRowContext(w.exec, cluster, jobID, c.ID).Scan(&pk, &trigger)
+			var status string
+			err := find.QueryRowContext(w.exec, cluster, jobID, c.ID).Scan(&pk, &trigger, &status)
 			switch {
 			case err == nil:
 				if !model.SameTrigger(trigger, c.TriggerMs) {
 					continue // another run under the same job id
+				}
+				if !model.Status(status).Final() && c.Status.Final() {
+					// Seen in flight, then gone from the engine's history before it
+					// ended (the app stopped): the log or the traces know its end.
+					if err := w.putCheckpoint(c); err != nil {
+						return err
+					}
+					m.Resolved = append(m.Resolved, c.ID)
+					continue
 				}
 				res, err := w.execStmt(sqlMergeLog, nullable(c.FinalizeMs), c.CompletionMs, c.FailureCause,
 					declinedJSON(c.Declined), c.FailureMessage, pk)

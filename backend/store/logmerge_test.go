@@ -85,3 +85,45 @@ func TestMergeLogCheckpointsCompletesStoredOnesAndFillsGaps(t *testing.T) {
 		t.Errorf("second merge %+v, %v", m, err)
 	}
 }
+
+// A checkpoint stored in flight that left the engine's history before it ended is resolved by
+// what the log or the traces say of its end; its stored per-subtask stats stay.
+func TestMergeLogCheckpointsResolvesOnesStoredInProgress(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, DefaultRetention())
+	inFlight := model.Checkpoint{Cluster: "c", JobID: "j", ID: 4, Status: model.StatusInProgress, TriggerMs: 4000, NumSubtasks: 2, NumAcknowledged: 1,
+		Tasks: []model.TaskStats{{VertexID: "v1", NumSubtasks: 2, NumAcknowledged: 1, Subtasks: []model.SubtaskStats{
+			{Index: 0, Status: model.SubtaskCompleted, AckMs: 4100, SyncMs: 3}, {Index: 1, Status: model.SubtaskPendingOrFailed}}}}}
+	other := model.Checkpoint{Cluster: "c", JobID: "j", ID: 5, Status: model.StatusInProgress, TriggerMs: 5000}
+	if err := s.PutCheckpoints(ctx, []model.Checkpoint{inFlight, other}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.MergeLogCheckpoints(ctx, "c", "j", []model.Checkpoint{
+		{ID: 4, Status: model.StatusFailed, TriggerMs: 4000, EndToEndMs: 60_000, FailureMessage: "Checkpoint expired before completing.", Source: model.OriginTraces},
+		// Another run's id 5 (trigger times differ): not this one's end.
+		{ID: 5, Status: model.StatusCompleted, TriggerMs: 900_000, Source: model.OriginTraces},
+	}, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Resolved) != 1 || m.Resolved[0] != 4 || len(m.Added) != 0 {
+		t.Errorf("merge %+v: want 4 resolved, nothing added", m)
+	}
+	got, err := s.Checkpoint(ctx, model.Key{Cluster: "c", JobID: "j", ID: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != model.StatusFailed || got.FailureMessage == "" || got.Source != model.OriginTraces || got.EndToEndMs != 60_000 {
+		t.Errorf("checkpoint 4 after the merge: %+v", got)
+	}
+	if len(got.Tasks) != 1 || len(got.Tasks[0].Subtasks) != 2 || got.Tasks[0].Subtasks[0].SyncMs != 3 {
+		t.Errorf("checkpoint 4 lost its stored subtask stats: %+v", got.Tasks)
+	}
+	five, err := s.Checkpoint(ctx, model.Key{Cluster: "c", JobID: "j", ID: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if five.Status != model.StatusInProgress {
+		t.Errorf("checkpoint 5 took another run's end: %+v", five)
+	}
+}

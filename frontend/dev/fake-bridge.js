@@ -499,7 +499,7 @@
     const filled = cluster === 'prod-flink' && job === jobs['prod-flink'][0].id && !tracesFilled ? 3 : 0;
     if (filled) tracesFilled = true;
     if (added || filled) setTimeout(() => emit('checkpoints', { cluster, job }), 50);
-    return { read: found.length, added, details_filled: filled, windows: found.length ? 2 : 1, requests: added || filled ? 5 : 2, incomplete_windows: 0 };
+    return { read: found.length, added, details_filled: filled, resolved: 0, windows: found.length ? 2 : 1, requests: added || filled ? 5 : 2, incomplete_windows: 0 };
   }
   function traceJobs(cluster) {
     tracesCluster(cluster);
@@ -519,7 +519,7 @@
     jobs[cluster].push({ id: job, name: job === TRACES_JOB.id ? TRACES_JOB.name : '', state: 'UNKNOWN', engine: 'flink' });
     const added = mergeTraces(cluster, job, found);
     setTimeout(() => emit('checkpoints', { cluster, job }), 50);
-    return { read: found.length, added, details_filled: 0, windows: 1, requests: 3, incomplete_windows: 0 };
+    return { read: found.length, added, details_filled: 0, resolved: 0, windows: 1, requests: 3, incomplete_windows: 0 };
   }
   // checkTraces mirrors the backend's check of a cluster's traces fields.
   function checkTraces(input) {

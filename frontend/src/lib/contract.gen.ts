@@ -946,6 +946,7 @@ export interface TracesResult {
   read: number;
   added: number;
   details_filled: number;
+  resolved: number;
   windows: number;
   requests: number;
   incomplete_windows: number;

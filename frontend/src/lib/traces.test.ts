@@ -8,7 +8,7 @@ beforeEach(() => i18n.set('en'));
 afterEach(() => i18n.set('en'));
 
 function res(p: Partial<TracesResult>): TracesResult {
-  return { read: 0, added: 0, details_filled: 0, windows: 1, requests: 1, incomplete_windows: 0, ...p };
+  return { read: 0, added: 0, details_filled: 0, resolved: 0, windows: 1, requests: 1, incomplete_windows: 0, ...p };
 }
 
 describe('fromTraces', () => {
@@ -67,6 +67,16 @@ describe('tracesSummary', () => {
       changed: true,
     });
     expect(tracesSummary(res({ details_filled: 1, requests: 2 }), t, 'en-US').text).toBe('1 checkpoint gained subtask details from traces (2 requests)');
+  });
+
+  it('checkpoints left in progress that the traces ended, alone and after the others', () => {
+    expect(tracesSummary(res({ resolved: 1, requests: 1 }), t, 'en-US')).toEqual({
+      text: '1 left in progress got its end (1 request)',
+      changed: true,
+    });
+    expect(tracesSummary(res({ added: 2, details_filled: 1, resolved: 3, requests: 4 }), t, 'en-US').text).toBe(
+      '2 checkpoints added from traces, 1 gained subtask details, 3 left in progress got their end (4 requests)',
+    );
   });
 
   it('nothing missing', () => {

@@ -36,22 +36,18 @@ export interface TracesSummary {
 /** tracesSummary says what BackfillTraces or OpenTracesJob answered. */
 export function tracesSummary(r: TracesResult, t: Translate, locale: string): TracesSummary {
   const n = (v: number) => formatNumber(v, locale);
-  let what: string;
-  if (r.added > 0 && r.details_filled > 0) {
-    what = t('traces.join', {
-      a: t('traces.added', { count: r.added, n: n(r.added) }),
-      b: t('traces.filled', { count: r.details_filled, n: n(r.details_filled) }),
-    });
-  } else if (r.added > 0) {
-    what = t('traces.added', { count: r.added, n: n(r.added) });
-  } else if (r.details_filled > 0) {
-    what = t('traces.filledOnly', { count: r.details_filled, n: n(r.details_filled) });
-  } else {
-    what = t('traces.nothing');
+  const resolved = r.resolved;
+  const parts: string[] = [];
+  if (r.added > 0) parts.push(t('traces.added', { count: r.added, n: n(r.added) }));
+  if (r.details_filled > 0) {
+    const key = parts.length > 0 ? 'traces.filled' : 'traces.filledOnly';
+    parts.push(t(key, { count: r.details_filled, n: n(r.details_filled) }));
   }
+  if (resolved > 0) parts.push(t('traces.resolved', { count: resolved, n: n(resolved) }));
+  const what = parts.length === 0 ? t('traces.nothing') : parts.reduce((a, b) => t('traces.join', { a, b }));
   const text = t('traces.result', { what, requests: t('traces.requests', { count: r.requests, n: n(r.requests) }) });
   const warning = r.warning?.trim();
-  return { text, ...(warning ? { warning } : {}), changed: r.added > 0 || r.details_filled > 0 };
+  return { text, ...(warning ? { warning } : {}), changed: parts.length > 0 };
 }
 
 /**
