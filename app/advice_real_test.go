@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -54,16 +53,8 @@ func TestFlinkAdviceTolerableFailuresForDeclines(t *testing.T) {
 // to leave Flink's 10-deep history before their details were fetched (no bottleneck then).
 func newAdviceApp(t *testing.T, restURL string) *App {
 	t.Helper()
-	opts := Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	a, err := newApp(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := startApp(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeApp(a) })
+	a := startTestApp(t, Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL, RequestsPerSecond: 100}); err != nil {
 		t.Fatal(err)
 	}

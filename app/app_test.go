@@ -28,6 +28,12 @@ func newTestApp(t *testing.T, opts Options) *App {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	opts.NoCollect = true
+	return startTestApp(t, opts)
+}
+
+// startTestApp builds and starts an app from opts, closed when the test ends.
+func startTestApp(t *testing.T, opts Options) *App {
+	t.Helper()
 	a, err := newApp(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

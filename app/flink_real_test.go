@@ -32,14 +32,7 @@ func newCollectingAppWith(t *testing.T, restURL string, opts Options) *App {
 	t.Helper()
 	opts.DataDir, opts.NoSample, opts.JobsEvery = t.TempDir(), true, 2*time.Second
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := newApp(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := startApp(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeApp(a) })
+	a := startTestApp(t, opts)
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL}); err != nil {
 		t.Fatal(err)
 	}

@@ -21,16 +21,8 @@ import (
 // polling.
 func newTracedApp(t *testing.T, f flinkenv.Env, j *jaegerenv.Env, collect bool) *App {
 	t.Helper()
-	opts := Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second, NoCollect: !collect,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	a, err := newApp(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := startApp(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeApp(a) })
+	a := startTestApp(t, Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second, NoCollect: !collect,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	in := ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: f.RESTURL, JobManagerLog: JobManagerLogOff,
 		TracesURL: j.QueryURL, TracesService: f.TracesService}
 	res, err := a.TestConnection(in)
