@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,18 +56,24 @@ func testJobManagerLogOnARealCluster(t *testing.T, env flinkenv.Env) {
 	a := newCollectingAppWith(t, env.RESTURL, Options{JobManagerLogEvery: 3 * time.Second})
 	q := store.Query{Cluster: "flink", JobID: main}
 	var cps []model.Checkpoint
+	var seen string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the main job's history when last looked at: %s", seen)
+		}
+	}()
 	waitFor(t, 2*time.Minute, "the main job's history from checkpoint 1 with finalize times", func() bool {
 		cps, _ = a.store.Checkpoints(context.Background(), q)
-		if len(cps) < 60 {
-			return false
-		}
 		fin := 0
 		for _, c := range cps {
 			if c.FinalizeMs != nil {
 				fin++
 			}
 		}
-		return cps[0].ID == 1 && fin >= 45
+		if len(cps) > 0 {
+			seen = fmt.Sprintf("%d checkpoints, ids %d–%d, %d with finalize times", len(cps), cps[0].ID, cps[len(cps)-1].ID, fin)
+		}
+		return len(cps) >= 60 && cps[0].ID == 1 && fin >= 45
 	})
 	waitFor(t, time.Minute, "expired checkpoints of the expiring job", func() bool {
 		r, err := a.Report("flink", expiring, 0, 0)
