@@ -95,7 +95,7 @@ type LogMerge struct {
 	// Updated counts stored checkpoints the log completed (finalize, cause, decline).
 	Updated int
 	// Resolved are the ids stored in progress whose end the log (or the traces) gave: their
-	// record is the log's now, the stored per-subtask stats kept.
+	// summary is the log's now, their source and stored per-subtask stats kept.
 	Resolved []int64
 }
 

@@ -47,8 +47,8 @@ func (s *Store) MergeLogCheckpoints(ctx context.Context, cluster, jobID string, 
 		for i := range cps {
 			c := &cps[i]
 			var pk, trigger int64
-			var status string
-			err := find.QueryRowContext(w.exec, cluster, jobID, c.ID).Scan(&pk, &trigger, &status)
+			var status, source string
+			err := find.QueryRowContext(w.exec, cluster, jobID, c.ID).Scan(&pk, &trigger, &status, &source)
 			switch {
 			case err == nil:
 				if !model.SameTrigger(trigger, c.TriggerMs) {
@@ -56,7 +56,10 @@ func (s *Store) MergeLogCheckpoints(ctx context.Context, cluster, jobID string, 
 				}
 				if !model.Status(status).Final() && c.Status.Final() {
 					// Seen in flight, then gone from the engine's history before it
-					// ended (the app stopped): the log or the traces know its end.
+					// ended (the app stopped, or the history rolled past it between
+					// polls): the log or the traces know its end. The record stays
+					// the one first stored (its source), now ended.
+					c.Source = model.CheckpointSource(source)
 					if err := w.putCheckpoint(c); err != nil {
 						return err
 					}

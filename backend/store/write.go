@@ -298,7 +298,7 @@ const (
 		declined = coalesce(declined, ?),
 		failure_message = CASE WHEN failure_message = '' THEN ? ELSE failure_message END
 		WHERE pk = ?`
-	sqlFindLogMatch = `SELECT pk, trigger_ms, status FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = 0 AND id = ?`
+	sqlFindLogMatch = `SELECT pk, trigger_ms, status, source FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = 0 AND id = ?`
 	sqlUpdateDetail = `UPDATE checkpoints SET has_tasks = 1, task_rows = ?, subtask_rows = ?, detail_trimmed = ?,
 		max_start_delay_ms = ?, max_alignment_ms = ?, max_sync_ms = ?, max_async_ms = ?
 		WHERE pk = ?`
