@@ -23,14 +23,17 @@ import (
 // longer lists (checkTracesBackfill), and opens a job from traces alone.
 func TestFlinkTracesInJaegerMatchREST(t *testing.T) {
 	j, f := checkTracesMatchREST(t, flinkenv.DefaultVersion, "traces", true)
-	t.Run("backfill", func(t *testing.T) { checkTracesBackfill(t, j, f) })
+	t.Run("backfill", func(t *testing.T) { checkTracesBackfill(t, j, f, true) })
 }
 
 // TestFlink120TracesInJaegerMatchREST is the same on Flink 1.20.5, which ships no OpenTelemetry
 // reporter: flink-metrics-otel 2.0.0 and its SDK (testenv/flink/otel-reporter-1.x) send its
 // job-level spans (1.20 has no span-detail-level): status, trigger and durations are compared.
+//
+// Then the backfill on 1.20's job-level spans (checkTracesBackfill without per-subtask stats).
 func TestFlink120TracesInJaegerMatchREST(t *testing.T) {
-	checkTracesMatchREST(t, "1.20.5", "traces-120", false)
+	j, f := checkTracesMatchREST(t, "1.20.5", "traces-120", false)
+	t.Run("backfill", func(t *testing.T) { checkTracesBackfill(t, j, f, false) })
 }
 
 func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool) (*jaegerenv.Env, flinkenv.Env) {
