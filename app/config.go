@@ -186,6 +186,24 @@ var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$`)
 var reservedPrefixes = []string{"capture:", "sample:"}
 
 // validateCluster checks a cluster the user typed, naming the first problem.
+// checkTraces checks a cluster's traces settings (model.Cluster.TracesURL, TracesService).
+func checkTraces(c model.Cluster) error {
+	if c.Engine != model.EngineFlink {
+		return fmt.Errorf("cluster %q: a traces URL is for Flink's checkpoint spans", c.Name)
+	}
+	tu, err := url.Parse(c.TracesURL)
+	if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Host == "" {
+		return fmt.Errorf("cluster %q: traces (Jaeger query) URL %q: give an http:// or https:// address", c.Name, redactURL(c.TracesURL))
+	}
+	if tu.User != nil {
+		return fmt.Errorf("cluster %q: traces URL: put no credentials in the URL", c.Name)
+	}
+	if strings.TrimSpace(c.TracesService) == "" {
+		return fmt.Errorf("cluster %q: traces: give the service name Flink's trace reporter sends (traces.reporter.<name>.service.name)", c.Name)
+	}
+	return nil
+}
+
 func validateCluster(c model.Cluster) error {
 	for _, p := range reservedPrefixes {
 		if strings.HasPrefix(c.Name, p) {
@@ -221,18 +239,8 @@ func validateCluster(c model.Cluster) error {
 		return fmt.Errorf("cluster %q: reporter URLs are for Flink's Prometheus reporter", c.Name)
 	}
 	if c.TracesURL != "" || c.TracesService != "" {
-		if c.Engine != model.EngineFlink {
-			return fmt.Errorf("cluster %q: a traces URL is for Flink's checkpoint spans", c.Name)
-		}
-		tu, err := url.Parse(c.TracesURL)
-		if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Host == "" {
-			return fmt.Errorf("cluster %q: traces (Jaeger query) URL %q: give an http:// or https:// address", c.Name, redactURL(c.TracesURL))
-		}
-		if tu.User != nil {
-			return fmt.Errorf("cluster %q: traces URL: put no credentials in the URL", c.Name)
-		}
-		if strings.TrimSpace(c.TracesService) == "" {
-			return fmt.Errorf("cluster %q: traces: give the service name Flink's trace reporter sends (traces.reporter.<name>.service.name)", c.Name)
+		if err := checkTraces(c); err != nil {
+			return err
 		}
 	}
 	if _, err := metricNames(c.PrometheusNames); err != nil {

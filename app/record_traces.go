@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +51,7 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 	}
 	c := o.Cluster
 	c.Engine = model.EngineFlink
-	if err := validateTraces(c); err != nil {
+	if err := checkTraces(c); err != nil {
 		return res, fmt.Errorf("capture: %w", err)
 	}
 	jc, err := tracesClient(c, o.MaxRequests)
@@ -111,19 +110,4 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 		return res, fmt.Errorf("capture: %w", err)
 	}
 	return res, nil
-}
-
-// validateTraces checks a cluster's traces settings alone (a capture from traces has no engine URL).
-func validateTraces(c model.Cluster) error {
-	if c.TracesURL == "" {
-		return errors.New("no traces URL")
-	}
-	probe := c
-	if probe.BaseURL == "" {
-		probe.BaseURL = "http://127.0.0.1"
-	}
-	if probe.Name == "" {
-		probe.Name = "traces"
-	}
-	return validateCluster(probe)
 }

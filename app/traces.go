@@ -129,15 +129,7 @@ func (a *App) follows(cluster string, j model.Job) bool {
 	a.mu.Lock()
 	on := a.coll != nil
 	a.mu.Unlock()
-	return on && !terminalJobState(j.State) && j.State != tracesJobState
-}
-
-func terminalJobState(s string) bool {
-	switch s {
-	case "FINISHED", "CANCELED", "FAILED", "SUSPENDED", "CANCELLED", "SAVEPOINT_DONE", "UNKNOWABLE":
-		return true
-	}
-	return false
+	return on && !model.JobEnded(j.State) && j.State != tracesJobState
 }
 
 // flinkJobID is how a Flink job id is written (JobID.toHexString).
@@ -157,51 +149,37 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 	}
 	now := time.Now()
 	from := now.Add(-TracesLookback)
-	if j.StartMs > 0 {
-		from = maxTime(from, time.UnixMilli(j.StartMs-logSlackMs))
+	if start := time.UnixMilli(j.StartMs - logSlackMs); j.StartMs > 0 && start.After(from) {
+		from = start
 	}
 	windows := tracesWindows(cached, from, now, toNow)
 	res.Windows = len(windows)
 	if len(windows) == 0 {
 		return res, nil
 	}
-	remaining := maxRequests
+	jc, err := tracesClient(c, maxRequests)
+	if err != nil {
+		return res, badRequest("%v", err)
+	}
+	r, err := jc.CheckpointsIn(ctx, j.ID, windows)
+	res.Requests, res.Read, res.IncompleteWindows = r.Requests, len(r.Checkpoints), len(r.Incomplete)
+	if err != nil {
+		return res, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+	}
 	byID := make(map[int64]int, len(cached))
 	for i, cp := range cached {
 		byID[cp.ID] = i
 	}
 	var add, fill []model.Checkpoint
-	var problems []string
-	for _, w := range windows {
-		if remaining <= 0 {
-			res.IncompleteWindows++
+	for _, cp := range r.Checkpoints {
+		i, ok := byID[cp.ID]
+		if !ok || !cached[i].Status.Final() {
+			add = append(add, cp) // not cached, or cached in progress: the merge resolves it
 			continue
 		}
-		jc, err := tracesClient(c, remaining)
-		if err != nil {
-			return res, badRequest("%v", err)
-		}
-		r, err := jc.Checkpoints(ctx, j.ID, w.From, w.To)
-		res.Requests += r.Requests
-		remaining -= r.Requests
-		if err != nil {
-			return res, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
-		}
-		res.IncompleteWindows += len(r.Incomplete)
-		for _, iw := range r.Incomplete {
-			problems = append(problems, iw.String())
-		}
-		for _, cp := range r.Checkpoints {
-			res.Read++
-			i, ok := byID[cp.ID]
-			if !ok || !cached[i].Status.Final() {
-				add = append(add, cp) // not cached, or cached in progress: the merge resolves it
-				continue
-			}
-			have := cached[i]
-			if have.DetailLoss == model.DetailMissed && len(cp.Tasks) > 0 && model.SameTrigger(have.TriggerMs, cp.TriggerMs) {
-				fill = append(fill, cp)
-			}
+		have := cached[i]
+		if have.DetailLoss == model.DetailMissed && len(cp.Tasks) > 0 && model.SameTrigger(have.TriggerMs, cp.TriggerMs) {
+			fill = append(fill, cp)
 		}
 	}
 	if len(add) > 0 {
@@ -226,10 +204,8 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 		res.DetailsFilled++
 	}
 	if res.IncompleteWindows > 0 {
-		res.Warning = fmt.Sprintf("%d time ranges were not read whole (at most %d requests per read)", res.IncompleteWindows, maxRequests)
-		if len(problems) > 0 {
-			res.Warning += ": " + problems[0]
-		}
+		res.Warning = fmt.Sprintf("%d time ranges were not read whole (at most %d requests per read): %s",
+			res.IncompleteWindows, maxRequests, r.Incomplete[0])
 	}
 	if res.Added > 0 || res.DetailsFilled > 0 || res.Resolved > 0 {
 		a.log.Info("checkpoints read from traces", "cluster", c.Name, "job", j.ID, "added", res.Added,
@@ -297,13 +273,6 @@ func tracesWindows(all []model.Checkpoint, from, now time.Time, toNow bool) []ja
 		joined = append(joined, jaeger.Window{From: out[i].From, To: out[last].To})
 	}
 	return joined
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // TraceJobs lists the jobs whose checkpoint spans the cluster's traces hold from the last
@@ -375,8 +344,8 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 		return TracesResult{}, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
 	}
 	if len(r.Checkpoints) == 0 {
-		return TracesResult{Windows: 1, Requests: r.Requests}, badRequest("the traces at %s hold no checkpoint of job %s from the last %s",
-			redactURL(c.TracesURL), job, humanDuration(TracesLookback))
+		return TracesResult{Windows: 1, Requests: r.Requests}, badRequest("the traces at %s hold no checkpoint of job %s from the last %d days",
+			redactURL(c.TracesURL), job, TracesLookback/(24*time.Hour))
 	}
 	j = jobFromTraces(c.Name, job, r)
 	if err := a.store.PutJob(ctx, j); err != nil {
@@ -416,11 +385,4 @@ func jobFromTraces(cluster, id string, r jaeger.Result) model.Job {
 		j.Vertices = append(j.Vertices, model.Vertex{ID: v, Name: v, Parallelism: par[v]})
 	}
 	return j
-}
-
-func humanDuration(d time.Duration) string {
-	if d%(24*time.Hour) == 0 {
-		return fmt.Sprintf("%d days", d/(24*time.Hour))
-	}
-	return d.String()
 }

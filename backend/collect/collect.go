@@ -534,7 +534,7 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 		c.mu.Lock()
 		jp, ok := c.jobs[j.ID]
 		c.mu.Unlock()
-		if ok && !(jp.exited.Load() && !terminalState(j.State)) {
+		if ok && !(jp.exited.Load() && !model.JobEnded(j.State)) {
 			jp.setState(j.State)
 			continue
 		}
@@ -544,7 +544,7 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 		c.mu.Lock()
 		c.jobs[j.ID] = jp
 		c.mu.Unlock()
-		if terminalState(j.State) {
+		if model.JobEnded(j.State) {
 			ended = append(ended, jp)
 			continue
 		}
@@ -571,15 +571,6 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 			}
 		}()
 	}
-}
-
-// terminalState reports whether a job state (Flink or SeaTunnel naming) is final.
-func terminalState(s string) bool {
-	switch s {
-	case "FINISHED", "CANCELED", "CANCELLED", "FAILED", "SAVEPOINT_DONE", "UNKNOWABLE", "SUSPENDED":
-		return true
-	}
-	return false
 }
 
 // backoff doubles the wait after each error, from 1 s up to max.

@@ -137,7 +137,7 @@ func (j *jobPoller) run() {
 	defer j.c.drop(j.reporterKey())
 	ctx := j.c.ctx
 	opts := j.c.opts
-	if terminalState(j.job.State) && j.job.EndMs > 0 && opts.Now().Sub(time.UnixMilli(j.job.EndMs)) > recentlyEnded {
+	if model.JobEnded(j.job.State) && j.job.EndMs > 0 && opts.Now().Sub(time.UnixMilli(j.job.EndMs)) > recentlyEnded {
 		return // ended long ago: nothing new will come
 	}
 	var retry retryWait
@@ -180,7 +180,7 @@ func (j *jobPoller) run() {
 		case err != nil:
 			j.c.report(j.reporterKey(), err)
 			opts.Logger.Warn("poll failed", append(j.log(), "err", err)...)
-			if terminalState(j.currentState()) && attempt >= 3 {
+			if model.JobEnded(j.currentState()) && attempt >= 3 {
 				return // an ended job is not worth retrying for ever
 			}
 			wait = retry.next(j.retryCap(), opts.MaxBackoff)
@@ -190,7 +190,7 @@ func (j *jobPoller) run() {
 			j.roomAgain()
 			retry.reset()
 			attempt = 0
-			if terminalState(j.currentState()) && j.settled() {
+			if model.JobEnded(j.currentState()) && j.settled() {
 				opts.Logger.Info("job ended; stopped polling", append(j.log(), "state", j.currentState())...)
 				return
 			}
@@ -1027,7 +1027,7 @@ func (j *jobPoller) runsLong(h model.History, nowMs int64) bool {
 func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits, long bool) error {
 	now := j.c.opts.Now()
 	// An ended job has no live backpressure to sample.
-	if traits.MetricsEvery <= 0 || terminalState(j.currentState()) {
+	if traits.MetricsEvery <= 0 || model.JobEnded(j.currentState()) {
 		return nil
 	}
 	since := now.Sub(j.lastMetrics)

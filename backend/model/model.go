@@ -124,6 +124,16 @@ type Job struct {
 	UpdatedMs int64    `json:"updated_ms,omitempty"`
 }
 
+// JobEnded reports whether a job state is one the job does not leave (Flink's
+// terminal and suspended states, SeaTunnel's ended ones).
+func JobEnded(state string) bool {
+	switch state {
+	case "FINISHED", "CANCELED", "CANCELLED", "FAILED", "SAVEPOINT_DONE", "UNKNOWABLE", "SUSPENDED":
+		return true
+	}
+	return false
+}
+
 // Vertex is an operator chain (Flink JobVertex) or a SeaTunnel pipeline vertex.
 type Vertex struct {
 	ID          string `json:"id"`

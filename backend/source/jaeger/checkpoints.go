@@ -59,19 +59,27 @@ func (r Result) Complete() bool { return len(r.Incomplete) == 0 }
 // asked), down to MinWindow; at most MaxRequests requests in all. An error of a request fails the
 // call; windows not read whole are in Result.Incomplete.
 func (c *Client) Checkpoints(ctx context.Context, jobID string, from, to time.Time) (Result, error) {
+	return c.CheckpointsIn(ctx, jobID, []Window{{from, to}})
+}
+
+// CheckpointsIn is Checkpoints over several windows, asked in order, under one MaxRequests
+// bound: the windows not reached are in Result.Incomplete.
+func (c *Client) CheckpointsIn(ctx context.Context, jobID string, windows []Window) (Result, error) {
 	var res Result
 	if jobID == "" {
 		return res, errors.New("jaeger: no job id")
 	}
-	if !to.After(from) {
-		return res, fmt.Errorf("jaeger: empty time range %s", Window{from, to})
+	for _, w := range windows {
+		if !w.To.After(w.From) {
+			return res, fmt.Errorf("jaeger: empty time range %s", w)
+		}
 	}
 	tags, err := json.Marshal(map[string]string{JobIDTag: jobID})
 	if err != nil {
 		return res, err
 	}
 	seen := map[string]bool{}
-	queue := []Window{{from, to}}
+	queue := append([]Window(nil), windows...)
 	for len(queue) > 0 {
 		w := queue[0]
 		queue = queue[1:]
