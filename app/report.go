@@ -104,7 +104,9 @@ func (a *App) analyzeStreamed(ctx context.Context, in *analysisInput, fromMs, to
 	metrics := make(chan metricsRead, 1)
 	go func() {
 		var m metricsRead
-		m.samples, m.err = a.store.MetricSamples(ctx, in.sampleQuery(fromMs, toMs))
+		mq := in.sampleQuery(fromMs, toMs)
+		mq.Metric = analyze.AnalysedMetric
+		m.samples, m.err = a.store.MetricSamples(ctx, mq)
 		if m.err == nil && analyze.HasCommitSamples(m.samples) {
 			// How many checkpoints each sink commit served is known before
 			// the first is handed over.
@@ -128,42 +130,78 @@ func (a *App) analyzeStreamed(ctx context.Context, in *analysisInput, fromMs, to
 		return nil
 	}
 	// Reading (SQLite, unpacking) and analysing overlap: a small queue
-	// between them keeps memory at a few checkpoints.
-	queue := make(chan *model.Checkpoint, 32)
+	// between them keeps memory at a few hundred checkpoints. They go in
+	// batches: handing them over one by one woke the other side 100,000
+	// times.
+	// The analysis keeps nothing of a checkpoint it was given (analyze.Add),
+	// so each batch analysed comes back to be filled again: the scan then
+	// allocates next to nothing.
+	queue := make(chan []*model.Checkpoint, 4)
+	analysed := make(chan []*model.Checkpoint, cap(queue)+2)
 	scanErr := make(chan error, 1)
 	go func() {
 		defer close(queue)
-		scanErr <- a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+		var batch, refill []*model.Checkpoint
+		reuse := func() *model.Checkpoint {
+			if len(refill) == 0 {
+				select {
+				case refill = <-analysed:
+				default:
+					return nil
+				}
+			}
+			c := refill[len(refill)-1]
+			refill = refill[:len(refill)-1]
+			return c
+		}
+		send := func() error {
 			select {
-			case queue <- c:
+			case queue <- batch:
+				batch = make([]*model.Checkpoint, 0, scanBatch)
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+		}
+		err := a.store.ScanCheckpointsInto(ctx, q, true, reuse, func(c *model.Checkpoint) error {
+			if batch = append(batch, c); len(batch) < scanBatch {
+				return nil
+			}
+			return send()
 		})
+		if err == nil && len(batch) > 0 {
+			err = send()
+		}
+		scanErr <- err
 	}()
 	pending := metrics
 	var addErr error
-	for c := range queue {
-		if addErr != nil {
-			continue // the reader stops; the queue drains
-		}
-		if pending != nil && an.Unsettled() >= maxUnsettled {
-			// The checkpoints wait whole for the samples: no more than a few MB of them.
-			addErr = setMetrics(<-pending)
-			pending = nil
+	for batch := range queue {
+		for _, c := range batch {
+			if addErr != nil {
+				break // the reader stops; the queue drains
+			}
+			if pending != nil && an.Unsettled() >= maxUnsettled {
+				// Their analyses wait for the samples: about 2 KB each.
+				addErr = setMetrics(<-pending)
+				pending = nil
+			}
+			select {
+			case m := <-pending:
+				pending = nil
+				addErr = setMetrics(m)
+			default:
+			}
+			if addErr == nil {
+				addErr = an.Add(c)
+			}
+			if addErr != nil {
+				cancel()
+			}
 		}
 		select {
-		case m := <-pending:
-			pending = nil
-			addErr = setMetrics(m)
-		default:
-		}
-		if addErr == nil {
-			addErr = an.Add(c)
-		}
-		if addErr != nil {
-			cancel()
+		case analysed <- batch:
+		default: // the scan has enough to refill
 		}
 	}
 	if pending != nil && addErr == nil {
@@ -182,9 +220,14 @@ func (a *App) analyzeStreamed(ctx context.Context, in *analysisInput, fromMs, to
 	return ja, an.Checkpoints(), nil
 }
 
+// scanBatch is how many checkpoints the reader hands the analysis at once.
+const scanBatch = 64
+
 // maxUnsettled is how many checkpoints a streamed analysis scans before it
-// waits for the metric samples it reads beside them.
-const maxUnsettled = 2048
+// waits for the metric samples it reads beside them: reading a day of
+// samples takes as long as scanning some 10,000 checkpoints, which would
+// otherwise wait (about 30 MB of analyses at most).
+const maxUnsettled = 16384
 
 // analysisInput is what the analysis reads for a job and a range before
 // the checkpoints (which it streams) and the metric samples (read beside them).

@@ -13,8 +13,10 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	segjson "github.com/segmentio/encoding/json"
 	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
@@ -180,6 +182,7 @@ type jsonReportWriter struct {
 	revised map[int][]byte
 	pending chan chan encodedChunk
 	written chan error
+	bufs    sync.Pool // chunks' buffers, once written
 }
 
 type encodedChunk struct {
@@ -188,6 +191,10 @@ type encodedChunk struct {
 }
 
 const reportChunk = 512
+
+// reportLineBytes is about the length of one checkpoint's line (2 KB over
+// 4 vertices), to size a chunk's buffer.
+const reportLineBytes = 2048
 
 // reportMemoryLimit is the report command's soft memory limit (GOMEMLIMIT
 // overrides it).
@@ -211,6 +218,7 @@ func newJSONReportWriter() (*jsonReportWriter, error) {
 			if err == nil {
 				_, err = w.out.Write(res.b)
 			}
+			w.bufs.Put(res.b[:0])
 		}
 		if err == nil {
 			err = w.out.Flush()
@@ -242,23 +250,35 @@ func (w *jsonReportWriter) send() {
 	ch := make(chan encodedChunk, 1)
 	w.pending <- ch
 	go func() {
-		var buf bytes.Buffer
+		buf, _ := w.bufs.Get().([]byte)
+		if buf == nil {
+			buf = make([]byte, 0, reportLineBytes*len(cps))
+		}
 		for k := range cps {
-			b, err := json.Marshal(&cps[k])
-			if err != nil {
+			var err error
+			if buf, err = appendJSONLine(buf, &cps[k]); err != nil {
 				ch <- encodedChunk{err: err}
 				return
 			}
-			buf.Write(b)
-			buf.WriteByte('\n')
 		}
-		ch <- encodedChunk{b: buf.Bytes()}
+		ch <- encodedChunk{b: buf}
 	}()
+}
+
+// appendJSONLine appends ca's line to b: what encoding/json writes, by
+// segmentio's encoder, which writes the same bytes in half the time and
+// into b without allocating (a test holds the two equal).
+func appendJSONLine(b []byte, ca *analyze.CheckpointAnalysis) ([]byte, error) {
+	b, err := segjson.Append(b, ca, segjson.EscapeHTML|segjson.SortMapKeys)
+	if err != nil {
+		return nil, fmt.Errorf("report: checkpoint %d: %w", ca.ID, err)
+	}
+	return append(b, '\n'), nil
 }
 
 // revise replaces checkpoint k's analysis, already emitted.
 func (w *jsonReportWriter) revise(k int, ca *analyze.CheckpointAnalysis) error {
-	b, err := json.Marshal(ca)
+	b, err := appendJSONLine(nil, ca)
 	if err != nil {
 		return err
 	}
@@ -299,13 +319,22 @@ func (w *jsonReportWriter) finish(dst io.Writer, r app.Report) error {
 		return err
 	}
 	lines := bufio.NewReaderSize(w.spill, 1<<20)
+	var long []byte // a line longer than the reader's buffer
 	for k := 0; k < w.n; k++ {
-		line, err := lines.ReadBytes('\n')
+		line, err := lines.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = lines.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if err != nil {
 			return fmt.Errorf("report: reading back checkpoint line %d: %w", k, err)
 		}
 		if b, ok := w.revised[k]; ok {
-			line = append(b, '\n')
+			line = b
 		}
 		bw.WriteString("    ")
 		bw.Write(line[:len(line)-1])

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,6 +28,11 @@ func TestWriteReportJSON(t *testing.T) {
 			r.Checkpoints = append(r.Checkpoints, analyze.CheckpointAnalysis{ID: int64(i + 1), Status: model.StatusCompleted,
 				TriggerMs: int64(1000 * i), DurationMs: 40, Phases: analyze.Phases{},
 				Slow: []analyze.SlowFlag{{}}})
+		}
+		if n == 3 {
+			// A line longer than the buffer the lines are read back through.
+			r.Checkpoints[1].Status = model.StatusFailed
+			r.Checkpoints[1].Failure = &analyze.CheckpointFailure{Message: strings.Repeat("a long <trace>\n", 300_000)}
 		}
 		r.Reconciliation = &model.Reconciliation{Cluster: "c", JobID: "j", Stored: int64(n)}
 		var want bytes.Buffer
@@ -86,4 +93,50 @@ func writeReportJSON(w io.Writer, r app.Report) error {
 	}
 	r.Checkpoints = nil
 	return jw.finish(w, r)
+}
+
+// The checkpoints' lines are segmentio's encoding: on the bundled real
+// captures each must be the very bytes encoding/json writes for the same
+// analysis.
+func TestReportLinesAreWhatEncodingJSONWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, file := range []string{"phase-2.3-checkpoint-metrics.json", "flink120-iceberg.ckpt.gz", "flink120-mixed.ckpt.gz", "flink-knobs.ckpt.gz"} {
+		svc, err := openApp(ctx, &globals{dataDir: t.TempDir(), stderr: io.Discard}, app.Options{NoSample: true, NoCollect: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Call(ctx).OpenCapture(filepath.Join("..", "sample", file)); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		jobs, err := svc.App().ListJobs("")
+		if err != nil || len(jobs) == 0 {
+			t.Fatalf("%s: jobs %v, %v", file, jobs, err)
+		}
+		n := 0
+		same := func(_ int, ca *analyze.CheckpointAnalysis) error {
+			got, err := appendJSONLine(nil, ca)
+			if err != nil {
+				return err
+			}
+			want, err := json.Marshal(ca)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(got, append(want, '\n')) {
+				t.Fatalf("%s: checkpoint %d's line\n%s\nencoding/json writes\n%s", file, ca.ID, got, want)
+			}
+			n++
+			return nil
+		}
+		for _, j := range jobs {
+			if _, err := svc.StreamReport(ctx, j.Cluster, j.ID, 0, 0, same, same); err != nil {
+				t.Fatalf("%s: job %s: %v", file, j.ID, err)
+			}
+		}
+		svc.Close()
+		if n == 0 {
+			t.Fatalf("%s: no checkpoint analysed", file)
+		}
+		t.Logf("%s: %d jobs, %d analyses encoded as encoding/json encodes them", file, len(jobs), n)
+	}
 }

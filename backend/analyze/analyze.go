@@ -881,6 +881,13 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 // adviceFacts gathers what the advice rules read from the finished analysis.
 func (a *Analyzer) adviceFacts(ja *JobAnalysis) *adviceFacts {
 	f := &adviceFacts{engine: a.job.Engine, cfg: a.cfg, corr: ja.Correlation}
+	completed := 0
+	for k := range a.corr {
+		if a.corr[k].completed {
+			completed++
+		}
+	}
+	f.completed = make([]adviceCheckpoint, 0, completed)
 	for k := range a.heads {
 		c, ci, fail := &a.heads[k], &a.corr[k], a.fails[k]
 		switch {

@@ -140,6 +140,19 @@ type metricIndex struct {
 	upCache map[int][]bool
 }
 
+// AnalysedMetric reports whether the analysis reads samples of the metric
+// name (classify's and the sink commits'): a caller reading a day of samples
+// for it can leave the others (idle time, lanes) in the cache.
+func AnalysedMetric(name string) bool {
+	switch name {
+	case model.MetricBackPressuredMsPerSec, model.MetricBPRatio, model.MetricBusyMsPerSec, model.MetricBusyRatio,
+		MetricAlignmentTimeMs, model.MetricCommitDurationMs, model.MetricCommittedFiles, model.MetricCommittedRecords,
+		model.MetricCommittedCommittables:
+		return true
+	}
+	return false
+}
+
 func classify(s *model.MetricSample) (metricKind, float64, bool) {
 	if r, ok := BackpressureRatio(*s); ok {
 		return kindBackpressure, r, true

@@ -216,3 +216,21 @@ func TestPressureSaysWhichSamplesItUsed(t *testing.T) {
 		}
 	}
 }
+
+// AnalysedMetric names exactly the metrics the analysis reads: a report that
+// reads only those gives the answer it gives over every sample.
+func TestAnalysedMetricIsWhatTheAnalysisReads(t *testing.T) {
+	names := []string{model.MetricBackPressuredMsPerSec, model.MetricSoftBackPressuredMsPerSec,
+		model.MetricHardBackPressuredMsPerSec, model.MetricBusyMsPerSec, model.MetricIdleMsPerSec, model.MetricBPRatio,
+		model.MetricQueueFillRatio, model.MetricBusyRatio, model.MetricCommitDurationMs, model.MetricCommittedFiles,
+		model.MetricCommittedRecords, model.MetricCommittedCommittables, MetricAlignmentTimeMs, model.MetricLanePrefix + "lag",
+		"numRecordsInPerSecond"}
+	for _, name := range names {
+		s := model.MetricSample{JobID: "j", VertexID: "v", Subtask: -1, Metric: name, TimeMs: 1000, Value: 0.5}
+		_, _, classified := classify(&s)
+		read := classified || len(commitSamples([]model.MetricSample{s})) > 0
+		if got := AnalysedMetric(name); got != read {
+			t.Errorf("AnalysedMetric(%q) = %v, but the analysis reads it: %v", name, got, read)
+		}
+	}
+}

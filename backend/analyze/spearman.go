@@ -1,8 +1,9 @@
 package analyze
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Spearman is a rank correlation with its sample size and two-sided p-value.
@@ -54,7 +55,8 @@ func ranks(v []float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	// Ties get the mean of their ranks whatever their order: no stable sort needed.
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
 	r := make([]float64, len(v))
 	for i := 0; i < len(idx); {
 		j := i + 1

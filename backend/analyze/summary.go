@@ -2,7 +2,7 @@ package analyze
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -31,7 +31,6 @@ type Summary struct {
 func Summarize(cps []model.Checkpoint, gaps []model.Gap) Summary {
 	var s Summary
 	var durs, sizes []int64
-	type idDur struct{ id, d int64 }
 	var done []idDur
 	for i := range cps {
 		c := &cps[i]
@@ -55,24 +54,42 @@ func Summarize(cps []model.Checkpoint, gaps []model.Gap) Summary {
 	for _, g := range gaps {
 		s.Missed += g.Count()
 	}
-	s.DurationP50 = Quantile(durs, 0.5)
-	s.DurationP90 = Quantile(durs, 0.9)
-	s.DurationP99 = Quantile(durs, 0.99)
-	s.DurationMax = Quantile(durs, 1)
-	s.SizeP50 = Quantile(sizes, 0.5)
-	s.SizeMax = Quantile(sizes, 1)
-	sort.SliceStable(done, func(i, j int) bool {
-		if done[i].d != done[j].d {
-			return done[i].d > done[j].d
-		}
-		return done[i].id < done[j].id
-	})
-	s.Slowest = []int64{}
-	for i := 0; i < len(done) && i < 5; i++ {
-		s.Slowest = append(s.Slowest, done[i].id)
-	}
+	// Each list is sorted once: over a day at 1 s, sorting a copy per
+	// quantile was a tenth of a report's time after its scan.
+	slices.Sort(durs)
+	slices.Sort(sizes)
+	s.DurationP50 = quantileSorted(durs, 0.5)
+	s.DurationP90 = quantileSorted(durs, 0.9)
+	s.DurationP99 = quantileSorted(durs, 0.99)
+	s.DurationMax = quantileSorted(durs, 1)
+	s.SizeP50 = quantileSorted(sizes, 0.5)
+	s.SizeMax = quantileSorted(sizes, 1)
+	s.Slowest = slowestIDs(done, 5)
 	return s
 }
+
+// slowestIDs are the ids of the n longest checkpoints, longest first, the
+// lower id first among equal durations and the earlier among equal ids.
+func slowestIDs(done []idDur, n int) []int64 {
+	top := make([]idDur, 0, n+1)
+	for _, c := range done {
+		i := len(top)
+		for i > 0 && (c.d > top[i-1].d || c.d == top[i-1].d && c.id < top[i-1].id) {
+			i--
+		}
+		if i < n {
+			top = slices.Insert(top, i, c)
+			top = top[:min(len(top), n)]
+		}
+	}
+	ids := make([]int64, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	return ids
+}
+
+type idDur struct{ id, d int64 }
 
 // Quantile is the nearest-rank quantile q (0..1) of vs; 0 for no values.
 // It sorts a copy, leaving vs as it was.
@@ -80,8 +97,14 @@ func Quantile(vs []int64, q float64) int64 {
 	if len(vs) == 0 {
 		return 0
 	}
-	s := append([]int64(nil), vs...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return quantileSorted(slices.Sorted(slices.Values(vs)), q)
+}
+
+// quantileSorted is Quantile of values already sorted.
+func quantileSorted(s []int64, q float64) int64 {
+	if len(s) == 0 {
+		return 0
+	}
 	rank := int(math.Ceil(q*float64(len(s)))) - 1
 	rank = max(0, min(rank, len(s)-1))
 	return s[rank]

@@ -858,3 +858,74 @@ func TestMarkDetailsMissedMarksOnlyFinalSummariesBelowTheHistory(t *testing.T) {
 		t.Errorf("another cluster: %d, %v", n, err)
 	}
 }
+
+// A scan that refills the checkpoints it handed out gives what a scan of
+// new ones gives: nothing of a checkpoint read before shows through (its
+// finalize time, its tasks, their subtasks), shorter and longer lists alike.
+func TestScanCheckpointsIntoReusesWithoutLeftovers(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, DefaultRetention())
+	full := fullCheckpoint()
+	summary := fullCheckpoint()
+	summary.ID, summary.TriggerMs, summary.Tasks, summary.FinalizeMs, summary.StateBlobs = 50, full.TriggerMs+1, nil, nil, nil
+	fewer := fullCheckpoint()
+	fewer.ID, fewer.TriggerMs, fewer.Tasks = 51, full.TriggerMs+2, fewer.Tasks[:1]
+	fewer.Tasks[0].Subtasks = fewer.Tasks[0].Subtasks[:1]
+	empty := fullCheckpoint()
+	empty.ID, empty.TriggerMs, empty.Tasks = 52, full.TriggerMs+3, []model.TaskStats{}
+	again := fullCheckpoint()
+	again.ID, again.TriggerMs = 53, full.TriggerMs+4
+	if err := s.PutCheckpoints(ctx, []model.Checkpoint{full, summary, fewer, empty, again}); err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Cluster: full.Cluster, JobID: full.JobID, Pipeline: intp(full.Pipeline)}
+	var want []model.Checkpoint
+	if err := s.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error { want = append(want, *c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 5 {
+		t.Fatalf("scanned %d checkpoints, want 5", len(want))
+	}
+	var one *model.Checkpoint // the same checkpoint, filled again every time
+	k := 0
+	err := s.ScanCheckpointsInto(ctx, q, true, func() *model.Checkpoint { return one }, func(c *model.Checkpoint) error {
+		if one != nil && c != one {
+			t.Errorf("checkpoint %d: a new checkpoint, not the one handed back", k)
+		}
+		one = c
+		if !reflect.DeepEqual(*c, want[k]) {
+			t.Errorf("checkpoint %d refilled:\n got %#v\nwant %#v", k, *c, want[k])
+		}
+		k++
+		return nil
+	})
+	if err != nil || k != 5 {
+		t.Fatalf("refilling scan: %d checkpoints, %v", k, err)
+	}
+}
+
+// A column holding a value of the wrong type (a damaged cache) is an error
+// naming it, not a zero.
+func TestScanNamesAColumnOfTheWrongType(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, DefaultRetention())
+	c := fullCheckpoint()
+	if err := s.PutCheckpoints(ctx, []model.Checkpoint{c}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ update, want string }{
+		{`UPDATE checkpoints SET state_size = 'big'`, "column state_size is string, not an integer"},
+		{`UPDATE task_stats SET end_to_end_ms = x'00'`, "column t.end_to_end_ms is []uint8, not an integer"},
+	} {
+		if _, err := s.w.ExecContext(ctx, tt.update); err != nil {
+			t.Fatal(err)
+		}
+		err := s.ScanCheckpoints(ctx, Query{}, true, func(*model.Checkpoint) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("after %s: %v, want an error with %q", tt.update, err, tt.want)
+		}
+		if _, err := s.w.ExecContext(ctx, `UPDATE checkpoints SET state_size = 1`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
