@@ -355,24 +355,33 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
 	q := store.Query{Cluster: req.Cluster, JobID: req.Job}
-	// The whole job: the extent and merged bars need every checkpoint's span.
-	cps, err := a.store.CheckpointSpans(ctx, q)
-	if err != nil {
-		return analyze.Timeline{}, err
-	}
-	gaps, err := a.store.Gaps(ctx, q)
-	if err != nil {
-		return analyze.Timeline{}, err
-	}
+	// The samples are read beside the spans, on another connection: over a
+	// day at 1 s each read is a few hundred ms of the first paint.
 	mq := q
 	mq.FromMs, mq.ToMs, mq.Metric = req.FromMs, req.ToMs, analyze.IsTimelineMetric
-	var ms []model.MetricSample
-	if err := a.store.ScanMetricSamples(ctx, mq, func(s model.MetricSample) error {
-		ms = append(ms, s)
-		return nil
-	}); err != nil {
+	type samplesRead struct {
+		ms  []model.MetricSample
+		err error
+	}
+	samples := make(chan samplesRead, 1)
+	go func() {
+		ms, err := a.store.MetricSamples(ctx, mq)
+		samples <- samplesRead{ms, err}
+	}()
+	// The whole job: the extent and merged bars need every checkpoint's span.
+	cps, err := a.store.CheckpointSpans(ctx, q)
+	var gaps []model.Gap
+	if err == nil {
+		gaps, err = a.store.Gaps(ctx, q)
+	}
+	sr := <-samples
+	if err != nil {
 		return analyze.Timeline{}, err
 	}
+	if sr.err != nil {
+		return analyze.Timeline{}, sr.err
+	}
+	ms := sr.ms
 	var lanes []string
 	if c, ok := a.laneSource(ctx, req.Cluster); ok {
 		for _, l := range c.Lanes {

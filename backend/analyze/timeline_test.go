@@ -1,6 +1,9 @@
 package analyze
 
 import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"checkpoint-explorer/backend/model"
@@ -118,5 +121,33 @@ func TestQuantile(t *testing.T) {
 		if got := Quantile(tc.in, tc.q); got != tc.want {
 			t.Errorf("Quantile(%v, %v) = %d, want %d", tc.in, tc.q, got, tc.want)
 		}
+	}
+}
+
+// The order checkpoints come in changes nothing: shuffled, the bars, the
+// extent and the gaps are those of the sorted input (which skips the sort).
+func TestBuildTimelineIgnoresInputOrder(t *testing.T) {
+	var cps []model.Checkpoint
+	for i := int64(0); i < 500; i++ {
+		if i >= 200 && i < 205 {
+			continue // a gap of ids 201–205
+		}
+		st := model.StatusCompleted
+		if i%97 == 0 {
+			st = model.StatusFailed
+		}
+		c := cp(i+1, 1_000_000+i*1000, 40+i%11, st)
+		c.Pipeline = int(i % 2)
+		cps = append(cps, c)
+	}
+	gaps := []model.Gap{{FromID: 201, ToID: 205}, {Pipeline: 1, FromID: 201, ToID: 205}}
+	want := BuildTimeline(cps, gaps, nil, nil, 0, 0, 120)
+	if len(want.Gaps) == 0 || len(want.Bars) == 0 {
+		t.Fatalf("sorted input: %d bars, gaps %+v", len(want.Bars), want.Gaps)
+	}
+	shuffled := slices.Clone(cps)
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	if got := BuildTimeline(shuffled, gaps, nil, nil, 0, 0, 120); !reflect.DeepEqual(got, want) {
+		t.Errorf("shuffled input gives\n%+v\nsorted gives\n%+v", got, want)
 	}
 }

@@ -141,24 +141,27 @@ func TestCheckpointSpansHoldWhatTheTimelineDraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := Query{Cluster: "c", JobID: "j", FromMs: 1_003_000, ToMs: 1_020_000}
-	full, err := s.Checkpoints(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans, err := s.CheckpointSpans(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(spans) != len(full) || len(full) != 18 {
-		t.Fatalf("%d spans, %d checkpoints; want 18 of each", len(spans), len(full))
-	}
-	for i, f := range full {
-		want := model.Checkpoint{Cluster: f.Cluster, JobID: f.JobID, Pipeline: f.Pipeline, ID: f.ID, Kind: f.Kind,
-			Status: f.Status, TriggerMs: f.TriggerMs, LatestAckMs: f.LatestAckMs, CompletionMs: f.CompletionMs,
-			FailureMs: f.FailureMs, EndToEndMs: f.EndToEndMs, CheckpointedSize: f.CheckpointedSize}
-		if !reflect.DeepEqual(spans[i], want) {
-			t.Errorf("span %d:\n got %+v\nwant %+v", i, spans[i], want)
+	// A job's spans take its cluster and id from the query; a cluster's
+	// read them.
+	for _, q := range []Query{{Cluster: "c", JobID: "j", FromMs: 1_003_000, ToMs: 1_020_000}, {Cluster: "c", FromMs: 1_003_000, ToMs: 1_020_000}} {
+		full, err := s.Checkpoints(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans, err := s.CheckpointSpans(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(spans) != len(full) || len(full) != 18 {
+			t.Fatalf("%d spans, %d checkpoints; want 18 of each", len(spans), len(full))
+		}
+		for i, f := range full {
+			want := model.Checkpoint{Cluster: f.Cluster, JobID: f.JobID, Pipeline: f.Pipeline, ID: f.ID, Kind: f.Kind,
+				Status: f.Status, TriggerMs: f.TriggerMs, LatestAckMs: f.LatestAckMs, CompletionMs: f.CompletionMs,
+				FailureMs: f.FailureMs, EndToEndMs: f.EndToEndMs, CheckpointedSize: f.CheckpointedSize}
+			if !reflect.DeepEqual(spans[i], want) {
+				t.Errorf("%+v: span %d:\n got %+v\nwant %+v", q, i, spans[i], want)
+			}
 		}
 	}
 }

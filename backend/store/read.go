@@ -391,6 +391,16 @@ func (r *columns) str() string {
 	return s
 }
 
+// code is a text column a query gave as the number of its usual value
+// (usual[n]), or as itself when it was none of them.
+func (r *columns) code(usual ...string) string {
+	if n, ok := r.v[r.i].(int64); ok && n >= 0 && n < int64(len(usual)) {
+		r.i++
+		return usual[n]
+	}
+	return r.str()
+}
+
 // nullStr is false for NULL.
 func (r *columns) nullStr() (string, bool) {
 	if r.v[r.i] == nil {
@@ -623,23 +633,46 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Checkpoin
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM checkpoints"+where, args...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT cluster, job_id, pipeline, id, kind, status, trigger_ms, latest_ack_ms,
+	// The driver makes a string of every text it returns, and the row's
+	// cost is mostly per value: the cluster and job the query names are not
+	// asked again, and the usual kind and status come as numbers.
+	cols := "cluster, job_id"
+	if q.Cluster != "" && q.JobID != "" {
+		cols = "NULL, NULL"
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+cols+`, pipeline, id, CASE kind WHEN 'checkpoint' THEN 0 ELSE kind END,
+		CASE status WHEN 'COMPLETED' THEN 0 WHEN 'FAILED' THEN 1 ELSE status END, trigger_ms, latest_ack_ms,
 		completion_ms, failure_ms, end_to_end_ms, checkpointed_size FROM checkpoints`+where+sqlCheckpointOrder, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
 	}
 	defer rows.Close()
 	out := make([]model.Checkpoint, 0, n)
-	var cluster, job, kind, status sql.RawBytes
+	var vals [12]any
+	var dst [len(vals)]any
+	for i := range vals {
+		dst[i] = &vals[i]
+	}
 	for rows.Next() {
-		var c model.Checkpoint
-		if err := rows.Scan(&cluster, &job, &c.Pipeline, &c.ID, &kind, &status, &c.TriggerMs, &c.LatestAckMs,
-			&c.CompletionMs, &c.FailureMs, &c.EndToEndMs, &c.CheckpointedSize); err != nil {
+		if err := rows.Scan(dst[:]...); err != nil {
 			return nil, fmt.Errorf("store: checkpoint spans: %w", err)
 		}
-		// Strings repeated on every row are shared, not allocated per row.
-		c.Cluster, c.JobID = same(cluster, q.Cluster), same(job, q.JobID)
-		c.Kind, c.Status = model.CheckpointKind(same(kind, string(model.KindCheckpoint))), model.Status(same(status, string(model.StatusCompleted)))
+		r := columns{v: vals[:], names: spanColNames}
+		var c model.Checkpoint
+		c.Cluster, c.JobID = q.Cluster, q.JobID
+		if vals[0] != nil {
+			c.Cluster, c.JobID = r.str(), r.str()
+		} else {
+			r.i += 2
+		}
+		c.Pipeline, c.ID = r.int(), r.int64()
+		c.Kind = model.CheckpointKind(r.code(string(model.KindCheckpoint)))
+		c.Status = model.Status(r.code(string(model.StatusCompleted), string(model.StatusFailed)))
+		c.TriggerMs, c.LatestAckMs, c.CompletionMs, c.FailureMs = r.int64(), r.int64(), r.int64(), r.int64()
+		c.EndToEndMs, c.CheckpointedSize = r.int64(), r.int64()
+		if r.err != nil {
+			return nil, fmt.Errorf("store: checkpoint spans: %w", r.err)
+		}
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -647,6 +680,9 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Checkpoin
 	}
 	return out, nil
 }
+
+var spanColNames = []string{"cluster", "job_id", "pipeline", "id", "kind", "status", "trigger_ms", "latest_ack_ms",
+	"completion_ms", "failure_ms", "end_to_end_ms", "checkpointed_size"}
 
 // same is b as a string, and usual when it equals usual (without allocating).
 func same(b sql.RawBytes, usual string) string {
