@@ -236,7 +236,7 @@ func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, metrics []model.Met
 		}
 	}
 	byTime := func(p []Point) []Point {
-		sort.SliceStable(p, func(i, j int) bool { return p[i].TMs < p[j].TMs })
+		slices.SortStableFunc(p, byPointTime)
 		return downsampleMax(p, fromMs, toMs, column)
 	}
 	t.Lanes.Commit = byTime(commit)
@@ -273,9 +273,11 @@ func laneMax(samples []model.MetricSample, fromMs, toMs int64, column func(int64
 			pts = append(pts, Point{TMs: s.TimeMs, Value: r})
 		}
 	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].TMs < pts[j].TMs })
+	slices.SortStableFunc(pts, byPointTime)
 	return downsampleMax(pts, fromMs, toMs, column)
 }
+
+func byPointTime(a, b Point) int { return cmp.Compare(a.TMs, b.TMs) }
 
 // downsampleMax keeps the largest point per pixel column; pts must be sorted by time.
 func downsampleMax(pts []Point, fromMs, toMs int64, column func(int64) int64) []Point {
