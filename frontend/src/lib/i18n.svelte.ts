@@ -37,13 +37,20 @@ function applyDocumentLang(lang: Lang) {
 }
 applyDocumentLang(initial);
 
+let localeOf: { lang: Lang; locale: string } | null = null;
+if (typeof window !== 'undefined') window.addEventListener('languagechange', () => (localeOf = null));
+
 export const i18n = {
   get lang(): Lang {
     return current;
   },
   /** the Intl locale for numbers and dates: the user's own (lang.ts) */
   get locale(): string {
-    return intlLocale(current, browserLangs());
+    // Asked for every number shown: canonicalising the browser's languages
+    // each time was a tenth of a first paint. They change only with a
+    // languagechange event.
+    if (localeOf?.lang !== current) localeOf = { lang: current, locale: intlLocale(current, browserLangs()) };
+    return localeOf.locale;
   },
   set(lang: Lang) {
     current = lang;
