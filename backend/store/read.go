@@ -295,15 +295,30 @@ func markMissingVertices(c *model.Checkpoint) {
 
 // scanCheckpoint reads a row of sqlCheckpointCols into c.
 func scanCheckpoint(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
-	var vals [27]any
-	var dst [len(vals)]any
-	for i := range vals {
-		dst[i] = &vals[i]
+	return newCheckpointRow().scan(sc, c)
+}
+
+// checkpointRow is where a row of sqlCheckpointCols is scanned; a scan
+// reuses one for all its rows (they were a seventh of a long report's
+// allocations).
+type checkpointRow struct {
+	vals [27]any
+	dst  [27]any
+}
+
+func newCheckpointRow() *checkpointRow {
+	r := &checkpointRow{}
+	for i := range r.vals {
+		r.dst[i] = &r.vals[i]
 	}
-	if err := sc.Scan(dst[:]...); err != nil {
+	return r
+}
+
+func (row *checkpointRow) scan(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
+	if err := sc.Scan(row.dst[:]...); err != nil {
 		return storedCheckpoint{}, err
 	}
-	r := columns{v: vals[:], names: checkpointColNames}
+	r := columns{v: row.vals[:], names: checkpointColNames}
 	st := storedCheckpoint{pk: r.int64()}
 	c.Cluster, c.JobID, c.Pipeline, c.ID = r.str(), r.str(), r.int(), r.int64()
 	c.Kind, c.Status = model.CheckpointKind(r.str()), model.Status(r.str())
@@ -738,6 +753,7 @@ func (s *Store) ScanCheckpointsInto(ctx context.Context, q Query, withTasks bool
 		defer tc.close()
 	}
 	var same repeatedStrings
+	row := newCheckpointRow()
 	for rows.Next() {
 		var c *model.Checkpoint
 		if reuse != nil {
@@ -750,7 +766,7 @@ func (s *Store) ScanCheckpointsInto(ctx context.Context, q Query, withTasks bool
 			tasks = c.Tasks
 			*c = model.Checkpoint{}
 		}
-		st, err := scanCheckpoint(rows, c)
+		st, err := row.scan(rows, c)
 		if err != nil {
 			return fmt.Errorf("store: scan checkpoints: %w", err)
 		}
