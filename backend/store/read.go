@@ -301,24 +301,18 @@ func scanCheckpoint(sc interface{ Scan(...any) error }, c *model.Checkpoint) (st
 // checkpointRow is where a row of sqlCheckpointCols is scanned; a scan
 // reuses one for all its rows (they were a seventh of a long report's
 // allocations).
-type checkpointRow struct {
-	vals [27]any
-	dst  [27]any
-}
+type checkpointRow struct{ vals, dst []any }
 
 func newCheckpointRow() *checkpointRow {
-	r := &checkpointRow{}
-	for i := range r.vals {
-		r.dst[i] = &r.vals[i]
-	}
-	return r
+	vals := make([]any, len(checkpointColNames))
+	return &checkpointRow{vals: vals, dst: pointersTo(vals)}
 }
 
 func (row *checkpointRow) scan(sc interface{ Scan(...any) error }, c *model.Checkpoint) (storedCheckpoint, error) {
-	if err := sc.Scan(row.dst[:]...); err != nil {
+	if err := sc.Scan(row.dst...); err != nil {
 		return storedCheckpoint{}, err
 	}
-	r := columns{v: row.vals[:], names: checkpointColNames}
+	r := columns{v: row.vals, names: checkpointColNames}
 	st := storedCheckpoint{pk: r.int64()}
 	c.Cluster, c.JobID, c.Pipeline, c.ID = r.str(), r.str(), r.int(), r.int64()
 	c.Kind, c.Status = model.CheckpointKind(r.str()), model.Status(r.str())
@@ -364,6 +358,15 @@ func colNames(cols string) []string {
 
 var checkpointColNames, taskColNames = colNames(sqlCheckpointCols), colNames(sqlTaskCols)
 
+// pointersTo are Scan's destinations for vals, one per value.
+func pointersTo(vals []any) []any {
+	dst := make([]any, len(vals))
+	for i := range vals {
+		dst[i] = &vals[i]
+	}
+	return dst
+}
+
 func (r *columns) next() any {
 	v := r.v[r.i]
 	r.i++
@@ -387,10 +390,18 @@ func (r *columns) int64() int64 {
 
 func (r *columns) int() int { return int(r.int64()) }
 
+// null takes the next value if it is NULL.
+func (r *columns) null() bool {
+	if r.v[r.i] != nil {
+		return false
+	}
+	r.i++
+	return true
+}
+
 // nullInt64 is nil for NULL.
 func (r *columns) nullInt64() *int64 {
-	if r.v[r.i] == nil {
-		r.i++
+	if r.null() {
 		return nil
 	}
 	n := r.int64()
@@ -418,8 +429,7 @@ func (r *columns) code(usual ...string) string {
 
 // nullStr is false for NULL.
 func (r *columns) nullStr() (string, bool) {
-	if r.v[r.i] == nil {
-		r.i++
+	if r.null() {
 		return "", false
 	}
 	return r.str(), true
@@ -503,18 +513,12 @@ func scanTask(rows *sql.Rows, lead ...any) (model.TaskStats, error) {
 // it goes through reflection: a fifth of a long scan's time), then the
 // pack, only valid until the row's statement moves on.
 type taskRow struct {
-	vals   [10]any
+	vals   [10]any // sqlTaskCols but the last, the pack
 	packed sql.RawBytes
 	n      int // subtasks packed; -1 when none were kept
 }
 
-func (r *taskRow) dst() []any {
-	d := make([]any, 0, len(r.vals)+1)
-	for i := range r.vals {
-		d = append(d, &r.vals[i])
-	}
-	return append(d, &r.packed)
-}
+func (r *taskRow) dst() []any { return append(pointersTo(r.vals[:]), &r.packed) }
 
 // fill sets t's fields from the row, but its Subtasks (unpack).
 func (r *taskRow) fill(t *model.TaskStats) error {
@@ -663,22 +667,19 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Checkpoin
 	}
 	defer rows.Close()
 	out := make([]model.Checkpoint, 0, n)
-	var vals [12]any
-	var dst [len(vals)]any
-	for i := range vals {
-		dst[i] = &vals[i]
-	}
+	vals := make([]any, len(spanColNames))
+	dst := pointersTo(vals)
 	for rows.Next() {
-		if err := rows.Scan(dst[:]...); err != nil {
+		if err := rows.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("store: checkpoint spans: %w", err)
 		}
-		r := columns{v: vals[:], names: spanColNames}
+		r := columns{v: vals, names: spanColNames}
 		var c model.Checkpoint
 		c.Cluster, c.JobID = q.Cluster, q.JobID
 		if vals[0] != nil {
 			c.Cluster, c.JobID = r.str(), r.str()
 		} else {
-			r.i += 2
+			r.i += 2 // NULL, NULL: the query's own
 		}
 		c.Pipeline, c.ID = r.int(), r.int64()
 		c.Kind = model.CheckpointKind(r.code(string(model.KindCheckpoint)))

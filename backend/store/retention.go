@@ -667,15 +667,15 @@ func (s *Store) pruneSize(ctx context.Context, maxBytes int64, res *PruneResult)
 		if err != nil {
 			return fmt.Errorf("checkpoints: %w", err)
 		}
+		if n == 0 {
+			break
+		}
 		maps.Copy(moved, m)
-		if len(moved) > 0 && (n == 0 || chunks%floorChunks == 0) {
+		if chunks%floorChunks == 0 {
 			if err := s.pruneBelowFloors(ctx, moved, res); err != nil {
 				return fmt.Errorf("samples: %w", err)
 			}
 			clear(moved)
-		}
-		if n == 0 {
-			break
 		}
 		if used, err = usedBytes(ctx, s.w); err != nil {
 			return err
