@@ -107,7 +107,7 @@ func BackpressureRatio(s model.MetricSample) (float64, bool) {
 }
 
 // displayEnd is where a checkpoint's bar ends: its end, or its latest ack while running.
-func displayEnd(c *model.Checkpoint) int64 {
+func displayEnd(c *model.Span) int64 {
 	end := c.EndMs()
 	if end == 0 {
 		end = max(c.LatestAckMs, c.TriggerMs+c.EndToEndMs)
@@ -115,12 +115,12 @@ func displayEnd(c *model.Checkpoint) int64 {
 	return max(end, c.TriggerMs)
 }
 
-// BuildTimeline merges checkpoints to at most one bar starting per pixel
+// BuildTimeline merges checkpoints' spans to at most one bar starting per pixel
 // column of the range [fromMs, toMs] (0 = the data's extent). metrics are
 // the samples of the lanes (IsTimelineMetric; others are ignored); lanes
 // orders the custom lanes (those with samples but not named come after,
 // by name). The input need not be sorted; it is not modified.
-func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, metrics []model.MetricSample, lanes []string, fromMs, toMs int64, widthPx int) Timeline {
+func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSample, lanes []string, fromMs, toMs int64, widthPx int) Timeline {
 	t := Timeline{Bars: []Bar{}, Gaps: []GapSpan{}, Lanes: Lanes{Backpressure: []Point{}, Size: []Point{},
 		Commit: []Point{}, Custom: []CustomLane{}}}
 	idx := make([]int, len(cps))
@@ -162,7 +162,7 @@ func BuildTimeline(cps []model.Checkpoint, gaps []model.Gap, metrics []model.Met
 
 	// The gaps are placed by the checkpoints either side of them: only those
 	// are looked up (a map of every checkpoint cost more than the bars).
-	byID := map[[2]int64]*model.Checkpoint{}
+	byID := map[[2]int64]*model.Span{}
 	for _, g := range gaps {
 		byID[[2]int64{int64(g.Pipeline), g.FromID - 1}] = nil
 		byID[[2]int64{int64(g.Pipeline), g.ToID + 1}] = nil

@@ -21,6 +21,14 @@ func cp(id, trigger, dur int64, st model.Status) model.Checkpoint {
 	return c
 }
 
+func spansOf(cps []model.Checkpoint) []model.Span {
+	out := make([]model.Span, len(cps))
+	for i := range cps {
+		out[i] = cps[i].Span()
+	}
+	return out
+}
+
 func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 	// 10,000 checkpoints one second apart into 100 pixels: 100 s per pixel.
 	var cps []model.Checkpoint
@@ -31,7 +39,7 @@ func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 		}
 		cps = append(cps, cp(i+1, 1_000_000+i*1000, 50+i%7, st))
 	}
-	tl := BuildTimeline(cps, nil, nil, nil, 1_000_000, 1_000_000+10_000_000, 100)
+	tl := BuildTimeline(spansOf(cps), nil, nil, nil, 1_000_000, 1_000_000+10_000_000, 100)
 	if len(tl.Bars) > 100 {
 		t.Fatalf("got %d bars for 100 px, want at most one starting per column", len(tl.Bars))
 	}
@@ -58,7 +66,7 @@ func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 
 func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
 	cps := []model.Checkpoint{cp(3, 10_000, 40, model.StatusCompleted), cp(1, 1_000, 40, model.StatusCompleted), cp(2, 5_000, 19_000, model.StatusCompleted)}
-	tl := BuildTimeline(cps, nil, nil, nil, 0, 0, 1000)
+	tl := BuildTimeline(spansOf(cps), nil, nil, nil, 0, 0, 1000)
 	if len(tl.Bars) != 3 {
 		t.Fatalf("got %d bars, want 3 separate ones at 1000 px", len(tl.Bars))
 	}
@@ -74,12 +82,12 @@ func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
 		t.Errorf("fitted range %d–%d does not contain the extent", tl.FromMs, tl.ToMs)
 	}
 	// A zoomed range outside the data holds no bars.
-	z := BuildTimeline(cps, nil, nil, nil, 30_000, 40_000, 1000)
+	z := BuildTimeline(spansOf(cps), nil, nil, nil, 30_000, 40_000, 1000)
 	if len(z.Bars) != 0 || z.Total != 0 {
 		t.Errorf("range after the data has %d bars", len(z.Bars))
 	}
 	// A range that cuts through the long checkpoint still shows it.
-	z = BuildTimeline(cps, nil, nil, nil, 15_000, 20_000, 1000)
+	z = BuildTimeline(spansOf(cps), nil, nil, nil, 15_000, 20_000, 1000)
 	if len(z.Bars) != 1 || z.Bars[0].FirstID != 2 {
 		t.Errorf("range inside checkpoint 2 shows %+v, want checkpoint 2", z.Bars)
 	}
@@ -94,7 +102,7 @@ func TestBuildTimelineGapsAndLanes(t *testing.T) {
 		{Metric: model.MetricBPRatio, TimeMs: 8_000, Value: 0.25},
 		{Metric: model.MetricBusyMsPerSec, TimeMs: 8_000, Value: 1000},
 	}
-	tl := BuildTimeline(cps, gaps, bp, nil, 0, 10_000, 100)
+	tl := BuildTimeline(spansOf(cps), gaps, bp, nil, 0, 10_000, 100)
 	if len(tl.Gaps) != 1 || tl.Gaps[0].AfterMs != 1_040 || tl.Gaps[0].BeforeMs != 9_000 {
 		t.Errorf("gaps %+v, want one between 1040 and 9000 (the unanchored one dropped)", tl.Gaps)
 	}
@@ -141,13 +149,13 @@ func TestBuildTimelineIgnoresInputOrder(t *testing.T) {
 		cps = append(cps, c)
 	}
 	gaps := []model.Gap{{FromID: 201, ToID: 205}, {Pipeline: 1, FromID: 201, ToID: 205}}
-	want := BuildTimeline(cps, gaps, nil, nil, 0, 0, 120)
+	want := BuildTimeline(spansOf(cps), gaps, nil, nil, 0, 0, 120)
 	if len(want.Gaps) == 0 || len(want.Bars) == 0 {
 		t.Fatalf("sorted input: %d bars, gaps %+v", len(want.Bars), want.Gaps)
 	}
 	shuffled := slices.Clone(cps)
 	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	if got := BuildTimeline(shuffled, gaps, nil, nil, 0, 0, 120); !reflect.DeepEqual(got, want) {
+	if got := BuildTimeline(spansOf(shuffled), gaps, nil, nil, 0, 0, 120); !reflect.DeepEqual(got, want) {
 		t.Errorf("shuffled input gives\n%+v\nsorted gives\n%+v", got, want)
 	}
 }

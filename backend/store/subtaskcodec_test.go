@@ -190,9 +190,11 @@ func TestMigrationPacksV1SubtaskRows(t *testing.T) {
 		t.Fatalf("open a v1 cache: %v", err)
 	}
 	defer s.Close()
-	// The conversion is announced before it runs and when it is done.
-	if len(events) != 2 || events[0].Version != 2 || events[0].Done || !events[1].Done || events[1].Took <= 0 {
-		t.Errorf("migration events %+v, want step 2 announced then done", events)
+	// Each step that rewrites every checkpoint is announced before it runs
+	// and when it is done: the packing (2) and the job index (8).
+	if len(events) != 4 || events[0].Version != 2 || events[0].Done || !events[1].Done || events[1].Took <= 0 ||
+		events[2].Version != 8 || events[2].Done || !events[3].Done || events[3].Version != 8 {
+		t.Errorf("migration events %+v, want steps 2 and 8 each announced then done", events)
 	}
 	for i := range cps {
 		got, err := s.Checkpoint(ctx, cps[i].Key())
