@@ -132,5 +132,10 @@ describe('t', () => {
     expect(t('size.blobs', { count: 5, n: '5' })).toBe('5 个状态块');
     expect(i18n.locale).toBe('zh-CN');
     i18n.set('en');
+    // Plain messages are kept per language: asked again, each is its own.
+    expect(t('table.title')).toBe('Checkpoints');
+    i18n.set('zh');
+    expect(t('table.title')).toBe('检查点');
+    i18n.set('en');
   });
 });
