@@ -189,6 +189,31 @@ describe('first screen', { skip: !CE_URL }, () => {
     }
   });
 
+  it('asks for the timeline of the job the address opens first, and draws that answer', async () => {
+    const p = await context.newPage();
+    const calls = [];
+    p.on('request', (r) => {
+      const m = r.url().match(/\/api\/app\.App\.(\w+)$/);
+      if (m) calls.push({ method: m[1], args: JSON.parse(r.postData() || '[]') });
+    });
+    try {
+      await p.goto(`${CE_URL}#/job?cluster=${encodeURIComponent(sampleName)}&job=${SAMPLE_JOB_ID}`);
+      await p.waitForFunction(() => performance.getEntriesByName('ce:timeline-first-paint').length > 0, null, { timeout: 15_000 });
+      const methods = calls.map((c) => c.method);
+      // Before the app has loaded: the whole job, at the window's width.
+      assert.equal(methods[0], 'Timeline', `calls: ${methods.join(', ')}`);
+      assert.deepEqual(calls[0].args, [{ cluster: sampleName, job: SAMPLE_JOB_ID, from_ms: 0, to_ms: 0, width_px: 1440 }]);
+      // The view drew that answer rather than asking again, and the job list came after it.
+      const whole = calls.filter((c) => c.method === 'Timeline' && c.args[0].from_ms === 0 && c.args[0].to_ms === 0);
+      assert.equal(whole.length, 1, `whole-job timeline calls: ${JSON.stringify(whole)}`);
+      assert.ok(methods.indexOf('ListJobs') > methods.indexOf('ListClusters'), `calls: ${methods.join(', ')}`);
+      await p.getByTestId('checkpoint-row').first().waitFor({ timeout: 15_000 });
+      assert.equal(await p.getByTestId('checkpoint-row').count(), 7);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -20,6 +20,7 @@ import { untrack } from 'svelte';
 import { router } from './router.svelte';
 import { forJob } from './route';
 import { debounce } from './debounce';
+import { prefetchSettled } from './prefetch';
 import { i18n, t } from './i18n.svelte';
 import { formatNumber } from './format';
 
@@ -123,7 +124,8 @@ class AppState {
     const names = this.sources.map((s) => s.name);
     const cur = router.route.cluster;
     if (cur && names.includes(cur)) {
-      if (this.jobsCluster !== cur) void this.loadJobs(cur);
+      // The job the address opens is drawn first, its list after (lib/prefetch.ts).
+      if (this.jobsCluster !== cur) void this.loadJobs(cur, prefetchSettled());
       return;
     }
     let remembered: string | null = null;
@@ -166,11 +168,16 @@ class AppState {
     return true;
   }
 
-  async loadJobs(cluster: string) {
+  /** loadJobs lists the cluster's jobs, once after has settled if given. */
+  async loadJobs(cluster: string, after?: Promise<void>) {
     const seq = ++this.jobsSeq;
     this.jobsCluster = cluster;
     this.jobsLoading = true;
     try {
+      if (after) {
+        await after;
+        if (seq !== this.jobsSeq) return;
+      }
       const jobs = await this.track(api.listJobs(cluster));
       if (seq !== this.jobsSeq) return;
       this.jobs = jobs;
