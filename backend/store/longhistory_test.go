@@ -161,10 +161,29 @@ func TestCheckpointSpansHoldWhatTheTimelineDraws(t *testing.T) {
 	if _, err := s.CheckpointSpans(ctx, Query{Cluster: "c"}); err == nil {
 		t.Error("spans of a whole cluster (no job) were read")
 	}
-	// The job's index alone answers them: its table rows lie among every
-	// other job's.
-	rows, err := s.r.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT `+sqlSpanCols+` FROM checkpoints
-		WHERE cluster = ? AND job_id = ? AND trigger_ms >= ?`+sqlSpanOrder, "c", "j", 1)
+	// The job index alone answers them: its table rows lie among every
+	// other job's. It also orders a job's whole scans and their tasks
+	// without a sort.
+	q = Query{Cluster: "c", JobID: "j", FromMs: 1}
+	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
+	cwhere, _ := q.where("c.cluster", "c.job_id", "c.pipeline", "c.trigger_ms")
+	for _, c := range []struct {
+		name, sql, want string
+	}{
+		{"spans", `SELECT ` + sqlSpanCols + ` FROM checkpoints` + where + sqlCheckpointOrder, "COVERING INDEX checkpoints_by_job_trigger"},
+		{"checkpoints", `SELECT ` + sqlCheckpointCols + ` FROM checkpoints` + where + sqlCheckpointOrder, "INDEX checkpoints_by_job_trigger"},
+		{"tasks", sqlTaskScan(cwhere), "COVERING INDEX checkpoints_by_job_trigger"},
+	} {
+		plan := queryPlan(t, s, c.sql, args...)
+		if !strings.Contains(plan[0], c.want) || strings.Contains(strings.Join(plan, "\n"), "TEMP B-TREE") {
+			t.Errorf("%s: query plan %q, want the %s and no sort", c.name, plan, c.want)
+		}
+	}
+}
+
+func queryPlan(t *testing.T, s *Store, query string, args ...any) []string {
+	t.Helper()
+	rows, err := s.r.Query(`EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,9 +197,10 @@ func TestCheckpointSpansHoldWhatTheTimelineDraws(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	if len(plan) != 1 || !strings.Contains(plan[0], "COVERING INDEX checkpoints_by_job_trigger") {
-		t.Errorf("the spans' query plan %q, want only the covering index checkpoints_by_job_trigger", plan)
+	if err := rows.Err(); err != nil || len(plan) == 0 {
+		t.Fatalf("plan of %s: %v (%d lines)", query, err, len(plan))
 	}
+	return plan
 }
 
 // Query.Metric keeps the samples of the metrics it accepts.

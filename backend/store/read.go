@@ -567,15 +567,21 @@ type taskCursor struct {
 	rowPK int64
 }
 
+// sqlTaskScan reads the tasks of the checkpoints where selects (on c), in
+// sqlCheckpointOrder.
+func sqlTaskScan(where string) string {
+	return `SELECT c.pk, ` + sqlTaskCols + ` FROM checkpoints c
+		CROSS JOIN task_stats t ON t.ckpt = c.pk LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord` + where + `
+		ORDER BY c.trigger_ms, c.id, c.pipeline, c.cluster, c.job_id, c.pk, t.ord`
+}
+
 func openTaskCursor(ctx context.Context, tx *sql.Tx, q Query) (*taskCursor, error) {
 	where, args := q.where("c.cluster", "c.job_id", "c.pipeline", "c.trigger_ms")
 	// CROSS JOIN keeps checkpoints the outer loop, walked in the scan's order
 	// by its index, which covers it: no checkpoint row is read (asking for
 	// has_tasks read each one, a tenth of the statement's time). The tasks of
 	// each come from their primary key.
-	rows, err := tx.QueryContext(ctx, `SELECT c.pk, `+sqlTaskCols+` FROM checkpoints c
-		CROSS JOIN task_stats t ON t.ckpt = c.pk LEFT JOIN subtask_packs p ON p.id = t.ckpt << 16 | t.ord`+where+`
-		ORDER BY c.trigger_ms, c.id, c.pipeline, c.cluster, c.job_id, c.pk, t.ord`, args...)
+	rows, err := tx.QueryContext(ctx, sqlTaskScan(where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
@@ -655,7 +661,7 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Span, err
 	}
 	// The usual status comes as a number: the driver makes a string of
 	// every text it returns.
-	rows, err := tx.QueryContext(ctx, `SELECT `+sqlSpanCols+` FROM checkpoints`+where+sqlSpanOrder, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT `+sqlSpanCols+` FROM checkpoints`+where+sqlCheckpointOrder, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
 	}
@@ -688,11 +694,6 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Span, err
 // checkpoints_by_job_trigger (schemaV8); spanColNames name them.
 const sqlSpanCols = `pipeline, id, CASE status WHEN 'COMPLETED' THEN 0 WHEN 'FAILED' THEN 1 ELSE status END,
 	trigger_ms, latest_ack_ms, completion_ms, failure_ms, end_to_end_ms, checkpointed_size`
-
-// sqlSpanOrder is sqlCheckpointOrder within one job, where (pipeline, id)
-// is unique: the index is in this order (in the other, the pk that follows
-// the span's columns would take a sort).
-const sqlSpanOrder = ` ORDER BY trigger_ms, id, pipeline`
 
 var spanColNames = []string{"pipeline", "id", "status", "trigger_ms", "latest_ack_ms", "completion_ms", "failure_ms",
 	"end_to_end_ms", "checkpointed_size"}
