@@ -995,6 +995,77 @@ func (s *Store) scanMetricSamples(ctx context.Context, q Query, size func(int), 
 	return nil
 }
 
+// MetricMaxima returns, for each metric q accepts and each time in q's range,
+// the largest finite value over the job's series of it (all vertices,
+// subtasks and aggregations), ordered by metric then time; q must name the
+// cluster and job. Each comes as a sample of the metric with the cluster and
+// job, Subtask -1 and Agg max. A lane that draws the maximum needs no more:
+// over a day at 1 s the backpressure of four vertices is 80,000 samples and
+// 10,000 maxima, and SQLite finds them in a fraction of the time Go took to
+// read the samples.
+func (s *Store) MetricMaxima(ctx context.Context, q Query) ([]model.MetricSample, error) {
+	if q.Cluster == "" || q.JobID == "" {
+		return nil, errors.New("store: metric maxima: a cluster and job are required")
+	}
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store: metric maxima: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT metric, group_concat(series_id) FROM metric_series
+		WHERE cluster = ? AND job_id = ? GROUP BY metric ORDER BY metric`, q.Cluster, q.JobID)
+	if err != nil {
+		return nil, fmt.Errorf("store: metric maxima: %w", err)
+	}
+	type metricSeries struct{ metric, ids string }
+	var metrics []metricSeries
+	for rows.Next() {
+		var m metricSeries
+		if err := rows.Scan(&m.metric, &m.ids); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: metric maxima: %w", err)
+		}
+		if q.Metric == nil || q.Metric(m.metric) {
+			metrics = append(metrics, m)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: metric maxima: %w", err)
+	}
+	tq := Query{FromMs: q.FromMs, ToMs: q.ToMs}
+	twhere, targs := tq.where("", "", "", "time_ms")
+	cond := ""
+	if twhere != "" {
+		cond = " AND " + strings.TrimPrefix(twhere, " WHERE ")
+	}
+	var out []model.MetricSample
+	for _, m := range metrics {
+		// The ids are SQLite's own integers, joined by SQLite: safe to
+		// inline. NaN is stored as NULL and ±Inf falls outside the range:
+		// neither is a lane's value.
+		rows, err := tx.QueryContext(ctx, `SELECT time_ms, max(value) FROM metric_samples
+			WHERE series_id IN (`+m.ids+`) AND value BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308`+cond+`
+			GROUP BY time_ms ORDER BY time_ms`, targs...)
+		if err != nil {
+			return nil, fmt.Errorf("store: metric maxima of %s: %w", m.metric, err)
+		}
+		for rows.Next() {
+			ms := model.MetricSample{Cluster: q.Cluster, JobID: q.JobID, Subtask: -1, Metric: m.metric, Agg: model.AggMax}
+			if err := rows.Scan(&ms.TimeMs, &ms.Value); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: metric maxima of %s: %w", m.metric, err)
+			}
+			out = append(out, ms)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("store: metric maxima of %s: %w", m.metric, err)
+		}
+	}
+	return out, nil
+}
+
 // MetricSamples collects ScanMetricSamples into a slice.
 func (s *Store) MetricSamples(ctx context.Context, q Query) ([]model.MetricSample, error) {
 	// Sized first: a day of samples is tens of MB, and growing the slice
