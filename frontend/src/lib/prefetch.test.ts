@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { prefetchTimeline, takePrefetchedTimeline } from './prefetch';
+import { prefetchSettled, prefetchTimeline, takePrefetchedTimeline } from './prefetch';
 
 // window.go stands in for the backend: prefetch.ts and api.ts are under test.
 let asked: unknown[];
@@ -16,7 +16,10 @@ beforeEach(() => {
 afterEach(() => {
   takePrefetchedTimeline('', '', 0); // drop what a test left
   vi.unstubAllGlobals();
+  vi.useRealTimers();
 });
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('prefetchTimeline', () => {
   it('asks for the whole timeline of the job the address opens, at the window width', async () => {
@@ -46,14 +49,39 @@ describe('prefetchTimeline', () => {
     ['another view', '#/heatmap?cluster=prod&job=abc'],
   ])('asks nothing for %s', async (_what, hash) => {
     prefetchTimeline(hash, 1440);
-    await new Promise((r) => setTimeout(r, 0));
+    await tick();
     expect(asked).toEqual([]);
     expect(takePrefetchedTimeline('prod', 'abc', 1100)).toBeNull();
   });
 
   it('asks nothing without a width', async () => {
     prefetchTimeline('#/job?cluster=prod&job=abc', 0);
-    await new Promise((r) => setTimeout(r, 0));
+    await tick();
     expect(asked).toEqual([]);
+  });
+
+  it('holds the job list back until the answer has come', async () => {
+    let answer: (v: unknown) => void = () => {};
+    vi.stubGlobal('window', { go: { app: { App: { Timeline: () => new Promise((r) => (answer = r)) } } } });
+    prefetchTimeline('#/job?cluster=prod&job=abc', 1440);
+    let settled = false;
+    void prefetchSettled().then(() => (settled = true));
+    await tick();
+    expect(settled).toBe(false);
+    answer({ from_ms: 1, to_ms: 2, extent: { min_ms: 1, max_ms: 2 }, bars: [], gaps: [], lanes: {}, total: 0 });
+    await tick();
+    expect(settled).toBe(true);
+  });
+
+  it('holds it back 2 s at most', async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal('window', { go: { app: { App: { Timeline: () => new Promise(() => {}) } } } });
+    prefetchTimeline('#/job?cluster=prod&job=abc', 1440);
+    let settled = false;
+    void prefetchSettled().then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(true);
   });
 });
