@@ -514,3 +514,23 @@ func TestServeHTTPServerHasTimeouts(t *testing.T) {
 		t.Errorf("limits %+v", s.limits)
 	}
 }
+
+// An event emitted as soon as a stream says it is connected reaches it: the
+// stream subscribes before it answers (it used to answer first, and an event
+// in between was lost).
+func TestServeStreamGetsTheEventRightAfterItOpens(t *testing.T) {
+	as := startAbuse(t, Options{}, nil)
+	for i := range 200 {
+		c, got := as.openStream(t)
+		if !strings.HasPrefix(got, "HTTP/1.1 200 ") {
+			t.Fatalf("stream %d: %q", i, status(got))
+		}
+		file := fmt.Sprintf("first-%d", i)
+		as.a.Emit(app.ImportErrorEvent{File: file})
+		if _, err := readUntil(c, `"`+file+`"`, 2*time.Second); err != nil {
+			t.Fatalf("stream %d missed the event emitted right after it opened: %v", i, err)
+		}
+		c.Close()
+		as.waitStreams(t, 0, 5*time.Second)
+	}
+}

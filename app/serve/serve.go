@@ -383,12 +383,6 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		return rc.Flush()
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	if send(": connected\n\n") != nil {
-		return
-	}
 	type event struct {
 		name string
 		data []byte
@@ -410,6 +404,14 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		unsub()
 		once.Do(func() { close(done) })
 	}()
+	// Subscribed before the client learns it is connected: an event emitted
+	// as the stream opened was lost (an abuse test saw it under load).
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if send(": connected\n\n") != nil {
+		return
+	}
 	tick := time.NewTicker(15 * time.Second)
 	defer tick.Stop()
 	for {
