@@ -252,12 +252,14 @@ func (j *job) observe(env flinkenv.Env) error {
 	}); err != nil {
 		return err
 	}
-	if j.versions[1], j.snapshots[1], err = Metadata(dir); err != nil {
-		return err
-	}
-	if j.snapshots[1] <= j.snapshots[0] || j.versions[1] <= j.versions[0] {
-		return fmt.Errorf("no new snapshot in %s/metadata: versions %d → %d, snapshots %d → %d",
-			dir, j.versions[0], j.versions[1], j.snapshots[0], j.snapshots[1])
+	// A slowed metadata store writes the snapshot's manifest list some seconds before the new
+	// table version: seen once as snapshots 5 → 6 with versions still 6 under a loaded make test.
+	if err := waitFor(30*time.Second, "a new snapshot and table version", func() (bool, error) {
+		j.versions[1], j.snapshots[1], err = Metadata(dir)
+		return err == nil && j.snapshots[1] > j.snapshots[0] && j.versions[1] > j.versions[0], err
+	}); err != nil {
+		return fmt.Errorf("no new snapshot in %s/metadata: versions %d → %d, snapshots %d → %d: %w",
+			dir, j.versions[0], j.versions[1], j.snapshots[0], j.snapshots[1], err)
 	}
 	return nil
 }
