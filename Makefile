@@ -3,7 +3,10 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
+# Two builds of one program: BIN, the command line and serve, links no window libraries (it
+# starts in milliseconds); WINDOW_BIN, the desktop build, is what BIN runs to open the window.
 BIN        := build/bin/checkpoint-explorer
+WINDOW_BIN := build/bin/checkpoint-explorer-window
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT     ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS    := -X checkpoint-explorer/app.BuildVersion=$(VERSION) -X checkpoint-explorer/app.BuildCommit=$(COMMIT)
@@ -41,21 +44,27 @@ frontend: frontend/dist/index.html
 generate:
 	go run ./app/contractgen
 
-GO_BUILD   = go build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)"
+GO_BUILD   = go build -ldflags "-w -s $(LDFLAGS)"
 
 $(BIN): frontend/dist/index.html $(GO_SOURCES) go.mod go.sum
 	@mkdir -p build/bin
 	$(GO_BUILD) -o $(BIN) .
 
-build: deps-build $(BIN)
+$(WINDOW_BIN): frontend/dist/index.html $(GO_SOURCES) go.mod go.sum
+	@mkdir -p build/bin
+	$(GO_BUILD) -tags $(TAGS) -o $(WINDOW_BIN) .
+
+build: deps-build $(BIN) $(WINDOW_BIN)
 
 # build/package/: a Debian package (.deb) and a tarball for other distributions, versioned
 # from git (packaging/build.sh). The binary is built here with the version of this moment,
-# the same production build as $(BIN) (no test support: build_test.go checks the tags' deps).
+# the same production builds as $(BIN) and $(WINDOW_BIN) (no test support: build_test.go
+# checks both builds' deps).
 package: deps-package frontend/dist/index.html
 	@mkdir -p build/package
 	$(GO_BUILD) -o build/package/checkpoint-explorer .
-	packaging/build.sh build/package/checkpoint-explorer $(VERSION) build/package
+	$(GO_BUILD) -tags $(TAGS) -o build/package/checkpoint-explorer-window .
+	packaging/build.sh build/package/checkpoint-explorer build/package/checkpoint-explorer-window $(VERSION) build/package
 
 # The window's icon (app/window/appicon.png) from packaging/icon.svg, the source of every size.
 icons:
@@ -83,7 +92,7 @@ test-frontend: frontend/node_modules/.installed
 test-e2e: $(BIN)
 	testenv/e2e.sh
 
-test-desktop: $(BIN)
+test-desktop: $(BIN) $(WINDOW_BIN)
 	testenv/desktop-smoke.sh
 	testenv/desktop-drop.sh
 

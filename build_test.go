@@ -7,16 +7,27 @@ import (
 	"testing"
 )
 
-// The product (the window build, as make builds it) links no test support:
-// synthetic data and benchmark code live in test files and modeltest.
-func TestProductBuildHasNoTestSupport(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-tags", "desktop,production,webkit2_41", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if strings.HasSuffix(pkg, "test") && strings.HasPrefix(pkg, "checkpoint-explorer/") || strings.Contains(pkg, "/testenv/") {
-			t.Errorf("the product build depends on %s", pkg)
+// The product's two builds (the command line, and the window's with the
+// desktop tags, as make builds them) link no test support: synthetic data
+// and benchmark code live in test files and modeltest. The command line's
+// links nothing of the window: neither app/window nor Wails.
+func TestProductBuildsHaveNoTestSupport(t *testing.T) {
+	for _, tags := range []string{"", "desktop,production,webkit2_41"} {
+		out, err := exec.Command("go", "list", "-deps", "-tags", tags, ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -tags %q: %v\n%s", tags, err, out)
+		}
+		deps := strings.Fields(string(out))
+		for _, pkg := range deps {
+			if strings.HasSuffix(pkg, "test") && strings.HasPrefix(pkg, "checkpoint-explorer/") || strings.Contains(pkg, "/testenv/") {
+				t.Errorf("the build with tags %q depends on %s", tags, pkg)
+			}
+		}
+		window := slices.ContainsFunc(deps, func(p string) bool {
+			return p == "checkpoint-explorer/app/window" || strings.HasPrefix(p, "github.com/wailsapp/")
+		})
+		if want := tags != ""; window != want {
+			t.Errorf("the build with tags %q links the window: %v, want %v", tags, window, want)
 		}
 	}
 }

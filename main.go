@@ -1,7 +1,11 @@
 // Command checkpoint-explorer explains the checkpoints of Flink and SeaTunnel
 // jobs. Without arguments it opens the desktop window; `serve` gives the same
 // UI to a browser; the other commands work on the command line. This file only
-// wires the doors (app/cli, app/window) to the built UI.
+// wires the doors (app/cli, and the window: window_desktop.go) to the built UI.
+//
+// It is built twice: with the desktop tag it is checkpoint-explorer-window,
+// which links the window's libraries; without, it is checkpoint-explorer,
+// the command line and serve, which runs the other for the window.
 package main
 
 import (
@@ -11,7 +15,6 @@ import (
 	"os"
 
 	"checkpoint-explorer/app/cli"
-	"checkpoint-explorer/app/window"
 )
 
 //go:embed all:frontend/dist
@@ -27,7 +30,7 @@ func assets() fs.FS {
 
 func main() {
 	ctx, stop := cli.NotifyContext(context.Background())
-	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Options{Assets: assets(), Window: window.Run})
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Options{Assets: assets(), Window: openWindow})
 	stop()
 	os.Exit(code)
 }

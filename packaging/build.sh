@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Makes the Debian package and the tarball from a built binary (make package):
-#   packaging/build.sh BINARY GIT_VERSION OUTDIR
-# BINARY is the production build (tags desktop,production,webkit2_41), GIT_VERSION what
-# `git describe --tags --always --dirty` said. Writes into OUTDIR
+# Makes the Debian package and the tarball from the two built binaries (make package):
+#   packaging/build.sh BINARY WINDOW_BINARY GIT_VERSION OUTDIR
+# BINARY is the command line and serve (no tags: no window libraries), installed as
+# /usr/bin/checkpoint-explorer; WINDOW_BINARY the desktop build (tags
+# desktop,production,webkit2_41), which BINARY runs to open the window, installed as
+# /usr/lib/checkpoint-explorer/checkpoint-explorer-window (app/cli/windowexec.go looks there).
+# GIT_VERSION is what `git describe --tags --always --dirty` said. Writes into OUTDIR
 #   checkpoint-explorer_<deb version>_<arch>.deb
-#   checkpoint-explorer-<deb version>-linux-<arch>.tar.gz   (the same files, under bin/ and share/)
+#   checkpoint-explorer-<deb version>-linux-<arch>.tar.gz   (the same files, under bin/, lib/
+#                                                            and share/)
 # and prints both paths. Uses only Debian's tools: dpkg-deb, dpkg-shlibdeps (dpkg-dev),
 # rsvg-convert (librsvg2-bin).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:?usage: build.sh BINARY GIT_VERSION OUTDIR}
-gitver=${2:?usage: build.sh BINARY GIT_VERSION OUTDIR}
-out=${3:?usage: build.sh BINARY GIT_VERSION OUTDIR}
+usage="usage: build.sh BINARY WINDOW_BINARY GIT_VERSION OUTDIR"
+bin=${1:?$usage}
+winbin=${2:?$usage}
+gitver=${3:?$usage}
+out=${4:?$usage}
 APP_ID=${APP_ID:-io.github.checkpoint_explorer.CheckpointExplorer}
 HOMEPAGE=${HOMEPAGE:-https://github.com/checkpoint-explorer/checkpoint-explorer}
 MAINTAINER_EMAIL=${MAINTAINER_EMAIL:-checkpoint-explorer@users.noreply.github.com}
@@ -20,6 +26,7 @@ for c in dpkg-deb dpkg-shlibdeps rsvg-convert; do
   command -v "$c" >/dev/null || die "$c not found; run testenv/install-deps.sh package"
 done
 [ -x "$bin" ] || die "no binary at $bin (make package builds it)"
+[ -x "$winbin" ] || die "no window binary at $winbin (make package builds it)"
 
 # A Debian version from git describe: v1.2.3 → 1.2.3, v1.2.3-4-gabc → 1.2.3+4.gabc,
 # no tag → 0~<commits>.g<hash> (always below a first tagged release), -dirty → +dirty.
@@ -43,6 +50,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root="$stage/root"
 install -D -m 0755 "$bin" "$root/usr/bin/checkpoint-explorer"
+install -D -m 0755 "$winbin" "$root/usr/lib/checkpoint-explorer/checkpoint-explorer-window"
 subst() {
   sed -e "s|@APP_ID@|$APP_ID|g" -e "s|@VERSION@|$debver|g" -e "s|@DATE@|$date|g" \
       -e "s|@HOMEPAGE@|$HOMEPAGE|g" \
@@ -68,11 +76,15 @@ find "$root/usr/share" -type f -exec chmod 0644 {} +
 # Depends from the libraries the binary links (dpkg-shlibdeps reads Debian's shlibs files).
 mkdir -p "$stage/shlibs/debian"
 printf 'Source: checkpoint-explorer\n\nPackage: checkpoint-explorer\nArchitecture: any\n' >"$stage/shlibs/debian/control"
-depends=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "$root/usr/bin/checkpoint-explorer" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-[ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $bin"
+depends=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "$root/usr/bin/checkpoint-explorer" \
+  "$root/usr/lib/checkpoint-explorer/checkpoint-explorer-window" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $bin and $winbin"
 for need in libwebkit2gtk-4.1-0 libgtk-3-0; do
-  grep -q "\b$need\b" <<<"$depends" || die "the binary does not link $need (Depends: $depends): not the desktop build?"
+  grep -q "\b$need\b" <<<"$depends" || die "the window binary does not link $need (Depends: $depends): not the desktop build?"
 done
+if objdump -p "$bin" 2>/dev/null | grep -E 'NEEDED +lib(webkit2gtk|gtk-3)' >/dev/null; then
+  die "$bin links the window's libraries: it should be the build without tags"
+fi
 
 install -d "$root/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
@@ -94,7 +106,8 @@ Needs WebKitGTK 4.1 and GTK 3 (Debian/Ubuntu: libwebkit2gtk-4.1-0; Fedora: webki
 Arch: webkit2gtk-4.1). Install into a prefix, e.g. for yourself:
   tar -xzf $(basename "$tgz") --strip-components=1 -C ~/.local --exclude=README
 or for everyone: the same with -C /usr/local (as root). bin/checkpoint-explorer is the app;
-share/ holds its desktop entry, icons and AppStream metainfo.
+it opens the window with lib/checkpoint-explorer/checkpoint-explorer-window. share/ holds
+its desktop entry, icons and AppStream metainfo.
 EOF
 tar --owner=0 --group=0 --numeric-owner -C "$stage/tar" -czf "$tgz" "$top"
 echo "$deb"

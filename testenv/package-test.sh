@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The package as a user gets it (make test-package): unpacks the .deb made by `make package`
 # into a fresh root with dpkg -x, checks its files, its Depends (apt resolves them on this
-# Debian) and the binary in it (the product build, no test support), runs the installed
-# `checkpoint-explorer version`, opens the window from the installed path under Xvfb for a
+# Debian) and the binaries in it (the product builds, no test support; the command line's
+# without the window's libraries), runs the installed `checkpoint-explorer version`, opens the
+# window from the installed path (the command line runs the window's binary) under Xvfb for a
 # user with an old cache in ~/.cache (it must move to ~/.local/share), validates the desktop
 # entry and the AppStream metainfo, and checks the tarball holds the same files.
 #   testenv/package-test.sh DIR    (DIR holds the .deb and the .tar.gz)
@@ -25,7 +26,7 @@ ok() { echo "package-test: ok: $*"; passed=$((passed + 1)); }
 # The files, as dpkg lays them out.
 dpkg -x "$deb" "$root"
 id=$(basename "$root"/usr/share/applications/*.desktop .desktop)
-want=(usr/bin/checkpoint-explorer "usr/share/applications/$id.desktop" "usr/share/metainfo/$id.metainfo.xml"
+want=(usr/bin/checkpoint-explorer usr/lib/checkpoint-explorer/checkpoint-explorer-window "usr/share/applications/$id.desktop" "usr/share/metainfo/$id.metainfo.xml"
       "usr/share/icons/hicolor/scalable/apps/$id.svg"
       usr/share/doc/checkpoint-explorer/docs/getting-started.md usr/share/doc/checkpoint-explorer/docs-zh/getting-started.md)
 for s in 16 32 48 64 128 256 512; do want+=("usr/share/icons/hicolor/${s}x${s}/apps/$id.png"); done
@@ -44,17 +45,25 @@ done
 apt-get install -s -qq "$deb" >"$work/apt.out" 2>&1 || { cat "$work/apt.out" >&2; fail "apt cannot resolve the package's Depends"; }
 ok "Depends: $depends"
 
-# The installed binary: the product build (its tags), no test support linked in, its version.
+# The installed binaries: the window's is the desktop build (its tags), the command line's
+# links none of the window's libraries; no test support linked in either; the version.
 bin="$root/usr/bin/checkpoint-explorer"
-go version -m "$bin" | grep -q -- '-tags=desktop,production,webkit2_41' || fail "the packaged binary is not the production build"
-if strings "$bin" | grep -E 'checkpoint-explorer/(backend/model/modeltest|testenv/)' | head -3 | grep .; then
-  fail "the packaged binary contains test support (above)"
+winbin="$root/usr/lib/checkpoint-explorer/checkpoint-explorer-window"
+go version -m "$winbin" | grep -q -- '-tags=desktop,production,webkit2_41' || fail "the packaged window binary is not the desktop build"
+if go version -m "$bin" | grep -q -- '-tags='; then fail "the packaged command line was built with tags"; fi
+if objdump -p "$bin" | grep -E 'NEEDED +lib(webkit2gtk|gtk-3|gdk-3|javascriptcoregtk)'; then
+  fail "the packaged command line links the window's libraries (above)"
 fi
+for b in "$bin" "$winbin"; do
+  if strings "$b" | grep -E 'checkpoint-explorer/(backend/model/modeltest|testenv/)' | head -3 | grep .; then
+    fail "$b contains test support (above)"
+  fi
+done
 ver=$("$bin" version) || fail "checkpoint-explorer version failed"
 debver=$(dpkg-deb -f "$deb" Version)
 gitver=$(git -C "$here" describe --tags --always --dirty)
 [[ $ver == "checkpoint-explorer $gitver "* ]] || fail "version says '$ver', git says $gitver"
-ok "installed binary: $ver (package $debver)"
+ok "installed binaries: $ver (package $debver); the command line needs $(objdump -p "$bin" | grep -c NEEDED) libraries, the window $(objdump -p "$winbin" | grep -c NEEDED)"
 
 # The validators.
 desktop-file-validate "$root/usr/share/applications/$id.desktop" || fail "desktop-file-validate"
@@ -88,5 +97,10 @@ tar -xzf "$tgz" -C "$work/tar"
 (cd "$work/tar"/checkpoint-explorer-* && find . -type f ! -name README | sort) >"$work/tar.list"
 diff -u "$work/deb.list" "$work/tar.list" || fail "the tarball's files differ from the package's"
 cmp -s "$root/usr/bin/checkpoint-explorer" "$work/tar"/checkpoint-explorer-*/bin/checkpoint-explorer || fail "the tarball's binary differs"
-ok "tarball: the same $(wc -l <"$work/deb.list") files"
+cmp -s "$winbin" "$work/tar"/checkpoint-explorer-*/lib/checkpoint-explorer/checkpoint-explorer-window || fail "the tarball's window binary differs"
+# From the tarball, unpacked anywhere, the command line finds the window beside it.
+tarbin=$(echo "$work/tar"/checkpoint-explorer-*/bin/checkpoint-explorer)
+CE_SMOKE_BIN="$tarbin" CE_SMOKE_NAME=tarball-window "$here/desktop-smoke.sh" >"$work/smoke-tar.out" 2>&1 \
+  || { cat "$work/smoke-tar.out" >&2; fail "the tarball's window"; }
+ok "tarball: the same $(wc -l <"$work/deb.list") files; its window opens in place"
 echo "$passed passed, 0 failed"

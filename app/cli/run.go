@@ -17,7 +17,7 @@ import (
 )
 
 // Options are what the binary gives the CLI: the built UI, and the window
-// (the desktop build's; nil where there is none).
+// (window.Run in the desktop build, ExecWindow in the others; nil: none).
 type Options struct {
 	Assets fs.FS
 	Window func(ctx context.Context, w WindowOptions) error
@@ -28,6 +28,8 @@ type WindowOptions struct {
 	DataDir string
 	Logger  *slog.Logger
 	Assets  fs.FS
+	// Args are the command line's arguments, for a window in another binary.
+	Args []string
 }
 
 // globals are flags every command takes, and where the commands write.
@@ -42,6 +44,7 @@ type globals struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	opts     Options
+	args     []string // as Run was given them
 }
 
 func (g *globals) logger() *slog.Logger {
@@ -152,7 +155,7 @@ func newRoot(g *globals) *cobra.Command {
 // command it opens the window, or without a display serves the UI. A usage
 // error is a *UsageError (ExitCode tells the status).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) error {
-	g := &globals{stdout: stdout, stderr: stderr, opts: opts}
+	g := &globals{stdout: stdout, stderr: stderr, opts: opts, args: args}
 	root := newRoot(g)
 	root.SetArgs(dashDashLongFlags(root, args))
 	return root.ExecuteContext(ctx)
@@ -181,14 +184,25 @@ func openApp(ctx context.Context, g *globals, opts app.Options) (*app.Service, e
 	return svc, nil
 }
 
-// runWindow opens the window; without a display, or in a build without one,
-// it serves the browser UI instead.
+// runWindow opens the window; without a display, or where the window is
+// not installed, it serves the browser UI instead.
 func runWindow(ctx context.Context, g *globals) error {
-	if !hasDisplay() || g.opts.Window == nil {
-		fmt.Fprintln(g.stderr, "No display found: serving the UI for a browser instead (see `checkpoint-explorer serve --help`).")
+	serve := func(why string) error {
+		fmt.Fprintf(g.stderr, "%s: serving the UI for a browser instead (see `checkpoint-explorer serve --help`).\n", why)
 		return runServe(ctx, g, serveFlags{addr: "127.0.0.1:0"})
 	}
-	return g.opts.Window(ctx, WindowOptions{DataDir: g.dataDir, Logger: g.logger(), Assets: g.opts.Assets})
+	switch {
+	case !hasDisplay():
+		return serve("No display found")
+	case g.opts.Window == nil:
+		return serve("This build has no window")
+	}
+	err := g.opts.Window(ctx, WindowOptions{DataDir: g.dataDir, Logger: g.logger(), Assets: g.opts.Assets, Args: g.args})
+	if isNoWindow(err) {
+		msg := err.Error()
+		return serve(strings.ToUpper(msg[:1]) + msg[1:])
+	}
+	return err
 }
 
 // checkReadable says plainly when a file given to read is not there, before
