@@ -59,6 +59,15 @@ func (a *App) CheckpointView(cluster, job string, pipeline int, id int64) (Check
 			v.Analysis = c
 		}
 	}
+	// The analysis ends at this checkpoint; a later completed one tells
+	// whether one stored in progress has ended unseen.
+	if d.Status == model.StatusInProgress && analyze.EndsPendingOnCompletion(in.job.Engine) {
+		newest, ok, err := a.store.NewestCompletedID(ctx, cluster, job, pipeline)
+		if err != nil {
+			return CheckpointView{}, err
+		}
+		v.Analysis.EndedUnseen = ok && analyze.EndedUnseen(in.job.Engine, d.Status, d.Kind, id, newest)
+	}
 	v.Advice = adviceCiting(ja.Advice, id)
 	v.Subtasks = analyze.SubtaskRows(in.job, &d.Checkpoint)
 	var acks []model.AckSample

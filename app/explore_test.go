@@ -1,12 +1,14 @@
 package app
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
@@ -146,5 +148,69 @@ func TestCheckpointViewAnswersAdvice(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"advice":[{"code":"timeout_vs_p99"`) {
 		t.Errorf("CheckpointView JSON %s has no advice", b)
+	}
+}
+
+// A checkpoint stored in progress that a later completed one ended (Flink
+// aborts pending checkpoints then) says so in every view of it: the
+// checkpoint's, the timeline's bar, the job list's counts, the report's
+// summary. The newest one in progress is still running.
+func TestEndedUnseenInTheViews(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	seedJob(t, a)
+	ctx := context.Background()
+	base := time.Now().Add(-30 * time.Minute).UnixMilli()
+	running := func(id int64, trigger int64) model.Checkpoint {
+		return model.Checkpoint{Cluster: "prod", JobID: "job1", ID: id, Kind: model.KindCheckpoint, Status: model.StatusInProgress,
+			TriggerMs: trigger, LatestAckMs: trigger + 5, NumSubtasks: 4, NumAcknowledged: 1}
+	}
+	done := model.Checkpoint{Cluster: "prod", JobID: "job1", ID: 25, Kind: model.KindCheckpoint, Status: model.StatusCompleted,
+		TriggerMs: base + 2000, EndToEndMs: 50, LatestAckMs: base + 2050, CompletionMs: base + 2050, NumSubtasks: 4, NumAcknowledged: 4}
+	if err := a.store.PutCheckpoints(ctx, []model.Checkpoint{running(24, base+1000), done, running(26, base+3000)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id   int64
+		want bool
+	}{{24, true}, {26, false}} {
+		v, err := a.CheckpointView("prod", "job1", 0, tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Analysis.EndedUnseen != tc.want || v.Analysis.Status != model.StatusInProgress {
+			t.Errorf("view of %d: ended unseen %v (status %s), want %v and in progress", tc.id, v.Analysis.EndedUnseen, v.Analysis.Status, tc.want)
+		}
+	}
+	tl, err := a.Timeline(TimelineRequest{Cluster: "prod", Job: "job1", WidthPx: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unseen := map[int64]int{}
+	for _, b := range tl.Bars {
+		if b.FirstID == b.LastID {
+			unseen[b.FirstID] = b.EndedUnseen
+		}
+	}
+	if unseen[24] != 1 || unseen[26] != 0 {
+		t.Errorf("timeline bars ended unseen %v, want 1 for 24 and 0 for 26", unseen)
+	}
+	jobs, err := a.ListJobs("prod")
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs %+v, %v", jobs, err)
+	}
+	if jobs[0].EndedUnseen != 1 || jobs[0].InProgress != 1 {
+		t.Errorf("job list: %d ended unseen, %d in progress; want 1 and 1", jobs[0].EndedUnseen, jobs[0].InProgress)
+	}
+	r, err := a.Report("prod", "job1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.EndedUnseen != 1 || r.Summary.InProgress != 1 {
+		t.Errorf("report summary: %d ended unseen, %d in progress; want 1 and 1", r.Summary.EndedUnseen, r.Summary.InProgress)
+	}
+	for _, ca := range r.Checkpoints {
+		if ca.EndedUnseen != (ca.ID == 24) {
+			t.Errorf("report: checkpoint %d ended unseen %v", ca.ID, ca.EndedUnseen)
+		}
 	}
 }

@@ -283,7 +283,14 @@ type JobView = store.JobSummary
 func (a *App) ListJobs(cluster string) ([]JobView, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	return a.store.Jobs(ctx, cluster)
+	jobs, err := a.store.Jobs(ctx, cluster)
+	for i := range jobs {
+		if j := &jobs[i]; analyze.EndsPendingOnCompletion(j.Engine) {
+			j.EndedUnseen = j.InProgressBeforeCompleted
+			j.InProgress -= j.EndedUnseen
+		}
+	}
+	return jobs, err
 }
 
 // CheckpointRow is one line of the checkpoint table.
@@ -384,12 +391,14 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 	}
 	ms := sr.ms
 	var lanes []string
+	var engine model.Engine
 	if c, ok := a.laneSource(ctx, req.Cluster); ok {
 		for _, l := range c.Lanes {
 			lanes = append(lanes, l.Name)
 		}
+		engine = c.Engine
 	}
-	return analyze.BuildTimeline(cps, gaps, ms, lanes, req.FromMs, req.ToMs, req.WidthPx), nil
+	return analyze.BuildTimeline(cps, gaps, ms, lanes, req.FromMs, req.ToMs, req.WidthPx, engine), nil
 }
 
 // laneSource is the cluster (configured, or an opened capture's record)

@@ -63,7 +63,7 @@ func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int6
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(heads, in.gaps)}
+	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(in.job.Engine, heads, in.gaps)}
 	r.Job.Cluster = cluster
 	rec, ok, err := a.store.Reconciliation(ctx, cluster, job)
 	if err != nil {

@@ -100,8 +100,8 @@ func TestTimelineLanesFromMaximaEqualThoseFromSamples(t *testing.T) {
 		if len(maxima) == 0 || len(maxima) >= len(samples) {
 			t.Fatalf("%+v: %d maxima of %d samples", r, len(maxima), len(samples))
 		}
-		want := analyze.BuildTimeline(spans, nil, samples, lanes, r.from, r.to, r.width)
-		got := analyze.BuildTimeline(spans, nil, maxima, lanes, r.from, r.to, r.width)
+		want := analyze.BuildTimeline(spans, nil, samples, lanes, r.from, r.to, r.width, model.EngineFlink)
+		got := analyze.BuildTimeline(spans, nil, maxima, lanes, r.from, r.to, r.width, model.EngineFlink)
 		if len(want.Lanes.Backpressure) == 0 || len(want.Lanes.Commit) == 0 || len(want.Lanes.Custom) != 1 {
 			t.Fatalf("%+v: lanes not all drawn: %+v", r, want.Lanes)
 		}

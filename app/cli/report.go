@@ -364,6 +364,15 @@ func (w *jsonReportWriter) close() {
 	os.Remove(w.spill.Name())
 }
 
+// endedUnseenText names the checkpoints stored in progress that ended
+// unseen (analyze.Summary.EndedUnseen), when there are any.
+func endedUnseenText(s analyze.Summary) string {
+	if s.EndedUnseen == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d ended unseen (stored in progress; a later checkpoint completed)", s.EndedUnseen)
+}
+
 func fmtMs(ms int64) string {
 	if ms < 1000 {
 		return fmt.Sprintf("%d ms", ms)
@@ -613,8 +622,8 @@ func failureText(f analyze.FailureCluster) string {
 func writeReportText(w io.Writer, r app.Report, t *checkpointTally) {
 	s := r.Summary
 	fmt.Fprintf(w, "Job %s (%s) on %s, %s\n", r.Job.Name, r.Job.ID, r.Job.Cluster, r.Job.Engine)
-	fmt.Fprintf(w, "%d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
-		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
+	fmt.Fprintf(w, "%d checkpoints from %s to %s: %d completed, %d failed, %d in progress%s, %d missed\n",
+		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, endedUnseenText(s), s.Missed)
 	if rc := reconciliationText(r.Reconciliation); rc != "" {
 		fmt.Fprintf(w, "Reconciled: %s\n", rc)
 	}
@@ -684,8 +693,8 @@ func writeReportMarkdown(w io.Writer, r app.Report, t *checkpointTally) {
 	s := r.Summary
 	fmt.Fprintf(w, "# Checkpoints of %s\n\n", r.Job.Name)
 	fmt.Fprintf(w, "- Job `%s` on `%s` (%s)\n", r.Job.ID, r.Job.Cluster, r.Job.Engine)
-	fmt.Fprintf(w, "- %d checkpoints from %s to %s: %d completed, %d failed, %d in progress, %d missed\n",
-		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, s.Missed)
+	fmt.Fprintf(w, "- %d checkpoints from %s to %s: %d completed, %d failed, %d in progress%s, %d missed\n",
+		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, endedUnseenText(s), s.Missed)
 	if rc := reconciliationText(r.Reconciliation); rc != "" {
 		fmt.Fprintf(w, "- Reconciled: %s\n", rc)
 	}

@@ -74,6 +74,32 @@ type CheckpointAnalysis struct {
 	// Source is the record's origin (model.Checkpoint.Source): "" the
 	// engine's API, "jobmanager_log" the log alone (no per-subtask stats).
 	Source model.CheckpointSource `json:"source,omitempty"`
+	// EndedUnseen marks a checkpoint stored in progress that has ended
+	// although nobody saw how: a later checkpoint of its pipeline completed,
+	// and Flink ends every pending checkpoint but a savepoint then
+	// (EndsPendingOnCompletion). Its status stays the last one seen.
+	EndedUnseen bool `json:"ended_unseen,omitempty"`
+}
+
+// EndsPendingOnCompletion reports whether the engine ends a job's pending
+// checkpoints (savepoints aside) when a later one of their pipeline
+// completes. Flink does: it aborts them as subsumed, so one stored in
+// progress whose end left the history unseen (the app stopped, or Flink's
+// statistics were refreshed less often than its checkpoints ended) has
+// ended. SeaTunnel is not known to, so its checkpoints stay as seen.
+func EndsPendingOnCompletion(e model.Engine) bool { return e == model.EngineFlink }
+
+// EndedUnseen reports whether a checkpoint of a job of engine e, stored
+// with status st, has ended unseen (CheckpointAnalysis.EndedUnseen), given
+// the newest completed checkpoint id of its pipeline (-1: none).
+func EndedUnseen(e model.Engine, st model.Status, kind model.CheckpointKind, id, newestCompleted int64) bool {
+	return st == model.StatusInProgress && kind != model.KindSavepoint && EndsPendingOnCompletion(e) && newestCompleted > id
+}
+
+// endedUnseen is EndedUnseen with the newest completed id of each pipeline.
+func endedUnseen(e model.Engine, st model.Status, kind model.CheckpointKind, pipeline int, id int64, newestCompleted map[int]int64) bool {
+	newest, ok := newestCompleted[pipeline]
+	return ok && EndedUnseen(e, st, kind, id, newest)
 }
 
 // sortedOrder is the analysis order: by trigger time, pipeline, id. The
@@ -434,6 +460,7 @@ func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 		ja.ToMs = max(ja.ToMs, end, c.TriggerMs)
 	}
 	a.refineFailures()
+	a.markEndedUnseen()
 	ja.Failures = clusterFailures(a.g, a.heads, identity, a.fails)
 	if a.slowT != nil {
 		ja.SlowPhases, ja.SlowCheckpoints = a.slowT.finish()
@@ -499,7 +526,7 @@ func (a *Analyzer) settleFrom(lo int) {
 	if a.stream != nil {
 		// Only what Finish revises stays.
 		for k := a.base; k < a.settled; k++ {
-			if out, r := a.at(k); refinable(out, r) {
+			if out, r := a.at(k); refinable(out, r) || out.Status == model.StatusInProgress {
 				a.kept[k] = &keptAnalysis{out: *out, res: *r}
 			}
 		}
@@ -729,8 +756,40 @@ func (a *Analyzer) refineFailures() {
 	}
 }
 
-// refineCandidates are the checkpoints whose analyses refineFailures may
-// change, in analysis order.
+// markEndedUnseen marks the checkpoints stored in progress that a later
+// completed one ended (endedUnseen); streaming, it revises them.
+func (a *Analyzer) markEndedUnseen() {
+	if !EndsPendingOnCompletion(a.job.Engine) {
+		return
+	}
+	newest := newestCompleted(a.heads)
+	for _, k := range a.refineCandidates() {
+		out, _ := a.at(k)
+		if out.EndedUnseen || !endedUnseen(a.job.Engine, out.Status, out.Kind, out.Pipeline, out.ID, newest) {
+			continue
+		}
+		out.EndedUnseen = true
+		if a.stream != nil && a.err == nil {
+			a.err = a.stream.Revise(k, out)
+		}
+	}
+}
+
+// newestCompleted is the newest completed checkpoint id of each pipeline.
+func newestCompleted(cps []model.Checkpoint) map[int]int64 {
+	newest := map[int]int64{}
+	for i := range cps {
+		if c := &cps[i]; c.Status == model.StatusCompleted {
+			if n, ok := newest[c.Pipeline]; !ok || c.ID > n {
+				newest[c.Pipeline] = c.ID
+			}
+		}
+	}
+	return newest
+}
+
+// refineCandidates are the checkpoints whose analyses refineFailures or
+// markEndedUnseen may change, in analysis order.
 func (a *Analyzer) refineCandidates() []int {
 	if a.stream == nil {
 		ks := make([]int, len(a.heads))

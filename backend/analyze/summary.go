@@ -9,10 +9,13 @@ import (
 
 // Summary is plain statistics over a job's checkpoints.
 type Summary struct {
-	Total       int   `json:"total"`
-	Completed   int   `json:"completed"`
-	Failed      int   `json:"failed"`
-	InProgress  int   `json:"in_progress"`
+	Total      int `json:"total"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+	InProgress int `json:"in_progress"`
+	// EndedUnseen counts checkpoints stored in progress that have ended
+	// unseen (CheckpointAnalysis.EndedUnseen); InProgress leaves them out.
+	EndedUnseen int   `json:"ended_unseen"`
 	Missed      int64 `json:"missed"`
 	FirstMs     int64 `json:"first_ms"`
 	LastMs      int64 `json:"last_ms"`
@@ -27,11 +30,16 @@ type Summary struct {
 	SizeMax int64 `json:"size_max_bytes"`
 }
 
-// Summarize computes plain statistics; gaps count as missed checkpoints.
-func Summarize(cps []model.Checkpoint, gaps []model.Gap) Summary {
+// Summarize computes plain statistics of a job of engine e; gaps count as
+// missed checkpoints.
+func Summarize(e model.Engine, cps []model.Checkpoint, gaps []model.Gap) Summary {
 	var s Summary
 	var durs, sizes []int64
 	var done []idDur
+	var newest map[int]int64
+	if EndsPendingOnCompletion(e) {
+		newest = newestCompleted(cps)
+	}
 	for i := range cps {
 		c := &cps[i]
 		s.Total++
@@ -44,7 +52,11 @@ func Summarize(cps []model.Checkpoint, gaps []model.Gap) Summary {
 		case model.StatusFailed:
 			s.Failed++
 		default:
-			s.InProgress++
+			if endedUnseen(e, c.Status, c.Kind, c.Pipeline, c.ID, newest) {
+				s.EndedUnseen++
+			} else {
+				s.InProgress++
+			}
 		}
 		if s.FirstMs == 0 || c.TriggerMs < s.FirstMs {
 			s.FirstMs = c.TriggerMs

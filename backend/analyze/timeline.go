@@ -23,6 +23,10 @@ type Bar struct {
 	FirstID       int64        `json:"first_id"`
 	LastID        int64        `json:"last_id"`
 	Pipeline      int          `json:"pipeline"`
+	// EndedUnseen counts the bar's checkpoints stored in progress that have
+	// ended unseen (CheckpointAnalysis.EndedUnseen; savepoints are not told
+	// apart here: a span does not carry its kind).
+	EndedUnseen int `json:"ended_unseen,omitempty"`
 }
 
 // GapSpan places a gap of missed checkpoints on the time axis.
@@ -119,8 +123,9 @@ func displayEnd(c *model.Span) int64 {
 // column of the range [fromMs, toMs] (0 = the data's extent). metrics are
 // the samples of the lanes (IsTimelineMetric; others are ignored); lanes
 // orders the custom lanes (those with samples but not named come after,
-// by name). The input need not be sorted; it is not modified.
-func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSample, lanes []string, fromMs, toMs int64, widthPx int) Timeline {
+// by name). engine is the job's (EndsPendingOnCompletion). The input need
+// not be sorted; it is not modified.
+func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSample, lanes []string, fromMs, toMs int64, widthPx int, engine model.Engine) Timeline {
 	t := Timeline{Bars: []Bar{}, Gaps: []GapSpan{}, Lanes: Lanes{Backpressure: []Point{}, Size: []Point{},
 		Commit: []Point{}, Custom: []CustomLane{}}}
 	idx := make([]int, len(cps))
@@ -167,6 +172,23 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 		byID[[2]int64{int64(g.Pipeline), g.FromID - 1}] = nil
 		byID[[2]int64{int64(g.Pipeline), g.ToID + 1}] = nil
 	}
+	var newest map[int]int64
+	if EndsPendingOnCompletion(engine) {
+		newest = map[int]int64{}
+		for i := range cps {
+			if c := &cps[i]; c.Status == model.StatusCompleted {
+				if n, ok := newest[c.Pipeline]; !ok || c.ID > n {
+					newest[c.Pipeline] = c.ID
+				}
+			}
+		}
+	}
+	unseen := func(c *model.Span) int {
+		if endedUnseen(engine, c.Status, "", c.Pipeline, c.ID, newest) {
+			return 1
+		}
+		return 0
+	}
 	cur := -1
 	curCol := int64(math.MinInt64)
 	for _, i := range idx {
@@ -194,11 +216,12 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 			}
 			b.FirstID = min(b.FirstID, c.ID)
 			b.LastID = max(b.LastID, c.ID)
+			b.EndedUnseen += unseen(c)
 			continue
 		}
 		t.Bars = append(t.Bars, Bar{
 			StartMs: c.TriggerMs, EndMs: end, Status: c.Status, MaxDurationMs: c.EndToEndMs,
-			Count: 1, FirstID: c.ID, LastID: c.ID, Pipeline: c.Pipeline,
+			Count: 1, FirstID: c.ID, LastID: c.ID, Pipeline: c.Pipeline, EndedUnseen: unseen(c),
 		})
 		cur, curCol = len(t.Bars)-1, col
 	}

@@ -39,7 +39,7 @@ func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 		}
 		cps = append(cps, cp(i+1, 1_000_000+i*1000, 50+i%7, st))
 	}
-	tl := BuildTimeline(spansOf(cps), nil, nil, nil, 1_000_000, 1_000_000+10_000_000, 100)
+	tl := BuildTimeline(spansOf(cps), nil, nil, nil, 1_000_000, 1_000_000+10_000_000, 100, model.EngineFlink)
 	if len(tl.Bars) > 100 {
 		t.Fatalf("got %d bars for 100 px, want at most one starting per column", len(tl.Bars))
 	}
@@ -66,7 +66,7 @@ func TestBuildTimelineMergesPerPixelColumn(t *testing.T) {
 
 func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
 	cps := []model.Checkpoint{cp(3, 10_000, 40, model.StatusCompleted), cp(1, 1_000, 40, model.StatusCompleted), cp(2, 5_000, 19_000, model.StatusCompleted)}
-	tl := BuildTimeline(spansOf(cps), nil, nil, nil, 0, 0, 1000)
+	tl := BuildTimeline(spansOf(cps), nil, nil, nil, 0, 0, 1000, model.EngineFlink)
 	if len(tl.Bars) != 3 {
 		t.Fatalf("got %d bars, want 3 separate ones at 1000 px", len(tl.Bars))
 	}
@@ -82,12 +82,12 @@ func TestBuildTimelineZoomKeepsSingles(t *testing.T) {
 		t.Errorf("fitted range %d–%d does not contain the extent", tl.FromMs, tl.ToMs)
 	}
 	// A zoomed range outside the data holds no bars.
-	z := BuildTimeline(spansOf(cps), nil, nil, nil, 30_000, 40_000, 1000)
+	z := BuildTimeline(spansOf(cps), nil, nil, nil, 30_000, 40_000, 1000, model.EngineFlink)
 	if len(z.Bars) != 0 || z.Total != 0 {
 		t.Errorf("range after the data has %d bars", len(z.Bars))
 	}
 	// A range that cuts through the long checkpoint still shows it.
-	z = BuildTimeline(spansOf(cps), nil, nil, nil, 15_000, 20_000, 1000)
+	z = BuildTimeline(spansOf(cps), nil, nil, nil, 15_000, 20_000, 1000, model.EngineFlink)
 	if len(z.Bars) != 1 || z.Bars[0].FirstID != 2 {
 		t.Errorf("range inside checkpoint 2 shows %+v, want checkpoint 2", z.Bars)
 	}
@@ -102,7 +102,7 @@ func TestBuildTimelineGapsAndLanes(t *testing.T) {
 		{Metric: model.MetricBPRatio, TimeMs: 8_000, Value: 0.25},
 		{Metric: model.MetricBusyMsPerSec, TimeMs: 8_000, Value: 1000},
 	}
-	tl := BuildTimeline(spansOf(cps), gaps, bp, nil, 0, 10_000, 100)
+	tl := BuildTimeline(spansOf(cps), gaps, bp, nil, 0, 10_000, 100, model.EngineFlink)
 	if len(tl.Gaps) != 1 || tl.Gaps[0].AfterMs != 1_040 || tl.Gaps[0].BeforeMs != 9_000 {
 		t.Errorf("gaps %+v, want one between 1040 and 9000 (the unanchored one dropped)", tl.Gaps)
 	}
@@ -149,13 +149,44 @@ func TestBuildTimelineIgnoresInputOrder(t *testing.T) {
 		cps = append(cps, c)
 	}
 	gaps := []model.Gap{{FromID: 201, ToID: 205}, {Pipeline: 1, FromID: 201, ToID: 205}}
-	want := BuildTimeline(spansOf(cps), gaps, nil, nil, 0, 0, 120)
+	want := BuildTimeline(spansOf(cps), gaps, nil, nil, 0, 0, 120, model.EngineFlink)
 	if len(want.Gaps) == 0 || len(want.Bars) == 0 {
 		t.Fatalf("sorted input: %d bars, gaps %+v", len(want.Bars), want.Gaps)
 	}
 	shuffled := slices.Clone(cps)
 	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	if got := BuildTimeline(spansOf(shuffled), gaps, nil, nil, 0, 0, 120); !reflect.DeepEqual(got, want) {
+	if got := BuildTimeline(spansOf(shuffled), gaps, nil, nil, 0, 0, 120, model.EngineFlink); !reflect.DeepEqual(got, want) {
 		t.Errorf("shuffled input gives\n%+v\nsorted gives\n%+v", got, want)
+	}
+}
+
+// A bar tells how many of its checkpoints stored in progress have ended
+// unseen: on Flink, those with a later completed one of their pipeline.
+func TestBuildTimelineEndedUnseen(t *testing.T) {
+	cps := []model.Checkpoint{
+		cp(1, 1_000, 40, model.StatusCompleted), cp(2, 2_000, 40, model.StatusInProgress),
+		cp(3, 3_000, 40, model.StatusCompleted), cp(4, 4_000, 40, model.StatusInProgress),
+	}
+	for _, tc := range []struct {
+		engine model.Engine
+		want   []int // per bar, at 1000 px each checkpoint its own
+	}{{model.EngineFlink, []int{0, 1, 0, 0}}, {model.EngineSeaTunnel, []int{0, 0, 0, 0}}, {"", []int{0, 0, 0, 0}}} {
+		tl := BuildTimeline(spansOf(cps), nil, nil, nil, 0, 0, 1000, tc.engine)
+		if len(tl.Bars) != 4 {
+			t.Fatalf("%q: %d bars, want 4", tc.engine, len(tl.Bars))
+		}
+		for i, b := range tl.Bars {
+			if b.EndedUnseen != tc.want[i] {
+				t.Errorf("%q: bar of checkpoint %d has %d ended unseen, want %d", tc.engine, b.FirstID, b.EndedUnseen, tc.want[i])
+			}
+		}
+		// Merged into one bar, the counts add up and the worst status still wins.
+		one := BuildTimeline(spansOf(cps), nil, nil, nil, 0, 1_000_000, 1, tc.engine)
+		if len(one.Bars) != 1 || one.Bars[0].Count != 4 || one.Bars[0].Status != model.StatusCompleted {
+			t.Fatalf("%q: merged bars %+v, want one of 4, completed", tc.engine, one.Bars)
+		}
+		if want := tc.want[1]; one.Bars[0].EndedUnseen != want {
+			t.Errorf("%q: merged bar has %d ended unseen, want %d", tc.engine, one.Bars[0].EndedUnseen, want)
+		}
 	}
 }

@@ -95,6 +95,12 @@ type JobSummary struct {
 	Completed  int `json:"completed"`
 	Failed     int `json:"failed"`
 	InProgress int `json:"in_progress"`
+	// InProgressBeforeCompleted is how many of InProgress have a later
+	// completed checkpoint of their pipeline; EndedUnseen is how many of
+	// those have ended, which the app tells by the engine (analyze's
+	// EndedUnseen) and takes out of InProgress.
+	InProgressBeforeCompleted int `json:"-"`
+	EndedUnseen               int `json:"ended_unseen"`
 	// Gaps is how many checkpoints are known to be missing (gaps minus
 	// checkpoints stored inside them later).
 	Gaps           int64 `json:"gaps"`
@@ -226,6 +232,29 @@ func (s *Store) Jobs(ctx context.Context, cluster string) ([]JobSummary, error) 
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: jobs: statuses: %w", err)
+	}
+	// The few in progress, each with one seek into the (cluster, job_id,
+	// pipeline, id) key for a later completed checkpoint.
+	rows, err = tx.QueryContext(ctx, `SELECT cluster, job_id, count(*)
+		FROM checkpoints INDEXED BY checkpoints_not_completed`+statusFilter+` AND status = 'IN_PROGRESS'
+		AND EXISTS (SELECT 1 FROM checkpoints l WHERE l.cluster = checkpoints.cluster AND l.job_id = checkpoints.job_id
+			AND l.pipeline = checkpoints.pipeline AND l.id > checkpoints.id AND l.status = 'COMPLETED')
+		GROUP BY cluster, job_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: jobs: in progress before a completed one: %w", err)
+	}
+	for rows.Next() {
+		var k key
+		var n int
+		if err := rows.Scan(&k.cluster, &k.id, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: jobs: in progress before a completed one: %w", err)
+		}
+		get(k).InProgressBeforeCompleted = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: jobs: in progress before a completed one: %w", err)
 	}
 
 	sort.Slice(order, func(a, b int) bool {
@@ -1183,6 +1212,17 @@ func (s *Store) LatestCheckpointID(ctx context.Context, cluster, jobID string, p
 	if err := s.r.QueryRowContext(ctx, `SELECT max(id) FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = ?`,
 		cluster, jobID, pipeline).Scan(&id); err != nil {
 		return 0, false, fmt.Errorf("store: latest checkpoint of %s/%s/%d: %w", cluster, jobID, pipeline, err)
+	}
+	return id.Int64, id.Valid, nil
+}
+
+// NewestCompletedID returns the id of the newest completed checkpoint of a
+// job's pipeline; false when none completed.
+func (s *Store) NewestCompletedID(ctx context.Context, cluster, jobID string, pipeline int) (int64, bool, error) {
+	var id sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT max(id) FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = ?
+		AND status = ?`, cluster, jobID, pipeline, string(model.StatusCompleted)).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: newest completed checkpoint of %s/%s/%d: %w", cluster, jobID, pipeline, err)
 	}
 	return id.Int64, id.Valid, nil
 }

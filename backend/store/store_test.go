@@ -457,15 +457,18 @@ func TestJobsAndSummaries(t *testing.T) {
 	}
 
 	var cps []model.Checkpoint
-	for i, st := range []model.Status{model.StatusCompleted, model.StatusCompleted, model.StatusFailed, model.StatusInProgress} {
+	// 2 is in progress with a completed one (3) after it in its pipeline; 5 is the newest; pipeline
+	// 1's has none after it.
+	for i, st := range []model.Status{model.StatusCompleted, model.StatusInProgress, model.StatusCompleted, model.StatusFailed, model.StatusInProgress} {
 		cps = append(cps, model.Checkpoint{Cluster: "c", JobID: "j1", ID: int64(i + 1), Status: st, TriggerMs: int64(100 * (i + 1))})
 	}
+	cps = append(cps, model.Checkpoint{Cluster: "c", JobID: "j1", Pipeline: 1, ID: 1, Status: model.StatusInProgress, TriggerMs: 150})
 	cps = append(cps, model.Checkpoint{Cluster: "c", JobID: "orphan", ID: 1, Status: model.StatusCompleted, TriggerMs: 7},
 		model.Checkpoint{Cluster: "d", JobID: "other", ID: 1, Status: model.StatusCompleted, TriggerMs: 7})
 	if err := s.PutCheckpoints(ctx, cps); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutGaps(ctx, []model.Gap{{Cluster: "c", JobID: "j1", FromID: 5, ToID: 9, DetectedMs: 1}}); err != nil {
+	if err := s.PutGaps(ctx, []model.Gap{{Cluster: "c", JobID: "j1", FromID: 6, ToID: 10, DetectedMs: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	jobs, err := s.Jobs(ctx, "c")
@@ -473,7 +476,7 @@ func TestJobsAndSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJobs := []JobSummary{
-		{Job: want, Total: 4, Completed: 2, Failed: 1, InProgress: 1, Gaps: 5, FirstTriggerMs: 100, LastTriggerMs: 400},
+		{Job: want, Total: 6, Completed: 2, Failed: 1, InProgress: 3, InProgressBeforeCompleted: 1, Gaps: 5, FirstTriggerMs: 100, LastTriggerMs: 500},
 		{Job: model.Job{Cluster: "c", ID: "orphan"}, Total: 1, Completed: 1, FirstTriggerMs: 7, LastTriggerMs: 7},
 	}
 	if !reflect.DeepEqual(jobs, wantJobs) {

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHAIN_JOB, CHAIN_STORY, captureBytes, generate, MISSED_DETAILS, PARTIAL_DETAILS } from '../testdata/gen-capture.mjs';
+import { CHAIN_JOB, CHAIN_STORY, captureBytes, ENDED_UNSEEN, generate, MISSED_DETAILS, PARTIAL_DETAILS } from '../testdata/gen-capture.mjs';
 
 const CE_URL = process.env.CE_URL;
 const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -362,6 +362,34 @@ describe('views', { skip: !CE_URL }, () => {
     await page.getByTestId('lang-zh').click();
     await page.waitForFunction(() => /离开引擎的历史/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 5000 });
     await page.getByTestId('lang-en').click();
+    await go(back);
+    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+  });
+
+  it('a checkpoint stored in progress that later ones ended says it ended unseen, in both languages', async () => {
+    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
+    const back = await page.evaluate(() => location.hash);
+    const view = await call('CheckpointView', FLINK, archive, 0, ENDED_UNSEEN);
+    assert.equal(view.checkpoint.status, 'IN_PROGRESS');
+    assert.equal(view.analysis.ended_unseen, true, 'checkpoints after it completed: Flink ended it');
+    const report = await call('Report', FLINK, archive, 0, 0);
+    assert.equal(report.summary.ended_unseen, 1);
+    assert.equal(report.summary.in_progress, 0);
+    await go(`#/checkpoint?cluster=${enc(FLINK)}&job=${archive}&id=${ENDED_UNSEEN}`);
+    const badge = page.getByTestId('ended-unseen-badge');
+    await badge.waitFor({ timeout: 10_000 });
+    assert.equal((await badge.innerText()).trim(), 'Ended unseen');
+    assert.match(await badge.getAttribute('title'), /a later checkpoint completed/);
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="ended-unseen-badge"]')?.textContent?.trim() === '结束未见', null, { timeout: 5000 });
+    await page.getByTestId('lang-en').click();
+    // The job's timeline draws it grey, as the legend says.
+    await go(`#/job?cluster=${enc(FLINK)}&job=${archive}`);
+    await page.getByTestId('timeline-canvas').waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    const grey = await colourPixels('[data-testid="timeline-canvas"]', '--status-ended-unseen');
+    assert.ok(grey >= 12, `the ended-unseen bar painted grey (${grey} px; a bar is at least 3 × 4)`);
+    await shot('ended-unseen');
     await go(back);
     await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
   });

@@ -79,6 +79,11 @@ function episode(k, n, from, to) {
 export const MISSED_DETAILS = 31;
 /** The id of the clickstream-archive checkpoint whose sink's per-subtask stats could not be fetched. */
 export const PARTIAL_DETAILS = 45;
+/**
+ * The id of the clickstream-archive checkpoint stored in progress whose end left Flink's history unseen: the
+ * checkpoints after it completed, so it has ended (Flink aborts pending checkpoints then).
+ */
+export const ENDED_UNSEEN = 52;
 /** Triggers of orders-enrichment that failed before they got an id (the reconciliation's without_id). */
 export const WITHOUT_ID = 3;
 /** The job whose barriers queue at the input of Slow Map, behind its source. */
@@ -186,6 +191,11 @@ export function generate(opts = {}) {
         // Its details left Flink's history before they were fetched (the random draws above are kept, so the rest of the file does not change).
         delete cp.tasks;
         cp.detail_loss = 'missed';
+      }
+      if (k === ENDED_UNSEEN - 1) {
+        // Seen once while it ran, as the history lists it (no tasks); never again (the draws above are kept).
+        Object.assign(cp, { status: 'IN_PROGRESS', num_acknowledged: 1, latest_ack_ms: trig + 40, end_to_end_ms: 40 });
+        delete cp.tasks;
       }
       if (k === PARTIAL_DETAILS - 1) {
         // The sink's per-subtask stats could not be fetched; the source's came (the draws above are kept).

@@ -81,6 +81,7 @@ export interface Bar {
   first_id: number;
   last_id: number;
   pipeline: number;
+  ended_unseen?: number;
 }
 
 /** analyze.Basis (its constants) */
@@ -140,6 +141,7 @@ export interface CheckpointAnalysis {
   slow?: SlowFlag[];
   commit?: Commit;
   source?: CheckpointSource;
+  ended_unseen?: boolean;
 }
 
 /** analyze.CheckpointBrief */
@@ -563,6 +565,7 @@ export interface JobSummary {
   completed: number;
   failed: number;
   in_progress: number;
+  ended_unseen: number;
   gaps: number;
   first_trigger_ms: number;
   last_trigger_ms: number;
@@ -884,6 +887,7 @@ export interface Summary {
   completed: number;
   failed: number;
   in_progress: number;
+  ended_unseen: number;
   missed: number;
   first_ms: number;
   last_ms: number;

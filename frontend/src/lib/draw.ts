@@ -4,6 +4,7 @@ import type { LanePoint, TimelineBar, TimelineGap } from './api';
 import type { Range } from './scale';
 import { timeScale } from './scale';
 import {
+  barEndedUnseen,
   failureTicks,
   lanePoints,
   layoutBars,
@@ -21,6 +22,11 @@ import { timeTicks } from './ticks';
 
 export function statusColor(p: Theme, status: TimelineBar['status']): string {
   return status === 'FAILED' ? p.failed : status === 'IN_PROGRESS' ? p.inProgress : p.completed;
+}
+
+/** barColor is a bar's status colour; grey when its checkpoints ended unseen. */
+export function barColor(p: Theme, bar: TimelineBar): string {
+  return barEndedUnseen(bar) ? p.endedUnseen : statusColor(p, bar.status);
 }
 
 export const AXIS_HEIGHT = 38;
@@ -156,7 +162,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Theme, d: DrawInp
   // Bars.
   const rects = layoutBars(d.bars, range, plot, d.nowMs);
   for (const r of rects) {
-    ctx.fillStyle = statusColor(p, r.bar.status);
+    ctx.fillStyle = barColor(p, r.bar);
     ctx.fillRect(r.x, r.y, r.w, r.h);
   }
   // Failed bars on top so a merged neighbour never hides them.

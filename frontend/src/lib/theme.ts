@@ -23,6 +23,7 @@ const VARS = {
   completed: ['--status-completed', '#2f9e44'],
   failed: ['--status-failed', '#e03131'],
   inProgress: ['--status-inprogress', '#1c7ed6'],
+  endedUnseen: ['--status-ended-unseen', '#868e96'],
   gap: ['--gap', '#f08c00'],
   laneBp: ['--lane-bp', '#f76707'],
   laneSize: ['--lane-size', '#1c7ed6'],

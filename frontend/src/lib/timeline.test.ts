@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineBar } from './api';
-import { barEnd, hitGap, hitTest, layoutBars, layoutGaps, MIN_BAR_H, MIN_BAR_W, visibleMaxDuration } from './timeline';
+import { barEnd, barEndedUnseen, barRunning, hitGap, hitTest, layoutBars, layoutGaps, MIN_BAR_H, MIN_BAR_W, visibleMaxDuration } from './timeline';
 
 function bar(id: number, start: number, dur: number, status: TimelineBar['status'] = 'COMPLETED', count = 1): TimelineBar {
   return {
@@ -70,6 +70,22 @@ describe('layoutBars', () => {
     const rs = layoutBars([running], { from: now - 10_000, to: now + 10_000 }, plot, now);
     expect(rs[0].w).toBeCloseTo(250, 6);
     expect(rs[0].h).toBe(100); // the only bar; duration 0 → full relative height, no division by zero
+  });
+
+  it('tells a bar whose checkpoints ended unseen from a running one', () => {
+    // Three checkpoints stored in progress merged in one bar: two ended unseen, one still runs.
+    const mixed = { ...bar(70, now - 5000, 0, 'IN_PROGRESS', 3), ended_unseen: 2 };
+    expect([barRunning(mixed), barEndedUnseen(mixed)]).toEqual([true, false]);
+    expect(barEnd(mixed, now)).toBe(now);
+    // All three ended unseen: not running, and it stops at its own end (its last ack), not now.
+    const ended = { ...mixed, ended_unseen: 3, end_ms: now - 4000 };
+    expect([barRunning(ended), barEndedUnseen(ended)]).toEqual([false, true]);
+    expect(barEnd(ended, now)).toBe(now - 4000);
+    // Without an end of its own it lasts its longest duration, like a final bar.
+    expect(barEnd({ ...ended, end_ms: 0, max_duration_ms: 300 }, now)).toBe(now - 5000 + 300);
+    // A completed bar is neither, whatever the count says.
+    const done = { ...bar(80, now - 9000, 40), ended_unseen: 1 };
+    expect([barRunning(done), barEndedUnseen(done)]).toEqual([false, false]);
   });
 });
 

@@ -29,10 +29,23 @@ export interface GapRect {
 export const MIN_BAR_W = 3;
 export const MIN_BAR_H = 4;
 
+/**
+ * barEndedUnseen: every checkpoint of the bar was stored in progress and has
+ * ended unseen (a later one completed; the backend says how many).
+ */
+export function barEndedUnseen(bar: TimelineBar): boolean {
+  return bar.status === 'IN_PROGRESS' && (bar.ended_unseen ?? 0) >= bar.count;
+}
+
+/** barRunning: the bar holds a checkpoint still running, as far as anyone knows. */
+export function barRunning(bar: TimelineBar): boolean {
+  return bar.status === 'IN_PROGRESS' && (bar.ended_unseen ?? 0) < bar.count;
+}
+
 /** barEnd is when a bar stops: its end, or now for a checkpoint still running. */
 export function barEnd(bar: TimelineBar, nowMs: number): number {
   if (bar.end_ms > 0) return bar.end_ms;
-  if (bar.status === 'IN_PROGRESS') return Math.max(bar.start_ms, nowMs);
+  if (barRunning(bar)) return Math.max(bar.start_ms, nowMs);
   return bar.start_ms + Math.max(0, bar.max_duration_ms);
 }
 
