@@ -194,6 +194,19 @@ func TestEndedUnseenInTheViews(t *testing.T) {
 	if unseen[24] != 1 || unseen[26] != 0 {
 		t.Errorf("timeline bars ended unseen %v, want 1 for 24 and 0 for 26", unseen)
 	}
+	rows, err := a.Checkpoints("prod", "job1", base+500, base+1500) // 24 alone: 25 completed outside the range
+	if err != nil || len(rows) != 1 || rows[0].ID != 24 || !rows[0].EndedUnseen {
+		t.Errorf("checkpoint rows %+v (%v): want 24, ended unseen", rows, err)
+	}
+	rows, err = a.Checkpoints("prod", "job1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.EndedUnseen != (r.ID == 24) {
+			t.Errorf("checkpoint row %d: ended unseen %v", r.ID, r.EndedUnseen)
+		}
+	}
 	jobs, err := a.ListJobs("prod")
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("jobs %+v, %v", jobs, err)

@@ -312,6 +312,9 @@ type CheckpointRow struct {
 	FailureCause string                 `json:"failure_cause,omitempty"`
 	Declined     *model.Decline         `json:"declined,omitempty"`
 	Source       model.CheckpointSource `json:"source,omitempty"`
+	// EndedUnseen: stored in progress, it has ended unseen
+	// (analyze.CheckpointAnalysis.EndedUnseen).
+	EndedUnseen bool `json:"ended_unseen,omitempty"`
 }
 
 // Checkpoints lists a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
@@ -335,7 +338,42 @@ func (a *App) Checkpoints(cluster, job string, fromMs, toMs int64) ([]Checkpoint
 			FailureMessage: c.FailureMessage, FailureCause: c.FailureCause, Declined: c.Declined, Source: c.Source,
 		})
 	}
+	if err := a.markEndedUnseen(ctx, cluster, job, rows); err != nil {
+		return nil, err
+	}
 	return rows, nil
+}
+
+// markEndedUnseen marks the rows stored in progress that have ended unseen:
+// a later checkpoint of their pipeline completed, in the range or not.
+func (a *App) markEndedUnseen(ctx context.Context, cluster, job string, rows []CheckpointRow) error {
+	newest := map[int]int64{} // per pipeline with a row in progress; -1: none completed
+	for _, r := range rows {
+		if r.Status == model.StatusInProgress {
+			newest[r.Pipeline] = -1
+		}
+	}
+	if len(newest) == 0 {
+		return nil
+	}
+	c, ok := a.laneSource(ctx, cluster)
+	if !ok || !analyze.EndsPendingOnCompletion(c.Engine) {
+		return nil
+	}
+	for p := range newest {
+		id, found, err := a.store.NewestCompletedID(ctx, cluster, job, p)
+		if err != nil {
+			return err
+		}
+		if found {
+			newest[p] = id
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		r.EndedUnseen = analyze.EndedUnseen(c.Engine, r.Status, r.Kind, r.ID, newest[r.Pipeline])
+	}
+	return nil
 }
 
 // TimelineRequest asks for a job's timeline over a range at a pixel width.

@@ -389,6 +389,10 @@ describe('views', { skip: !CE_URL }, () => {
     await page.waitForTimeout(300);
     const grey = await colourPixels('[data-testid="timeline-canvas"]', '--status-ended-unseen');
     assert.ok(grey >= 12, `the ended-unseen bar painted grey (${grey} px; a bar is at least 3 × 4)`);
+    // The table names it so too.
+    const row = page.locator(`[data-testid="checkpoint-row"][data-id="${ENDED_UNSEEN}"] .status-badge`);
+    await row.waitFor({ timeout: 10_000 });
+    assert.equal((await row.innerText()).trim(), 'Ended unseen');
     await shot('ended-unseen');
     await go(back);
     await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });

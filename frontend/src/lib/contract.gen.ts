@@ -226,6 +226,7 @@ export interface CheckpointRow {
   failure_cause?: string;
   declined?: Decline;
   source?: CheckpointSource;
+  ended_unseen?: boolean;
 }
 
 /** model.CheckpointSource (its constants) */
