@@ -1,22 +1,15 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	segjson "github.com/segmentio/encoding/json"
 	"github.com/spf13/cobra"
 
 	"checkpoint-explorer/app"
@@ -141,7 +134,7 @@ func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) er
 	// text and markdown keep a tally.
 	switch f.format {
 	case "json":
-		jw, err := newJSONReportWriter()
+		jw, err := newJSONReportWriter(g.stdout)
 		if err != nil {
 			return err
 		}
@@ -164,204 +157,6 @@ func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) er
 		}
 	}
 	return nil
-}
-
-// jsonReportWriter writes `report --format json` as the analyses stream in.
-// The document is what an indented json.Encoder writes, except that each
-// checkpoint's analysis is one compact line: indenting them took a third of
-// the time, and a line per checkpoint greps and diffs well. Each line goes
-// to a spill file once encoded (chunks are encoded on every core and
-// written in order); the few analyses revised at the end are kept aside;
-// finish then writes the top level with the spilled lines in place. Memory
-// stays at a few chunks whatever the number of checkpoints.
-type jsonReportWriter struct {
-	spill   *os.File
-	out     *bufio.Writer
-	chunk   []analyze.CheckpointAnalysis
-	n       int
-	revised map[int][]byte
-	pending chan chan encodedChunk
-	written chan error
-	bufs    sync.Pool // chunks' buffers, once written
-}
-
-type encodedChunk struct {
-	b   []byte
-	err error
-}
-
-const reportChunk = 512
-
-// reportLineBytes is about the length of one checkpoint's line (2 KB over
-// 4 vertices), to size a chunk's buffer.
-const reportLineBytes = 2048
-
-// reportMemoryLimit is the report command's soft memory limit (GOMEMLIMIT
-// overrides it). Over a day at 1 s the live heap is some 130 MB at its
-// largest; with the binary's own 20 MiB the process peaks at about 216 MiB.
-// Each step up made it faster on the soak cache (160 MiB: 3.20 s mean,
-// 200: 2.87 s, 230: 2.73 s, same sitting) but 230 peaked at 245 MiB, too
-// near the 256 MiB aim. Longer histories only make the collector work
-// harder, never fail.
-const reportMemoryLimit = 200 << 20
-
-func newJSONReportWriter() (*jsonReportWriter, error) {
-	f, err := os.CreateTemp("", "checkpoint-explorer-report-*.jsonl")
-	if err != nil {
-		return nil, fmt.Errorf("report: a file for the checkpoints' lines: %w", err)
-	}
-	w := &jsonReportWriter{spill: f, out: bufio.NewWriterSize(f, 1<<20), revised: map[int][]byte{},
-		pending: make(chan chan encodedChunk, runtime.GOMAXPROCS(0)), written: make(chan error, 1)}
-	pending := w.pending // finish clears the field
-	go func() {
-		var err error
-		for ch := range pending {
-			res := <-ch
-			if err == nil {
-				err = res.err
-			}
-			if err == nil {
-				_, err = w.out.Write(res.b)
-			}
-			w.bufs.Put(res.b[:0])
-		}
-		if err == nil {
-			err = w.out.Flush()
-		}
-		w.written <- err
-	}()
-	return w, nil
-}
-
-// emit takes checkpoint k's analysis (k counts up from 0).
-func (w *jsonReportWriter) emit(k int, ca *analyze.CheckpointAnalysis) error {
-	if k != w.n {
-		return fmt.Errorf("report: checkpoint %d came as the %dth", k, w.n)
-	}
-	w.n++
-	w.chunk = append(w.chunk, *ca)
-	if len(w.chunk) == reportChunk {
-		w.send()
-	}
-	return nil
-}
-
-func (w *jsonReportWriter) send() {
-	if len(w.chunk) == 0 {
-		return
-	}
-	cps := w.chunk
-	w.chunk = make([]analyze.CheckpointAnalysis, 0, reportChunk)
-	ch := make(chan encodedChunk, 1)
-	w.pending <- ch
-	go func() {
-		buf, _ := w.bufs.Get().([]byte)
-		if buf == nil {
-			buf = make([]byte, 0, reportLineBytes*len(cps))
-		}
-		for k := range cps {
-			var err error
-			if buf, err = appendJSONLine(buf, &cps[k]); err != nil {
-				ch <- encodedChunk{err: err}
-				return
-			}
-		}
-		ch <- encodedChunk{b: buf}
-	}()
-}
-
-// appendJSONLine appends ca's line to b: what encoding/json writes, by
-// segmentio's encoder, which writes the same bytes in half the time and
-// into b without allocating (a test holds the two equal).
-func appendJSONLine(b []byte, ca *analyze.CheckpointAnalysis) ([]byte, error) {
-	b, err := segjson.Append(b, ca, segjson.EscapeHTML|segjson.SortMapKeys)
-	if err != nil {
-		return nil, fmt.Errorf("report: checkpoint %d: %w", ca.ID, err)
-	}
-	return append(b, '\n'), nil
-}
-
-// revise replaces checkpoint k's analysis, already emitted.
-func (w *jsonReportWriter) revise(k int, ca *analyze.CheckpointAnalysis) error {
-	b, err := appendJSONLine(nil, ca)
-	if err != nil {
-		return err
-	}
-	w.revised[k] = b
-	return nil
-}
-
-// finish writes the whole document to dst: r without its checkpoints, and
-// the lines emitted in place of them.
-func (w *jsonReportWriter) finish(dst io.Writer, r app.Report) error {
-	w.send()
-	close(w.pending)
-	w.pending = nil
-	if err := <-w.written; err != nil {
-		return fmt.Errorf("report: writing the checkpoints' lines: %w", err)
-	}
-	r.Checkpoints = []analyze.CheckpointAnalysis{}
-	head, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	// The top-level field, at the top level's indentation: no string value
-	// can hold it (its quotes would be escaped).
-	marker := []byte("\n  \"checkpoints\": []")
-	i := bytes.Index(head, marker)
-	if i < 0 {
-		return errors.New("report: the report has no checkpoints field")
-	}
-	bw := bufio.NewWriterSize(dst, 1<<20)
-	if w.n == 0 {
-		bw.Write(head)
-		bw.WriteByte('\n')
-		return bw.Flush()
-	}
-	bw.Write(head[:i+len(marker)-len("]")])
-	bw.WriteString("\n")
-	if _, err := w.spill.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	lines := bufio.NewReaderSize(w.spill, 1<<20)
-	var long []byte // a line longer than the reader's buffer
-	for k := 0; k < w.n; k++ {
-		line, err := lines.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = lines.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err != nil {
-			return fmt.Errorf("report: reading back checkpoint line %d: %w", k, err)
-		}
-		if b, ok := w.revised[k]; ok {
-			line = b
-		}
-		bw.WriteString("    ")
-		bw.Write(line[:len(line)-1])
-		if k < w.n-1 {
-			bw.WriteByte(',')
-		}
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("  ]")
-	bw.Write(head[i+len(marker):])
-	bw.WriteByte('\n')
-	return bw.Flush()
-}
-
-// close removes the spill file; after a failure it also lets the encoders end.
-func (w *jsonReportWriter) close() {
-	if w.pending != nil {
-		close(w.pending)
-		<-w.written
-	}
-	w.spill.Close()
-	os.Remove(w.spill.Name())
 }
 
 // endedUnseenText names the checkpoints stored in progress that ended
