@@ -696,6 +696,7 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Span, err
 	}
 	defer rows.Close()
 	out := make([]model.Span, 0, n)
+	clear(out[:n]) // written once now: see MetricSamples
 	vals := make([]any, len(spanColNames))
 	dst := pointersTo(vals)
 	for rows.Next() {
@@ -1100,7 +1101,12 @@ func (s *Store) MetricSamples(ctx context.Context, q Query) ([]model.MetricSampl
 	// Sized first: a day of samples is tens of MB, and growing the slice
 	// by doubling copied them over and over.
 	var out []model.MetricSample
-	err := s.scanMetricSamples(ctx, q, func(n int) { out = make([]model.MetricSample, 0, n) }, func(m model.MetricSample) error {
+	err := s.scanMetricSamples(ctx, q, func(n int) {
+		out = make([]model.MetricSample, 0, n)
+		// Written once now, as analyze.Reserve writes its arrays: pages the
+		// collector read first are copied, with a TLB flush, when written.
+		clear(out[:n])
+	}, func(m model.MetricSample) error {
 		out = append(out, m)
 		return nil
 	})
