@@ -695,8 +695,7 @@ func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Span, err
 		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
 	}
 	defer rows.Close()
-	out := make([]model.Span, 0, n)
-	clear(out[:n]) // written once now: see MetricSamples
+	out := writtenSlice[model.Span](n)
 	vals := make([]any, len(spanColNames))
 	dst := pointersTo(vals)
 	for rows.Next() {
@@ -1096,17 +1095,23 @@ func (s *Store) MetricMaxima(ctx context.Context, q Query) ([]model.MetricSample
 	return out, nil
 }
 
+// writtenSlice makes an empty slice of capacity n whose memory is written
+// once now, as analyze.Reserve writes its arrays: the collector scans the
+// capacity of an array that holds pointers, and a page it read first is
+// copied, with a TLB flush on every core, at the program's first write
+// (docs/reliability.md).
+func writtenSlice[T any](n int) []T {
+	s := make([]T, n)
+	clear(s)
+	return s[:0]
+}
+
 // MetricSamples collects ScanMetricSamples into a slice.
 func (s *Store) MetricSamples(ctx context.Context, q Query) ([]model.MetricSample, error) {
 	// Sized first: a day of samples is tens of MB, and growing the slice
 	// by doubling copied them over and over.
 	var out []model.MetricSample
-	err := s.scanMetricSamples(ctx, q, func(n int) {
-		out = make([]model.MetricSample, 0, n)
-		// Written once now, as analyze.Reserve writes its arrays: pages the
-		// collector read first are copied, with a TLB flush, when written.
-		clear(out[:n])
-	}, func(m model.MetricSample) error {
+	err := s.scanMetricSamples(ctx, q, func(n int) { out = writtenSlice[model.MetricSample](n) }, func(m model.MetricSample) error {
 		out = append(out, m)
 		return nil
 	})
