@@ -858,7 +858,11 @@ func (a *Analyzer) corrInputOf(k int, median float64) corrInput {
 		id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
 		upstream: press.Upstream, maxBP: press.Max, busy: press.Busy, sampledAlig: press.SampledAlignmentMs,
 		samples: press.Samples, hasPhases: r.critOK, medianE2E: median,
-		unaligned: c.Kind == model.KindUnaligned,
+		unaligned: c.Kind == model.KindUnaligned, nearest: press.Nearest,
+	}
+	from, to := windowOf(c)
+	if v, n, nearest, ok := a.mi.maxIn(kindQueueFill, from, to); ok {
+		ci.fill, ci.fillN, ci.nearest = v, n, ci.nearest || nearest
 	}
 	for _, f := range out.Slow {
 		ci.slow = ci.slow || f.Phase == EndToEnd

@@ -57,8 +57,9 @@ const (
 	BasisSustained Basis = "sustained_backpressure"
 	// BasisBottleneck: the slowest quarter's bottleneck phase (async for storage).
 	BasisBottleneck Basis = "bottleneck"
-	// BasisSlowCheckpoints: too few checkpoints to correlate, but those judged
-	// slow spent their time waiting for barriers.
+	// BasisSlowCheckpoints: no correlation decides, but the checkpoints
+	// judged slow do: they spent their time waiting for barriers, or (without
+	// phases) they were far more backpressured than the others (contrast.go).
 	BasisSlowCheckpoints Basis = "slow_checkpoints"
 )
 
@@ -129,6 +130,12 @@ const (
 	kindBackpressure metricKind = iota
 	kindBusy
 	kindAlignment
+	// kindQueueFill is SeaTunnel's queueFillRatio, attributed like bpRatio
+	// to the vertex writing into the queue: evidence for the verdict's
+	// contrast only, not a backpressure ratio (a fill level is not a share
+	// of time blocked), so the per-checkpoint backpressure and the
+	// timeline's lane leave it out.
+	kindQueueFill
 	numKinds
 )
 
@@ -146,7 +153,7 @@ type metricIndex struct {
 func AnalysedMetric(name string) bool {
 	switch name {
 	case model.MetricBackPressuredMsPerSec, model.MetricBPRatio, model.MetricBusyMsPerSec, model.MetricBusyRatio,
-		MetricAlignmentTimeMs, model.MetricCommitDurationMs, model.MetricCommittedFiles, model.MetricCommittedRecords,
+		model.MetricQueueFillRatio, MetricAlignmentTimeMs, model.MetricCommitDurationMs, model.MetricCommittedFiles, model.MetricCommittedRecords,
 		model.MetricCommittedCommittables:
 		return true
 	}
@@ -167,6 +174,8 @@ func classify(s *model.MetricSample) (metricKind, float64, bool) {
 		return kindBusy, math.Min(1, s.Value), true
 	case MetricAlignmentTimeMs:
 		return kindAlignment, s.Value, true
+	case model.MetricQueueFillRatio:
+		return kindQueueFill, math.Min(1, s.Value), true
 	}
 	return 0, 0, false
 }
@@ -317,12 +326,12 @@ func (mi *metricIndex) pressure(g *graph, c *model.Checkpoint, focus int, out *P
 		}
 		out.Upstream = &vals[1]
 	}
-	if v, ok := mi.maxIn(kindBusy, from, to); ok {
+	if v, _, _, ok := mi.maxIn(kindBusy, from, to); ok {
 		vals[2] = v
 		out.Busy = &vals[2]
 		anyFound = true
 	}
-	if v, ok := mi.maxIn(kindAlignment, from, to); ok {
+	if v, _, _, ok := mi.maxIn(kindAlignment, from, to); ok {
 		vals[3] = v
 		out.SampledAlignmentMs = &vals[3]
 		anyFound = true
@@ -330,15 +339,20 @@ func (mi *metricIndex) pressure(g *graph, c *model.Checkpoint, focus int, out *P
 	return anyFound
 }
 
-func (mi *metricIndex) maxIn(kind metricKind, from, to int64) (float64, bool) {
-	var best float64
-	found := false
+// maxIn is the highest value of kind in a window over every vertex, with
+// the samples read and whether one vertex's was the nearest before it.
+func (mi *metricIndex) maxIn(kind metricKind, from, to int64) (best float64, n int, nearest, found bool) {
 	for _, key := range mi.keys[kind] {
-		if v, _, _, ok := mi.by[kind][key].window(from, to); ok && (!found || v > best) {
-			best, found = v, true
+		v, k, near, ok := mi.by[kind][key].window(from, to)
+		if !ok {
+			continue
 		}
+		if !found || v > best {
+			best = v
+		}
+		n, nearest, found = n+k, nearest || near, true
 	}
-	return best, found
+	return best, n, nearest, found
 }
 
 // corrInput is what the verdict needs of one checkpoint.
@@ -357,9 +371,14 @@ type corrInput struct {
 	maxBP       *float64
 	busy        *float64
 	samples     int
-	medianE2E   float64 // baseline median when it was judged, 0 if not
-	slow        bool    // end-to-end judged slow against its baseline
-	unaligned   bool
+	// fill is the highest queue fill in the window (fillN samples); nearest
+	// says the evidence came from the last samples before the window.
+	fill      float64
+	fillN     int
+	nearest   bool
+	medianE2E float64 // baseline median when it was judged, 0 if not
+	slow      bool    // end-to-end judged slow against its baseline
+	unaligned bool
 	// queueAt and queueUp name where barriers queued longest when that is
 	// the checkpoint's first cause (start delay or alignment behind an
 	// upstream), with queueShare its share; second is the next cause.
@@ -556,6 +575,7 @@ func correlate(in []corrInput) Correlation {
 	queue := queueDominant(in)
 	var reason []ReasonPart
 	waits := barrierWait(in)
+	ct := contrastOf(in)
 	switch {
 	case bpStrong && (!sizeStrong || *bp.Rho >= *cor.CheckpointedSize.Rho):
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisCorrelation
@@ -597,7 +617,18 @@ func correlate(in []corrInput) Correlation {
 		// time went: barriers queued behind buffered data.
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSlowCheckpoints
 		reason = append(reason, waits...)
-		reason = append(reason, part("cannot_confirm"))
+		if ct.decided() {
+			reason = append(reason, ct.parts()...) // it does confirm it
+		} else {
+			reason = append(reason, part("cannot_confirm"))
+		}
+		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
+	case ct.decided():
+		// No phases say where the time went, and sparse samples starve a
+		// rank correlation, but the slow checkpoints were clearly and far
+		// more backpressured than the others.
+		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSlowCheckpoints
+		reason = append(reason, ct.parts()...)
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
 	case len(sy) == 0:
 		cor.Verdict = VerdictInconclusive
@@ -607,6 +638,7 @@ func correlate(in []corrInput) Correlation {
 		if d, ok := dominantBottleneck(in, len(withBN), cut); ok {
 			reason = append(reason, d)
 		}
+		reason = append(reason, ct.parts()...) // what the contrast lacks, without phases
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
 		if sizeTooSmall {
 			reason = append(reason, part("size_too_small", "stat", describe(cor.CheckpointedSize), "spread", pct(relSpread(sx))))

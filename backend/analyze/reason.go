@@ -60,6 +60,18 @@ var reasonTemplates = map[string]string{
 	"slowest_busy":        "busy ratio peaked at {{level}}",
 	"slowest_gauge":       "the sampled alignment time reached {{ms}} ms in its window (at most {{others}} ms around the other checkpoints)",
 	"slowest_gauge_mark":  "much of its time went into barrier alignment, which is where backpressure (barriers queued behind buffered data) delays an aligned checkpoint",
+	// The slow checkpoints against the others (contrast.go).
+	"contrast_quarter":        "no checkpoint was judged slow against its baseline, so the slowest quarter ({{n}} checkpoints of at least {{ms}} ms) stands for the slow ones",
+	"contrast_slow_few":       "only {{slow}} checkpoint(s) are slow: too few to set against the others (need {{need}})",
+	"contrast_slow_unsampled": "{{n}} of the {{slow}} slow checkpoints have no backpressure sample in or just before their window ({{ids}}): too few are left to set against the others (need at least {{need}} of them, and {{share}}%)",
+	"contrast_others_few":     "only {{n}} of the {{total}} other checkpoints have backpressure samples: too few to set the slow ones against (need {{need}})",
+	"contrast_no_interval":    "{{n}} slow and {{m}} other checkpoints with backpressure samples are too few for a {{conf}}% interval of their difference",
+	"contrast_bp":             "the {{n}} slow checkpoints with samples ({{ids}}) had a median backpressure of {{slow}} against {{others}} for the {{m}} others: {{diff}} higher ({{conf}}% interval {{lo}} to {{hi}}; {{samples}} samples in the slow ones' windows, {{other_samples}} in the others')",
+	"contrast_unsampled":      "{{n}} of the {{slow}} slow checkpoints have no backpressure sample ({{ids}})",
+	"contrast_nearest":        "{{n}} of them read the last sample before their trigger",
+	"contrast_lower":          "the slow checkpoints had less backpressure than the others (median {{slow}} over {{n}} against {{others}} over {{m}}; difference {{diff}}, {{conf}}% interval {{lo}} to {{hi}}): it is not what slows them",
+	"contrast_overlap":        "the slow checkpoints' backpressure and the others' overlap (median {{slow}} over {{n}} against {{others}} over {{m}}; difference {{diff}}, {{conf}}% interval {{lo}} to {{hi}})",
+	"contrast_small":          "the slow checkpoints had more backpressure than the others (median {{slow}} over {{n}} against {{others}} over {{m}}; difference {{diff}}, {{conf}}% interval {{lo}} to {{hi}}), too little to explain them (need a difference of {{need_diff}} and a median of {{need_level}})",
 	// How a failure's phase was found (CheckpointFailure.BasisParts).
 	"f_expired":             "the checkpoint timeout elapsed",
 	"f_msg_async":           "the message says the asynchronous part failed",
