@@ -20,6 +20,11 @@ type History struct {
 	// Counts are the engine's own counters per pipeline, when it sends them
 	// (Flink: /checkpoints counts, pipeline 0; SeaTunnel: per pipeline).
 	Counts map[int]EngineCounts `json:"counts,omitempty"`
+	// RefreshMs is how often the engine refreshes this answer, when it
+	// does so on a period of its own rather than on every change (0:
+	// unknown, or on every change). Polls for the progress of checkpoints in
+	// flight are not made more often: they would return the same answer.
+	RefreshMs int64 `json:"refresh_ms,omitempty"`
 }
 
 // EngineCounts are an engine's checkpoint counters for one pipeline of a
@@ -71,6 +76,11 @@ type Reconciliation struct {
 	Earlier int64 `json:"earlier"`
 	// Log is the state of the engine's log reader; nil where there is none.
 	Log *LogState `json:"log,omitempty"`
+	// EngineForgotMs is when the engine was first seen to have dropped the
+	// job's checkpoint history while the cache held some (a SeaTunnel job
+	// stopped without a savepoint loses it at once): from then on the cache
+	// is the only record. 0 while the engine keeps it.
+	EngineForgotMs int64 `json:"engine_forgot_ms,omitempty"`
 }
 
 // ErrDiskFull is what a sink's write returns (wrapped) when it found no room

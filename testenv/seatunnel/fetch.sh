@@ -1,27 +1,70 @@
 #!/usr/bin/env bash
-# Resolve the SeaTunnel Zeta node's jars from Maven Central (once per pom.xml) into
-# testenv/.cache/seatunnel/lib-<version>-<pomhash>/. Nothing is built.
+# Resolve the SeaTunnel Zeta node's jars from Maven Central (once per jar list) into
+# testenv/.cache/seatunnel/lib-<version>-<hash>/. Nothing is built.
 #
-# Usage: testenv/seatunnel/fetch.sh        (idempotent; prints the lib dir on stdout)
+#   2.3.13: each jar of jars-2.3.13.txt alone (`mvn dependency:get -Dtransitive=false`, then copied
+#           from the local repository), the connectors into connectors/, and shim-2.3.8.jar made
+#           of the few 2.3.8 classes the connectors need (SHIM_CLASSES).
+#   2.3.8:  `mvn dependency:copy-dependencies` on pom-2.3.8.xml.
+#
+# Usage: SEATUNNEL_VERSION=2.3.13 testenv/seatunnel/fetch.sh   (idempotent; prints the lib dir)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-with_lock "$SEATUNNEL_CACHE_DIR/.fetch.lock"
+# fetch_list DIR: every jar of the list, without dependencies.
+fetch_list() {
+  local dir="$1" repo line dest coord g a v p c path
+  repo="${MAVEN_REPO:-$HOME/.m2/repository}"
+  while read -r line; do
+    [[ -z "$line" || "$line" == \#* ]] && continue
+    read -r dest coord <<<"$line"
+    IFS=: read -r g a v p c <<<"$coord"
+    mvn -q -B -Dstyle.color=never dependency:get -Dtransitive=false -Dartifact="$coord" \
+      -Dmaven.repo.local="$repo" >&2 || die "Maven Central did not give $coord"
+    path="$repo/${g//.//}/$a/$v/$a-$v${c:+-$c}.${p:-jar}"
+    [[ -f "$path" ]] || die "mvn fetched $coord but $path is missing"
+    mkdir -p "$dir/$dest"
+    cp "$path" "$dir/$dest/"
+  done <"$SEATUNNEL_JARS"
+  # The shim: only the named classes of the 2.3.8 jars, so nothing else of 2.3.8 shadows 2.3.13.
+  local shim="$dir/shim.d" j
+  mkdir -p "$shim"
+  for j in "$dir"/shim-src/*.jar; do
+    (cd "$shim" && unzip -q -o "$j" "${SHIM_CLASSES[@]}" 2>/dev/null) || true
+  done
+  [[ -n "$(find "$shim" -name 'TableSchemaOptions*.class' -print -quit)" ]] ||
+    die "the 2.3.8 jars lack TableSchemaOptions: the shim cannot be made"
+  (cd "$shim" && jar cf "$dir/shim-2.3.8.jar" .) || die "jar cf shim-2.3.8.jar failed"
+  rm -rf "$shim" "$dir/shim-src"
+  # Where the node finds the connectors by plugin name.
+  cat >"$dir/connectors/plugin-mapping.properties" <<'EOT'
+seatunnel.source.FakeSource = connector-fake
+seatunnel.sink.Console = connector-console
+EOT
+  ls "$dir"/seatunnel-starter-*.jar >/dev/null 2>&1 || die "no seatunnel-starter jar in $dir"
+}
+
+with_lock "$SEATUNNEL_CACHE_DIR/.fetch-$SEATUNNEL_VERSION.lock"
 lib="$(lib_dir)"
 if [[ ! -f "$lib/.complete" ]]; then
   command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-  log "resolving SeaTunnel $SEATUNNEL_VERSION jars with Maven (~130 MB, once)"
+  log "resolving SeaTunnel $SEATUNNEL_VERSION jars with Maven (once)"
   tmp="$lib.tmp.$$"
   rm -rf "$lib".tmp.*
-  mvn -q -B -Dstyle.color=never -f "$SEATUNNEL_POM" dependency:copy-dependencies \
-    -DoutputDirectory="$tmp" -DincludeScope=runtime >&2 ||
-    die "mvn dependency:copy-dependencies on $SEATUNNEL_POM failed"
-  ls "$tmp"/seatunnel-engine-server-"$SEATUNNEL_VERSION".jar >/dev/null 2>&1 ||
-    die "Maven gave no seatunnel-engine-server-$SEATUNNEL_VERSION.jar in $tmp"
+  mkdir -p "$tmp"
+  if [[ "$SEATUNNEL_JARS" == *.xml ]]; then
+    mvn -q -B -Dstyle.color=never -f "$SEATUNNEL_JARS" dependency:copy-dependencies \
+      -DoutputDirectory="$tmp" -DincludeScope=runtime >&2 ||
+      die "mvn dependency:copy-dependencies on $SEATUNNEL_JARS failed"
+    ls "$tmp"/seatunnel-engine-server-"$SEATUNNEL_VERSION".jar >/dev/null 2>&1 ||
+      die "Maven gave no seatunnel-engine-server-$SEATUNNEL_VERSION.jar in $tmp"
+  else
+    fetch_list "$tmp"
+  fi
   rm -rf "$lib"
   mv "$tmp" "$lib"
   touch "$lib/.complete"
-  # Older lib dirs (another pom) are not used any more.
-  find "$SEATUNNEL_CACHE_DIR" -maxdepth 1 -name 'lib-*' -not -path "$lib" -exec rm -rf {} +
+  # Older lib dirs of this version (another list) are not used any more.
+  find "$SEATUNNEL_CACHE_DIR" -maxdepth 1 -name "lib-$SEATUNNEL_VERSION-*" -not -path "$lib" -exec rm -rf {} +
   log "jars ready in $lib"
 fi
 echo "$lib"

@@ -4,7 +4,10 @@
 # testenv/.run/seatunnel/jobs/<id>.json.
 #
 #   FakeSource (SEATUNNEL_ROWS rows per split; a reader reads one split per
-#   max(SEATUNNEL_READ_INTERVAL_MS, ~1 s)) → Sql pass-through transform → Console sink
+#   max(SEATUNNEL_READ_INTERVAL_MS, ~1 s)) → [Sql pass-through transform] → Console sink
+#
+# The Sql transform is there on 2.3.8 only: the 2.3.13 starter has no transforms, and the 2.3.8
+# transforms jar does not load in it.
 #
 # With the defaults each of the 2 readers emits 100 rows a second (200 rows/s in all) for about
 # 17 minutes, then idles; checkpoints go on either way.
@@ -23,6 +26,8 @@
 #                                    SEATUNNEL_ROWS * SEATUNNEL_SPLITS, spread over the splits)
 #   SEATUNNEL_SPLITS                 FakeSource split.num (default 2000)
 #   SEATUNNEL_READ_INTERVAL_MS       FakeSource split.read-interval: pause between splits (default 100)
+#   SEATUNNEL_PIPELINES              1 (default) or 2: two independent FakeSource → Console chains,
+#                                    which Zeta runs (and checkpoints) as two pipelines
 #   SEATUNNEL_OBSERVABILITY          1 to set env engine.observability.enabled (SeaTunnel with
 #                                    PR #10572; default: on for versions newer than 2.3.13)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -37,7 +42,12 @@ if [[ -z "$obs" ]]; then
   if [[ "$(printf '%s\n%s\n' "$version" 2.3.13 | sort -V | tail -n1)" != 2.3.13 ]]; then obs=1; fi
 fi
 
+transform=0
+if [[ "$(printf '%s\n%s\n' "$version" 2.3.13 | sort -V | head -n1)" != 2.3.13 ]]; then transform=1; fi
+
 config="$(jq -n \
+  --argjson transform "$transform" \
+  --argjson pipelines "${SEATUNNEL_PIPELINES:-1}" \
   --arg name "${SEATUNNEL_JOB_NAME:-ce-knob}" \
   --argjson par "${SEATUNNEL_PARALLELISM:-2}" \
   --argjson interval "${SEATUNNEL_CHECKPOINT_INTERVAL_MS:-1500}" \
@@ -55,23 +65,23 @@ config="$(jq -n \
       "checkpoint.interval": $interval,
       "checkpoint.timeout": $timeout
     } + (if $obs == 1 then {"engine.observability.enabled": true} else {} end)),
-    source: [{
+    source: [range($pipelines) as $i | {
       plugin_name: "FakeSource",
-      result_table_name: "fake",
+      result_table_name: "fake\($i)",
       "row.num": ($rows * $splits),
       "split.num": $splits,
       "split.read-interval": $readInterval,
       schema: {fields: {id: "bigint", name: "string", score: "int"}}
     }],
-    transform: [{
+    transform: (if $transform == 1 then [range($pipelines) as $i | {
       plugin_name: "Sql",
-      source_table_name: "fake",
-      result_table_name: "passed",
-      query: "select id, name, score from fake"
-    }],
-    sink: [{
+      source_table_name: "fake\($i)",
+      result_table_name: "passed\($i)",
+      query: "select id, name, score from fake\($i)"
+    }] else [] end),
+    sink: [range($pipelines) as $i | {
       plugin_name: "Console",
-      source_table_name: "passed",
+      source_table_name: (if $transform == 1 then "passed\($i)" else "fake\($i)" end),
       "log.print.data": false,
       "log.print.delay.ms": $slow
     }]

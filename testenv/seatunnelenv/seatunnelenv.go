@@ -1,12 +1,18 @@
 // Package seatunnelenv gives tests a real SeaTunnel Zeta node: it runs testenv/seatunnel/start.sh
-// once per test binary (or uses the node named by SEATUNNEL_REST_URL) and submits the test job.
+// once per test binary and version (or uses the node named by SEATUNNEL_REST_URL) and submits
+// test jobs.
 //
-// Tests using it skip only when CE_SKIP_REAL=1; otherwise a node that cannot start fails them.
+// Ensure gives the 2.3.13 node (REST v2, the checkpoint API); EnsureV1 the 2.3.8 node, kept for
+// REST v1 (the Hazelcast port). Tests using them skip only when CE_SKIP_REAL=1; otherwise a node
+// that cannot start fails them.
 package seatunnelenv
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -17,7 +23,13 @@ import (
 	"checkpoint-explorer/testenv/envscript"
 )
 
-// Env describes the running node.
+// The versions testenv runs.
+const (
+	Version   = "2.3.13"
+	VersionV1 = "2.3.8"
+)
+
+// Env describes a running node.
 type Env struct {
 	// RESTURL is the REST root the connector takes as BaseURL (v1 includes /hazelcast/rest/maps).
 	RESTURL string
@@ -31,34 +43,50 @@ type Env struct {
 	LogDir string
 }
 
-// startTimeout covers a first run that resolves the jars from Maven Central (~100 MB).
+// startTimeout covers a first run that resolves the jars from Maven Central (~110 MB).
 const startTimeout = 10 * time.Minute
 
-var (
-	once   sync.Once
-	env    Env
-	envErr error
-)
+type node struct {
+	once sync.Once
+	env  Env
+	err  error
+}
 
-// Ensure returns the node, starting it on first use. It skips the test when CE_SKIP_REAL=1.
+var nodes = map[string]*node{Version: {}, VersionV1: {}}
+
+// Ensure returns the 2.3.13 node (or the one SEATUNNEL_REST_URL names), starting it on first use.
+// It skips the test when CE_SKIP_REAL=1.
 func Ensure(t testing.TB) Env {
+	t.Helper()
+	return ensureVersion(t, Version, true)
+}
+
+// EnsureV1 returns the 2.3.8 node, which has REST v1 only, starting it on first use.
+func EnsureV1(t testing.TB) Env {
+	t.Helper()
+	return ensureVersion(t, VersionV1, false)
+}
+
+func ensureVersion(t testing.TB, version string, external bool) Env {
 	t.Helper()
 	if os.Getenv("CE_SKIP_REAL") == "1" {
 		t.Skip("CE_SKIP_REAL=1: skipping test against a real SeaTunnel node")
 	}
-	once.Do(func() { env, envErr = ensure() })
-	if envErr != nil {
-		t.Fatalf("seatunnelenv: %v", envErr)
+	n := nodes[version]
+	n.once.Do(func() { n.env, n.err = start(version, external) })
+	if n.err != nil {
+		t.Fatalf("seatunnelenv: %v", n.err)
 	}
-	return env
+	return n.env
 }
 
-func ensure() (Env, error) {
-	if url := os.Getenv("SEATUNNEL_REST_URL"); url != "" {
+func start(version string, external bool) (Env, error) {
+	if url := os.Getenv("SEATUNNEL_REST_URL"); url != "" && external {
 		return fromVars(map[string]string{
 			"SEATUNNEL_REST_URL":       url,
 			"SEATUNNEL_VERSION":        os.Getenv("SEATUNNEL_VERSION"),
 			"SEATUNNEL_CHECKPOINT_API": os.Getenv("SEATUNNEL_CHECKPOINT_API"),
+			"SEATUNNEL_REALTIME_API":   os.Getenv("SEATUNNEL_REALTIME_API"),
 		})
 	}
 	script, err := Script("start.sh")
@@ -67,18 +95,17 @@ func ensure() (Env, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	out, err := envscript.Run(ctx, nil, script)
+	out, err := envscript.Run(ctx, []string{"SEATUNNEL_VERSION=" + version}, script)
 	if err != nil {
 		return Env{}, err
 	}
 	return fromVars(envscript.ParseEnv(out))
 }
 
-// SubmitJob submits the test job with the given knobs (SEATUNNEL_SLOW_MS=50, ... see
+// SubmitJob submits the test job to e with the given knobs (SEATUNNEL_SLOW_MS=50, ... see
 // testenv/seatunnel/submit.sh) and returns its id. The job is cancelled when the test ends.
-func SubmitJob(t testing.TB, knobs ...string) string {
+func SubmitJob(t testing.TB, e Env, knobs ...string) string {
 	t.Helper()
-	e := Ensure(t)
 	script, err := Script("submit.sh")
 	if err != nil {
 		t.Fatalf("seatunnelenv: %v", err)
@@ -90,7 +117,7 @@ func SubmitJob(t testing.TB, knobs ...string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := envscript.Run(ctx, append([]string{"SEATUNNEL_REST_URL=" + e.RESTURL}, knobs...), script)
+	out, err := envscript.Run(ctx, append(e.scriptEnv(), knobs...), script)
 	if err != nil {
 		t.Fatalf("seatunnelenv: submit %v: %v", knobs, err)
 	}
@@ -106,16 +133,54 @@ func SubmitJob(t testing.TB, knobs ...string) string {
 	return id
 }
 
-// Cancel stops a job.
-func Cancel(e Env, id string) error {
+// Cancel stops a job without a savepoint.
+func Cancel(e Env, id string) error { return stop(e, id, false) }
+
+// StopWithSavepoint stops a job with a savepoint.
+func StopWithSavepoint(e Env, id string) error { return stop(e, id, true) }
+
+func stop(e Env, id string, savepoint bool) error {
 	script, err := Script("cancel.sh")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = envscript.Run(ctx, []string{"SEATUNNEL_REST_URL=" + e.RESTURL}, script, id)
+	args := []string{id}
+	if savepoint {
+		args = []string{"-s", id}
+	}
+	_, err = envscript.Run(ctx, e.scriptEnv(), script, args...)
 	return err
+}
+
+// JobState is the job's state as the node's /job-info answers it ("RUNNING", "CANCELED", ...).
+func JobState(ctx context.Context, e Env, id string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.RESTURL+"/job-info/"+id, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		JobStatus string `json:"jobStatus"`
+	}
+	if err := decodeJSON(resp, &body); err != nil {
+		return "", fmt.Errorf("job-info %s: %w", id, err)
+	}
+	return body.JobStatus, nil
+}
+
+// scriptEnv points the scripts at this node.
+func (e Env) scriptEnv() []string {
+	env := []string{"SEATUNNEL_REST_URL=" + e.RESTURL}
+	if e.Version == Version || e.Version == VersionV1 {
+		env = append(env, "SEATUNNEL_VERSION="+e.Version)
+	}
+	return env
 }
 
 // Script returns the path of a testenv/seatunnel script, found from the module root.
@@ -134,4 +199,11 @@ func fromVars(v map[string]string) (Env, error) {
 		return Env{}, errors.New("seatunnelenv: start.sh printed no SEATUNNEL_REST_URL")
 	}
 	return e, nil
+}
+
+func decodeJSON(resp *http.Response, out any) error {
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
 }

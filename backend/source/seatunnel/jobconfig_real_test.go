@@ -8,12 +8,12 @@ import (
 	"checkpoint-explorer/testenv/seatunnelenv"
 )
 
-// TestRealNodeJobConfig runs on every real node (2.3.8 in testenv: it has no checkpoint API, and
-// the job's configuration is collected all the same): the job's env options checkpoint.interval
-// and checkpoint.timeout reach the cache through the collector.
+// TestRealNodeJobConfig: the job's env options checkpoint.interval and checkpoint.timeout reach
+// the cache through the collector.
 func TestRealNodeJobConfig(t *testing.T) {
-	e := seatunnelenv.Ensure(t)
-	id := seatunnelenv.SubmitJob(t, "SEATUNNEL_JOB_NAME=ce-real-config",
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-config",
 		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=2500", "SEATUNNEL_CHECKPOINT_TIMEOUT_MS=30000")
 	h := newRealCollector(t, realClient(t, e))
 	ctx := context.Background()

@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/seatunnel"
@@ -18,11 +20,9 @@ import (
 	"checkpoint-explorer/testenv/seatunnelenv"
 )
 
-// noAPIReason is why the checkpoint part of the real-node tests cannot run on the node testenv
-// starts; see docs/seatunnel.md, "What was tried".
-const noAPIReason = "the node has no checkpoint REST API: it needs SeaTunnel >= 2.3.13 with REST v2, " +
-	"and Maven Central serves 2.3.13 only as the seatunnel-engine-server jar without its modules, so " +
-	"testenv runs 2.3.8 (REST v1). Point SEATUNNEL_REST_URL (+ SEATUNNEL_CHECKPOINT_API=true) at a 2.3.13+ node to run it"
+// The real-node tests run against the SeaTunnel 2.3.13 node testenv starts (REST v2, the
+// checkpoint API), each on a job of its own that shows one thing, side by side on that node.
+// TestRealNodeV1Jobs runs on the 2.3.8 node, kept for REST v1.
 
 func realClient(t *testing.T, e seatunnelenv.Env) *seatunnel.Client {
 	t.Helper()
@@ -33,10 +33,22 @@ func realClient(t *testing.T, e seatunnelenv.Env) *seatunnel.Client {
 	return c
 }
 
-// TestRealNodeJobs runs on every real node: jobs, the graph, and the clear "no such API" errors.
-func TestRealNodeJobs(t *testing.T) {
+// checkpointNode is the 2.3.13 node; a test needing the checkpoint API fails on a node without it
+// (SEATUNNEL_REST_URL pointing elsewhere).
+func checkpointNode(t *testing.T) seatunnelenv.Env {
+	t.Helper()
 	e := seatunnelenv.Ensure(t)
-	id := seatunnelenv.SubmitJob(t, "SEATUNNEL_JOB_NAME=ce-real-jobs")
+	if !e.CheckpointAPI {
+		t.Fatalf("node %s (%s) has no checkpoint API; the real tests need SeaTunnel 2.3.13 or later", e.RESTURL, e.Version)
+	}
+	return e
+}
+
+// TestRealNodeJobs: jobs, the graph, and the clear "no such API" error for realtime metrics.
+func TestRealNodeJobs(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-jobs")
 	c := realClient(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -45,28 +57,53 @@ func TestRealNodeJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Version == "" || o.Workers < 1 {
-		t.Errorf("overview = %+v", o)
+	if o.Version != seatunnelenv.Version || o.Workers < 1 {
+		t.Errorf("overview = %+v, want version %s with a worker", o, seatunnelenv.Version)
 	}
-	var info seatunnel.JobInfo
-	deadline := time.Now().Add(time.Minute)
-	for {
-		info, err = c.JobInfo(ctx, id)
-		if err == nil && info.State == "RUNNING" && len(info.Vertices) == 3 {
-			break
+	info := waitRunning(t, ctx, c, id, 2)
+	// FakeSource → Console, one pipeline, parallelism 2.
+	var names []string
+	for _, v := range info.Vertices {
+		names = append(names, v.Name)
+		if v.Parallelism != 2 || v.Pipeline != 1 {
+			t.Errorf("vertex %+v: want parallelism 2 in pipeline 1", v)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s not running with 3 vertices after a minute: %+v, %v", id, info, err)
-		}
-		time.Sleep(500 * time.Millisecond)
 	}
+	if len(info.Edges) != 1 || !strings.Contains(strings.Join(names, ","), "FakeSource") {
+		t.Errorf("vertices %v edges %+v, want FakeSource → Console", names, info.Edges)
+	}
+	if info.CheckpointIntervalMs != 1500 || info.CheckpointTimeoutMs != 20000 || info.StartMs <= 0 {
+		t.Errorf("interval %d timeout %d start %d", info.CheckpointIntervalMs, info.CheckpointTimeoutMs, info.StartMs)
+	}
+	jobs, err := c.Jobs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(jobs, func(j model.Job) bool { return j.ID == id }) {
+		t.Errorf("Jobs() = %+v lacks %s", jobs, id)
+	}
+	if _, err := c.Job(ctx, "1"); !errors.Is(err, seatunnel.ErrNotFound) || !strings.Contains(err.Error(), "not known to the cluster") {
+		t.Errorf("unknown job: err = %v, want ErrNotFound", err)
+	}
+	if _, err := c.RealtimeEdges(ctx, id, time.Minute); !errors.Is(err, seatunnel.ErrNoRealtimeAPI) {
+		t.Errorf("realtime on %s: err = %v, want ErrNoRealtimeAPI", e.Version, err)
+	}
+}
+
+// TestRealNodeV1Jobs: the 2.3.8 node's REST v1 gives jobs and the graph, and says clearly that
+// it has no checkpoint API; the collector puts that in the cluster's health.
+func TestRealNodeV1Jobs(t *testing.T) {
+	t.Parallel()
+	e := seatunnelenv.EnsureV1(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-v1")
+	c := realClient(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	info := waitRunning(t, ctx, c, id, 3)
 	// FakeSource → Sql → Console, in that order along the edges.
 	names := map[string]string{}
 	for _, v := range info.Vertices {
 		names[v.ID] = v.Name
-		if v.Parallelism != 2 {
-			t.Errorf("vertex %+v: parallelism %d, want 2", v, v.Parallelism)
-		}
 	}
 	var chain []string
 	for _, ed := range info.Edges {
@@ -76,125 +113,362 @@ func TestRealNodeJobs(t *testing.T) {
 	if len(info.Edges) != 2 || !strings.Contains(joined, "FakeSource → ") || !strings.Contains(joined, " → Sink[0]-Console") {
 		t.Errorf("edges = %s, want FakeSource → transform → Console sink", joined)
 	}
-	if info.CheckpointIntervalMs != 1500 || info.StartMs <= 0 {
-		t.Errorf("interval %d start %d", info.CheckpointIntervalMs, info.StartMs)
-	}
-
-	jobs, err := c.Jobs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, j := range jobs {
-		found = found || j.ID == id
-	}
-	if !found {
-		t.Errorf("Jobs() = %+v lacks %s", jobs, id)
-	}
-
-	if _, err := c.Job(ctx, "1"); !errors.Is(err, seatunnel.ErrNotFound) || !strings.Contains(err.Error(), "not known to the cluster") {
-		t.Errorf("unknown job: err = %v, want ErrNotFound", err)
-	}
-	_, err = c.Checkpoints(ctx, id)
-	if e.CheckpointAPI {
-		if err != nil {
-			t.Errorf("checkpoints: %v", err)
-		}
-	} else if !errors.Is(err, seatunnel.ErrNoCheckpointAPI) {
+	if _, err := c.Checkpoints(ctx, id); !errors.Is(err, seatunnel.ErrNoCheckpointAPI) {
 		t.Errorf("checkpoints on %s: err = %v, want ErrNoCheckpointAPI", e.Version, err)
 	}
-	_, err = c.RealtimeEdges(ctx, id, time.Minute)
-	if !e.RealtimeAPI && !errors.Is(err, seatunnel.ErrNoRealtimeAPI) {
-		t.Errorf("realtime on %s: err = %v, want ErrNoRealtimeAPI", e.Version, err)
-	}
-
-	// The collector, as the app wires it, stores the job and says in the cluster's health why
-	// checkpoints are missing.
 	h := newRealCollector(t, c)
 	h.wait(t, "the job stored with its graph", 30*time.Second, func() bool {
 		j, err := h.st.Job(ctx, "real", id)
 		return err == nil && len(j.Vertices) == 3 && len(j.Edges) == 2
 	})
-	if !e.CheckpointAPI {
-		h.wait(t, "the missing API in the health", 30*time.Second, func() bool {
-			return strings.Contains(h.health().LastError, "no checkpoint REST API")
-		})
-	}
+	h.wait(t, "the missing API in the health", 30*time.Second, func() bool {
+		return strings.Contains(h.health().LastError, "no checkpoint REST API")
+	})
 }
 
-// TestRealNodeCheckpoints needs a node with the checkpoint API: checkpoints with statuses, times
-// and failure reasons (the slow sink plus a short timeout makes some expire), ack progress
-// sampled in flight, none missed over 90 s, and backpressure on the edge into the sink when the
-// node has realtime metrics.
-func TestRealNodeCheckpoints(t *testing.T) {
-	e := seatunnelenv.Ensure(t)
-	if !e.CheckpointAPI {
-		t.Skip(noAPIReason)
-	}
-	id := seatunnelenv.SubmitJob(t, "SEATUNNEL_JOB_NAME=ce-real-cp", "SEATUNNEL_SLOW_MS=20",
-		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500", "SEATUNNEL_CHECKPOINT_TIMEOUT_MS=4000")
-	c := realClient(t, e)
+// TestRealNodeFastJob: a fast job's checkpoints all arrive, none missed, and the reconciliation
+// agrees with the engine's own counters.
+func TestRealNodeFastJob(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-fast", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1000")
+	h := newRealCollector(t, realClient(t, e))
 	ctx := context.Background()
-	h := newRealCollector(t, c)
 	q := store.Query{Cluster: "real", JobID: id}
-	time.Sleep(90 * time.Second)
-
-	cps, err := h.st.Checkpoints(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var completed, failed int
-	for _, cp := range cps {
-		switch cp.Status {
-		case model.StatusCompleted:
-			completed++
-			if cp.CompletionMs < cp.TriggerMs || cp.LatestAckMs != cp.CompletionMs || cp.StateBlobs == nil {
-				t.Errorf("completed checkpoint %+v", cp)
-			}
-		case model.StatusFailed:
-			failed++
-			if cp.FailureMessage == "" {
-				t.Errorf("failed checkpoint %d without a reason", cp.ID)
-			}
+	h.wait(t, "15 completed checkpoints", 90*time.Second, func() bool {
+		return h.count(t, q, model.StatusCompleted) >= 15
+	})
+	cps := h.checkpoints(t, q)
+	for i, cp := range cps {
+		if cp.Status != model.StatusCompleted || cp.Pipeline != 1 || cp.ID != int64(i+1) {
+			t.Errorf("checkpoint #%d: %d pipeline %d %s, want ids 1.. completed in pipeline 1", i, cp.ID, cp.Pipeline, cp.Status)
 		}
-	}
-	if completed == 0 || failed == 0 {
-		t.Errorf("%d completed, %d failed of %d; want both (the slow sink makes some expire)", completed, failed, len(cps))
-	}
-	acks, err := h.st.AckSamples(ctx, q)
-	if err != nil || len(acks) == 0 {
-		t.Errorf("ack samples: %d, %v; want progress sampled in flight", len(acks), err)
+		if cp.CompletionMs < cp.TriggerMs || cp.EndToEndMs != cp.CompletionMs-cp.TriggerMs {
+			t.Errorf("checkpoint %d: trigger %d completion %d end-to-end %d", cp.ID, cp.TriggerMs, cp.CompletionMs, cp.EndToEndMs)
+		}
 	}
 	if gaps, err := h.st.Gaps(ctx, q); err != nil || len(gaps) != 0 {
 		t.Errorf("gaps = %+v, %v; want none", gaps, err)
 	}
-	if !e.RealtimeAPI {
-		t.Log("no realtime metrics on this node: backpressure not checked")
-		return
-	}
-	job, err := h.st.Job(ctx, "real", id)
+	h.wait(t, "a reconciliation agreeing with the engine", 30*time.Second, func() bool {
+		r, ok, err := h.st.Reconciliation(ctx, "real", id)
+		return err == nil && ok && r.Engine != nil && r.Unaccounted == 0 && r.Gaps == 0 &&
+			r.Stored >= 15 && r.Engine.Completed >= 15 && r.Engine.Failed == 0 && r.EngineCounted == r.Stored+r.WithoutID
+	})
+}
+
+// TestRealNodeSlowSink: behind a sink that sleeps 20 ms a row, checkpoints take seconds; their
+// ack progress is sampled over time (one sample per engine snapshot), the queue into the sink is
+// sampled from /job-info (2.3.13 has no realtime metrics), the sink's commits are counted, and
+// the verdict is backpressure, naming its evidence.
+func TestRealNodeSlowSink(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-slow", "SEATUNNEL_SLOW_MS=20",
+		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=2000")
+	h := newRealCollector(t, realClient(t, e))
+	ctx := context.Background()
+	q := store.Query{Cluster: "real", JobID: id}
+	h.wait(t, "a slow completed checkpoint (≥ 2 s) after fast ones", 150*time.Second, func() bool {
+		fast, slow := 0, 0
+		for _, cp := range h.checkpoints(t, q) {
+			if cp.Status == model.StatusCompleted && cp.EndToEndMs >= 2000 {
+				slow++
+			} else if cp.Status == model.StatusCompleted && cp.EndToEndMs < 1000 {
+				fast++
+			}
+		}
+		return slow >= 3 && fast >= 3
+	})
+	acks, err := h.st.AckSamples(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := ""
-	for _, v := range job.Vertices {
-		if strings.HasPrefix(v.Name, "Sink") {
-			sink = v.ID
+	type key struct {
+		id int64
+		t  int64
+	}
+	seen := map[key]bool{}
+	progressed := false
+	perCP := map[int64][]model.AckSample{}
+	for _, a := range acks {
+		k := key{a.CheckpointID, a.TimeMs}
+		if seen[k] {
+			t.Errorf("ack sample of checkpoint %d at %d stored twice", a.CheckpointID, a.TimeMs)
 		}
+		seen[k] = true
+		perCP[a.CheckpointID] = append(perCP[a.CheckpointID], a)
+	}
+	for _, s := range perCP {
+		if len(s) >= 2 && s[0].Acknowledged < s[len(s)-1].Acknowledged {
+			progressed = true
+		}
+	}
+	if !progressed {
+		t.Errorf("ack samples %+v: want one checkpoint seen progressing over time", acks)
+	}
+
+	job, err := h.st.Job(ctx, "real", id)
+	if err != nil {
+		t.Fatal(err)
 	}
 	ms, err := h.st.MetricSamples(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	worst := 0.0
+	sink := vertexNamed(job, "Sink")
+	worst, committed := 0.0, 0
 	for _, m := range ms {
 		if m.Metric == model.MetricQueueFillRatio && m.Target == sink {
 			worst = max(worst, m.Value)
 		}
+		if m.Metric == model.MetricCommittedRecords {
+			committed++
+		}
 	}
 	if worst < 0.5 {
-		t.Errorf("queue into the sink at most %.2f full, want the slow sink to fill it", worst)
+		t.Errorf("queue into the sink (%s) at most %.2f full over %d samples, want the slow sink to fill it", sink, worst, len(ms))
 	}
+	if committed < 2 {
+		t.Errorf("%d committed-count samples, want the sink's commits sampled", committed)
+	}
+
+	ja := analyseStored(t, h, job, q)
+	if ja.Correlation.Verdict != analyze.VerdictBackpressure {
+		t.Errorf("verdict %s (%s), want backpressure", ja.Correlation.Verdict, ja.Correlation.Reason)
+	}
+	t.Logf("verdict %s: %s", ja.Correlation.Verdict, ja.Correlation.Reason)
+	sampled := 0
+	for _, ca := range ja.Checkpoints {
+		if ap := ca.AckProgress; ap != nil && ap.Sampled && ap.P100Ms != nil && ap.P50Ms != nil && ap.P90Ms != nil {
+			sampled++
+			if *ap.P50Ms > *ap.P90Ms || *ap.P90Ms > *ap.P100Ms || *ap.P100Ms > ca.DurationMs+1000 {
+				t.Errorf("checkpoint %d: p50 %d p90 %d p100 %d end-to-end %d", ca.ID, *ap.P50Ms, *ap.P90Ms, *ap.P100Ms, ca.DurationMs)
+			}
+		}
+	}
+	if sampled == 0 {
+		t.Errorf("no checkpoint with sampled ack progress p50/p90/p100")
+	}
+}
+
+// TestRealNodeExpiriesRestartsFailure: behind a sink that sleeps 50 ms a row, with a 2 s
+// checkpoint timeout, every checkpoint expires; Zeta restores the pipeline after each (restored
+// counts), the ids go on, and after three restores the job fails. Everything is kept: the
+// failures cluster under one reason, the engine's counters agree, nothing is missed.
+func TestRealNodeExpiriesRestartsFailure(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-expiry", "SEATUNNEL_SLOW_MS=50",
+		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500", "SEATUNNEL_CHECKPOINT_TIMEOUT_MS=2000")
+	c := realClient(t, e)
+	h := newRealCollector(t, c)
+	ctx := context.Background()
+	q := store.Query{Cluster: "real", JobID: id}
+	h.wait(t, "the job failed and stored so", 3*time.Minute, func() bool {
+		j, err := h.st.Job(ctx, "real", id)
+		return err == nil && j.State == "FAILED"
+	})
+	h.wait(t, "the final reconciliation", 30*time.Second, func() bool {
+		r, ok, err := h.st.Reconciliation(ctx, "real", id)
+		return err == nil && ok && r.Engine != nil && r.Engine.Restored >= 1 && r.Stored == r.Engine.Triggered
+	})
+	cps := h.checkpoints(t, q)
+	if len(cps) < 2 {
+		t.Fatalf("%d checkpoints, want several expiries", len(cps))
+	}
+	for i, cp := range cps {
+		if cp.ID != int64(i+1) {
+			t.Errorf("ids %v: want 1.. continuing across the restores", ids(cps))
+			break
+		}
+		if cp.Status != model.StatusFailed || !strings.Contains(cp.FailureMessage, "expired") {
+			t.Errorf("checkpoint %d: %s %q, want failed as expired", cp.ID, cp.Status, cp.FailureMessage)
+		}
+		if cp.FailureMs != cp.TriggerMs+2000 {
+			t.Errorf("checkpoint %d: failure at trigger + %d ms, want the 2 s timeout", cp.ID, cp.FailureMs-cp.TriggerMs)
+		}
+	}
+	if gaps, err := h.st.Gaps(ctx, q); err != nil || len(gaps) != 0 {
+		t.Errorf("gaps = %+v, %v; want none", gaps, err)
+	}
+	r, _, _ := h.st.Reconciliation(ctx, "real", id)
+	if r.Unaccounted != 0 || r.Engine.Failed != int64(len(cps)) || r.Engine.Restored < 1 {
+		t.Errorf("reconciliation %+v (engine %+v), want every failure accounted for and restores counted", r, *r.Engine)
+	}
+	job, _ := h.st.Job(ctx, "real", id)
+	ja := analyseStored(t, h, job, q)
+	if len(ja.Failures) != 1 || !ja.Failures[0].Expired || ja.Failures[0].Count != len(cps) {
+		t.Errorf("failures %+v, want one cluster of %d expiries", ja.Failures, len(cps))
+	}
+}
+
+// TestRealNodeSavepoint: a stop with a savepoint shows the savepoint among the checkpoints, and
+// the job's history is kept after it.
+func TestRealNodeSavepoint(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-savepoint", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500")
+	h := newRealCollector(t, realClient(t, e))
+	ctx := context.Background()
+	q := store.Query{Cluster: "real", JobID: id}
+	h.wait(t, "3 completed checkpoints", time.Minute, func() bool { return h.count(t, q, model.StatusCompleted) >= 3 })
+	if err := seatunnelenv.StopWithSavepoint(e, id); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, "the savepoint stored", time.Minute, func() bool {
+		for _, cp := range h.checkpoints(t, q) {
+			if cp.Kind == model.KindSavepoint && cp.Status == model.StatusCompleted {
+				return true
+			}
+		}
+		return false
+	})
+	h.wait(t, "the job stored as SAVEPOINT_DONE", time.Minute, func() bool {
+		j, err := h.st.Job(ctx, "real", id)
+		return err == nil && j.State == "SAVEPOINT_DONE"
+	})
+	for _, cp := range h.checkpoints(t, q) {
+		if cp.Kind != model.KindSavepoint && cp.Kind != model.KindCheckpoint {
+			t.Errorf("checkpoint %d kind %q", cp.ID, cp.Kind)
+		}
+	}
+}
+
+// TestRealNodeCancelledMidCollection: a job stopped without a savepoint loses its checkpoint data
+// in the engine at once; every checkpoint seen before stays in the cache, and the reconciliation
+// says the engine no longer has them.
+func TestRealNodeCancelledMidCollection(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-cancel", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1000")
+	c := realClient(t, e)
+	h := newRealCollector(t, c)
+	ctx := context.Background()
+	q := store.Query{Cluster: "real", JobID: id}
+	h.wait(t, "5 completed checkpoints", time.Minute, func() bool { return h.count(t, q, model.StatusCompleted) >= 5 })
+	before := h.checkpoints(t, q)
+	if err := seatunnelenv.Cancel(e, id); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, "the engine's history emptied", time.Minute, func() bool {
+		o, err := c.Checkpoints(ctx, id)
+		return err == nil && len(o.Pipelines) == 0
+	})
+	h.wait(t, "the job stored as CANCELED and the loss said", time.Minute, func() bool {
+		j, err := h.st.Job(ctx, "real", id)
+		r, ok, rerr := h.st.Reconciliation(ctx, "real", id)
+		return err == nil && j.State == "CANCELED" && rerr == nil && ok && r.EngineForgotMs > 0
+	})
+	after := h.checkpoints(t, q)
+	if len(after) < len(before) {
+		t.Fatalf("%d checkpoints after the cancel, %d before: the cache lost some", len(after), len(before))
+	}
+	for i := range before {
+		if after[i].ID != before[i].ID || after[i].TriggerMs != before[i].TriggerMs {
+			t.Errorf("checkpoint %d changed: %+v → %+v", before[i].ID, before[i], after[i])
+		}
+	}
+	r, _, _ := h.st.Reconciliation(ctx, "real", id)
+	if r.Stored < int64(len(before)) || r.Unaccounted != 0 {
+		t.Errorf("reconciliation %+v after the cancel, want the %d stored kept and accounted for", r, len(before))
+	}
+}
+
+// TestRealNodeTwoPipelines: a job of two independent chains is checkpointed per pipeline; each
+// pipeline's checkpoints are stored apart, with ids of their own.
+func TestRealNodeTwoPipelines(t *testing.T) {
+	t.Parallel()
+	e := checkpointNode(t)
+	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-two", "SEATUNNEL_PIPELINES=2",
+		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500")
+	h := newRealCollector(t, realClient(t, e))
+	ctx := context.Background()
+	for _, p := range []int{1, 2} {
+		q := store.Query{Cluster: "real", JobID: id, Pipeline: &p}
+		h.wait(t, "3 completed checkpoints in each pipeline", 90*time.Second, func() bool {
+			return h.count(t, q, model.StatusCompleted) >= 3
+		})
+		cps := h.checkpoints(t, q)
+		if cps[0].ID != 1 {
+			t.Errorf("pipeline %d starts at checkpoint %d, want 1", p, cps[0].ID)
+		}
+	}
+	job, err := h.st.Job(ctx, "real", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipelines := map[int]int{}
+	for _, v := range job.Vertices {
+		pipelines[v.Pipeline]++
+	}
+	if len(pipelines) != 2 || pipelines[1] != 2 || pipelines[2] != 2 {
+		t.Errorf("vertices per pipeline %v, want a source and a sink in each of 2", pipelines)
+	}
+	if gaps, err := h.st.Gaps(ctx, store.Query{Cluster: "real", JobID: id}); err != nil || len(gaps) != 0 {
+		t.Errorf("gaps = %+v, %v; want none", gaps, err)
+	}
+}
+
+func waitRunning(t *testing.T, ctx context.Context, c *seatunnel.Client, id string, vertices int) seatunnel.JobInfo {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		info, err := c.JobInfo(ctx, id)
+		if err == nil && info.State == "RUNNING" && len(info.Vertices) == vertices {
+			return info
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s not running with %d vertices after a minute: %+v, %v", id, vertices, info, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func vertexNamed(j model.Job, part string) string {
+	for _, v := range j.Vertices {
+		if strings.Contains(v.Name, part) {
+			return v.ID
+		}
+	}
+	return ""
+}
+
+func ids(cps []model.Checkpoint) []int64 {
+	out := make([]int64, len(cps))
+	for i, cp := range cps {
+		out[i] = cp.ID
+	}
+	return out
+}
+
+// analyseStored analyses what the collector stored, as the app does.
+func analyseStored(t *testing.T, h *realCollector, job model.Job, q store.Query) analyze.JobAnalysis {
+	t.Helper()
+	ctx := context.Background()
+	acks, err := h.st.AckSamples(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := h.st.MetricSamples(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps, err := h.st.Gaps(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := analyze.NewAnalyzer(job, acks, ms)
+	for _, cp := range h.checkpoints(t, q) {
+		if err := a.Add(&cp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ja, err := a.Finish(gaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ja
 }
 
 type realCollector struct {
@@ -209,6 +483,25 @@ func (r *realCollector) health() collect.Health {
 	return r.h
 }
 
+func (r *realCollector) checkpoints(t *testing.T, q store.Query) []model.Checkpoint {
+	t.Helper()
+	cps, err := r.st.Checkpoints(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cps
+}
+
+func (r *realCollector) count(t *testing.T, q store.Query, st model.Status) int {
+	n := 0
+	for _, cp := range r.checkpoints(t, q) {
+		if cp.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
 func (r *realCollector) wait(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
@@ -216,7 +509,7 @@ func (r *realCollector) wait(t *testing.T, what string, d time.Duration, cond fu
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s (health %+v)", d, what, r.health())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
