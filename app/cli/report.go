@@ -561,6 +561,8 @@ func basisText(b analyze.Basis) string {
 		return " (by the slowest checkpoints' bottleneck)"
 	case analyze.BasisSlowCheckpoints:
 		return " (from the slow checkpoints' phases; too few checkpoints to correlate)"
+	case analyze.BasisContrast:
+		return " (the slow checkpoints against the others: far more backpressure in their windows)"
 	}
 	return ""
 }

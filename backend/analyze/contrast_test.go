@@ -137,7 +137,7 @@ func TestContrastVerdict(t *testing.T) {
 		{"the replay: slow ones far more backpressured", phaseless(
 			ratios(0.75, 0.78, 0.80, 0.82, 0.85, 0.88, 0.90),
 			append(ratios(0, 0, 0.01, 0.02, 0.02, 0.03, 0.04, 0.04), nil)),
-			VerdictBackpressure, BasisSlowCheckpoints, []string{
+			VerdictBackpressure, BasisContrast, []string{
 				"the 7 slow checkpoints with samples (110, 111, 112, 113, 114, 115, 116) had a median backpressure of 0.82 against 0.02 for the 8 others: 0.80 higher (95% interval 0.75 to 0.86; 7 samples in the slow ones' windows, 8 in the others')",
 				"upstream backpressure: ρ=",
 			}, []string{"contrast_bp"}},
@@ -170,7 +170,7 @@ func TestContrastVerdict(t *testing.T) {
 		{"some slow checkpoints unsampled", phaseless(
 			[]*float64{f(0.9), nil, f(0.85), f(0.8), nil, nil, f(0.95)},
 			ratios(0, 0, 0.01, 0.02, 0.02, 0.03, 0.04, 0.04)),
-			VerdictBackpressure, BasisSlowCheckpoints, []string{"the 4 slow checkpoints with samples (109, 111, 112, 115)",
+			VerdictBackpressure, BasisContrast, []string{"the 4 slow checkpoints with samples (109, 111, 112, 115)",
 				"3 of the 7 slow checkpoints have no backpressure sample (110, 113, 114)"},
 			[]string{"contrast_bp", "contrast_unsampled"}},
 		{"too few others sampled", phaseless(ratios(0.9, 0.8, 0.85), []*float64{f(0), nil, nil, f(0), nil}),
@@ -316,7 +316,7 @@ func TestAnalyzeSeaTunnelContrast(t *testing.T) {
 	if strong(c.Backpressure) {
 		t.Fatalf("the correlation (%s) decides: the case tests nothing", describe(c.Backpressure))
 	}
-	if c.Verdict != VerdictBackpressure || c.Basis != BasisSlowCheckpoints {
+	if c.Verdict != VerdictBackpressure || c.Basis != BasisContrast {
 		t.Fatalf("verdict %s (%s): %s", c.Verdict, c.Basis, c.Reason)
 	}
 	want := "the 7 slow checkpoints with samples (5, 7, 9, 10, 12, 14, 16) had a median backpressure of 0.82 against 0.02 for the 9 others"

@@ -58,9 +58,11 @@ const (
 	// BasisBottleneck: the slowest quarter's bottleneck phase (async for storage).
 	BasisBottleneck Basis = "bottleneck"
 	// BasisSlowCheckpoints: no correlation decides, but the checkpoints
-	// judged slow do: they spent their time waiting for barriers, or (without
-	// phases) they were far more backpressured than the others (contrast.go).
+	// judged slow do: they spent their time waiting for barriers.
 	BasisSlowCheckpoints Basis = "slow_checkpoints"
+	// BasisContrast: without phases, the slow checkpoints were clearly and
+	// far more backpressured than the others (contrast.go).
+	BasisContrast Basis = "contrast"
 )
 
 // Verdict is the analysis's answer to "why are checkpoints slow".
@@ -627,7 +629,7 @@ func correlate(in []corrInput) Correlation {
 		// No phases say where the time went, and sparse samples starve a
 		// rank correlation, but the slow checkpoints were clearly and far
 		// more backpressured than the others.
-		cor.Verdict, cor.Basis = VerdictBackpressure, BasisSlowCheckpoints
+		cor.Verdict, cor.Basis = VerdictBackpressure, BasisContrast
 		reason = append(reason, ct.parts()...)
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
 	case len(sy) == 0:

@@ -85,8 +85,8 @@ export interface Bar {
 }
 
 /** analyze.Basis (its constants) */
-export type Basis = 'correlation' | 'sustained_backpressure' | 'bottleneck' | 'slow_checkpoints';
-export const BasisValues: readonly Basis[] = ['correlation', 'sustained_backpressure', 'bottleneck', 'slow_checkpoints'];
+export type Basis = 'correlation' | 'sustained_backpressure' | 'bottleneck' | 'slow_checkpoints' | 'contrast';
+export const BasisValues: readonly Basis[] = ['correlation', 'sustained_backpressure', 'bottleneck', 'slow_checkpoints', 'contrast'];
 
 /** analyze.Bottleneck */
 export interface Bottleneck {
@@ -713,6 +713,7 @@ export interface Reconciliation {
   from_log: number;
   earlier: number;
   log?: LogState;
+  engine_forgot_ms?: number;
 }
 
 /** app.ReconciliationView */
@@ -734,6 +735,7 @@ export interface ReconciliationView {
   from_log: number;
   earlier: number;
   log?: LogState;
+  engine_forgot_ms?: number;
   missed: number;
 }
 
