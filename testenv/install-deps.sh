@@ -12,7 +12,7 @@ set -euo pipefail
 set_name=${1:-build}
 build=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 package=(librsvg2-bin desktop-file-utils appstream)
-test=(xvfb xauth x11-utils imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip
+test=(xvfb xauth x11-utils imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip iproute2
       openjdk-17-jre-headless maven gnome-keyring zsh fish bash-completion
       tesseract-ocr tesseract-ocr-eng python3-gi gir1.2-gtk-3.0)
 case "$set_name" in

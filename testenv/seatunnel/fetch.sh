@@ -33,7 +33,14 @@ fetch_list() {
   done
   [[ -n "$(find "$shim" -name 'TableSchemaOptions*.class' -print -quit)" ]] ||
     die "the 2.3.8 jars lack TableSchemaOptions: the shim cannot be made"
-  (cd "$shim" && jar cf "$dir/shim-2.3.8.jar" .) || die "jar cf shim-2.3.8.jar failed"
+  # A jar is a zip; python3's zipfile needs no JDK tools.
+  python3 -c 'import os, sys, zipfile
+root, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for d, _, files in os.walk(root):
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            z.write(p, os.path.relpath(p, root))' "$shim" "$dir/shim-2.3.8.jar" || die "packing shim-2.3.8.jar failed"
   rm -rf "$shim" "$dir/shim-src"
   # Where the node finds the connectors by plugin name.
   cat >"$dir/connectors/plugin-mapping.properties" <<'EOT'
