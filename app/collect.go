@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/source/prometheus"
 	"checkpoint-explorer/backend/source/seatunnel"
 )
 
@@ -118,12 +120,9 @@ func newTarget(c model.Cluster, m *appMetrics, logEvery time.Duration) (collect.
 		if err != nil {
 			return collect.Target{}, err
 		}
-		src, err := newFlinkSource(cl, budget, c)
+		src, err := newFlinkSource(cl, budget, c, logEvery)
 		if err != nil {
 			return collect.Target{}, err
-		}
-		if logEvery > 0 {
-			src.jmLog.every = logEvery
 		}
 		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: src}, nil
 	case model.EngineSeaTunnel:
@@ -163,4 +162,40 @@ func (a *App) clusterHealth(name string) collect.Health {
 		return h
 	}
 	return collect.Health{State: collect.HealthIdle}
+}
+
+// newFlinkSource is the collector's source of a Flink cluster: its reporters
+// scraped for backpressure when it has some, its PromQL lanes asked of its
+// Prometheus.
+func newFlinkSource(c *flink.Client, b *collect.Budget, cluster model.Cluster, logEvery time.Duration) (*flink.Source, error) {
+	o := flink.SourceOptions{Reporters: cluster.ReporterURLs, Lanes: cluster.Lanes, LogMode: cluster.JobManagerLog, LogEvery: logEvery}
+	if len(cluster.ReporterURLs) > 0 {
+		names, err := metricNames(cluster.PrometheusNames)
+		if err != nil {
+			return nil, err
+		}
+		o.Scraper = &prometheus.Scraper{Budget: b, Names: names, Cluster: cluster.Name}
+	}
+	for _, l := range cluster.Lanes {
+		if l.PromQL != "" && cluster.PrometheusURL != "" {
+			p, err := prometheusClient(cluster)
+			if err != nil {
+				return nil, err
+			}
+			o.Querier = partialValues{p}
+			break
+		}
+	}
+	return flink.NewSource(c, b, o), nil
+}
+
+// partialValues answers PromQL lanes with what a partial answer holds.
+type partialValues struct{ *prometheus.Client }
+
+func (p partialValues) Value(ctx context.Context, query string, at time.Time) (float64, bool, error) {
+	v, ok, err := p.Client.Value(ctx, query, at)
+	if errors.Is(err, prometheus.ErrPartial) {
+		err = nil
+	}
+	return v, ok, err
 }

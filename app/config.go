@@ -16,8 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -330,6 +333,13 @@ func ParseLane(v string) (model.Lane, error) {
 	}
 	return model.Lane{}, fmt.Errorf("lane %q: %q is neither promql nor metric", v, kind)
 }
+
+// CheckJobManagerLogMode accepts "", auto, on and off (flink.CheckLogMode).
+func CheckJobManagerLogMode(m model.JobManagerLogMode) error { return flink.CheckLogMode(m) }
+
+// HumanBytes prints a byte count in binary units ("16 MiB", "1.5 KiB"), as
+// the capture reader's errors do (go-humanize).
+func HumanBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
 
 // redactURL strips user info so that a URL can go into a message.
 func redactURL(raw string) string {

@@ -149,7 +149,7 @@ func (in ClusterInput) cluster() model.Cluster {
 		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight, JobManagerLog: in.JobManagerLog,
 		TracesURL: in.TracesURL, TracesService: in.TracesService, Lanes: in.Lanes,
 	}
-	if c.JobManagerLog == JobManagerLogAuto {
+	if c.JobManagerLog == model.JobManagerLogAuto {
 		c.JobManagerLog = "" // the default, not stored
 	}
 	if c.Auth.Kind == "" {

@@ -464,7 +464,7 @@ func Record(ctx context.Context, o RecordOptions) (RecordProgress, error) {
 	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
 		holdDetails: target.Source.Traits().DetailRequests, held: map[string]*model.Checkpoint{},
 		recon: map[string]model.Reconciliation{}, configs: map[string]model.JobConfig{}, p: RecordProgress{EngineCounted: -1}}
-	if _, ok := target.Source.(collect.LogReader); ok && o.Cluster.JobManagerLog != JobManagerLogOff {
+	if _, ok := target.Source.(collect.LogReader); ok && o.Cluster.JobManagerLog != model.JobManagerLogOff {
 		sink.withLog = true
 	}
 	if err := w.Cluster(o.Cluster.Public()); err != nil {
