@@ -41,6 +41,7 @@ var allowedImports = map[string][]string{
 	"backend/source/seatunnel":  {"backend/model", "backend/source/restclient", "backend/collect"},
 	"backend/source/prometheus": {"backend/model", "backend/source/restclient", "backend/collect"},
 	"backend/source/jaeger":     {"backend/model", "backend/source/restclient", "backend/interop"},
+	"backend/connect":           {"backend/model", "backend/collect", "backend/source/"},
 	"backend/collect":           {"backend/model"},
 	"backend/store":             {"backend/model"},
 	"backend/capture":           {"backend/model"},

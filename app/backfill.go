@@ -1,18 +1,15 @@
 package app
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
-	"time"
 
 	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/prometheus"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -26,61 +23,6 @@ type BackfillResult struct {
 
 // backfillSlackMs widens each checkpoint's window so a sample at either edge counts.
 const backfillSlackMs = 15_000
-
-func prometheusClient(c model.Cluster) (*prometheus.Client, error) {
-	cfg, err := prometheusConfig(c)
-	if err != nil {
-		return nil, err
-	}
-	return prometheus.New(cfg)
-}
-
-// atScrapeInterval reads at the server's own scrape interval when it says
-// what it is: finer than the 15 s default, it gives short checkpoint windows
-// their own backpressure points. A server that does not say (an old version,
-// a query front end) keeps the default step; that is logged, not an error.
-func atScrapeInterval(ctx context.Context, pc *prometheus.Client, log *slog.Logger) *prometheus.Client {
-	iv, err := pc.ScrapeInterval(ctx)
-	if err == nil {
-		if fine, ferr := pc.WithMinStep(iv); ferr == nil {
-			log.Info("reading Prometheus at its scrape interval", "url", pc.URL(), "step", iv)
-			return fine
-		}
-	}
-	log.Info("Prometheus does not say its scrape interval; reading at the default step",
-		"url", pc.URL(), "step", pc.MinStep(), "err", err)
-	return pc
-}
-
-// prometheusConfig is the client configuration for a cluster's Prometheus,
-// for callers that add hooks (OnRequest) before building the client.
-func prometheusConfig(c model.Cluster) (prometheus.Config, error) {
-	names, err := metricNames(c.PrometheusNames)
-	if err != nil {
-		return prometheus.Config{}, err
-	}
-	return prometheus.Config{URL: c.PrometheusURL, Auth: c.Auth, CAFile: c.CAFile,
-		InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 15 * time.Second, Cluster: c.Name, Names: names}, nil
-}
-
-// metricNames turns the configured overrides into prometheus.MetricNames,
-// naming an unknown key or an invalid name.
-func metricNames(over map[string]string) (prometheus.MetricNames, error) {
-	var n prometheus.MetricNames
-	if len(over) == 0 {
-		return n, nil
-	}
-	b, _ := json.Marshal(over)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&n); err != nil {
-		return n, fmt.Errorf("Prometheus names: %v (keys are listed in docs/prometheus.md)", err)
-	}
-	if err := n.Validate(); err != nil {
-		return n, fmt.Errorf("Prometheus names: %w", err)
-	}
-	return n, nil
-}
 
 // BackfillBackpressure reads, from the cluster's Prometheus, backpressure for
 // the cached checkpoints of a job that have none in their window — checkpoints
@@ -129,14 +71,14 @@ func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) 
 	if len(ranges) == 0 {
 		return res, nil
 	}
-	pc, err := prometheusClient(c)
+	pc, err := connect.Prometheus(c)
 	if err != nil {
 		return res, badRequest("%v", err)
 	}
-	pc = atScrapeInterval(ctx, pc, a.log)
+	pc = connect.AtScrapeInterval(ctx, pc, a.log)
 	samples, err := prometheus.Backfill(ctx, pc, job, ranges)
 	if err != nil && !errors.Is(err, prometheus.ErrPartial) {
-		return res, fmt.Errorf("backfill from %s: %w", redactURL(c.PrometheusURL), err)
+		return res, fmt.Errorf("backfill from %s: %w", restclient.RedactURL(c.PrometheusURL), err)
 	}
 	if err != nil {
 		res.Warning = err.Error()

@@ -21,6 +21,8 @@ import (
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/source/prometheus"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -196,7 +198,7 @@ func checkTraces(c model.Cluster) error {
 	}
 	tu, err := url.Parse(c.TracesURL)
 	if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Host == "" {
-		return fmt.Errorf("cluster %q: traces (Jaeger query) URL %q: give an http:// or https:// address", c.Name, redactURL(c.TracesURL))
+		return fmt.Errorf("cluster %q: traces (Jaeger query) URL %q: give an http:// or https:// address", c.Name, restclient.RedactURL(c.TracesURL))
 	}
 	if tu.User != nil {
 		return fmt.Errorf("cluster %q: traces URL: put no credentials in the URL", c.Name)
@@ -221,7 +223,7 @@ func validateCluster(c model.Cluster) error {
 	}
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("cluster %q: base URL %q: give an http:// or https:// address", c.Name, redactURL(c.BaseURL))
+		return fmt.Errorf("cluster %q: base URL %q: give an http:// or https:// address", c.Name, restclient.RedactURL(c.BaseURL))
 	}
 	if u.User != nil {
 		return fmt.Errorf("cluster %q: put credentials in the auth fields, not in the URL", c.Name)
@@ -229,13 +231,13 @@ func validateCluster(c model.Cluster) error {
 	if c.PrometheusURL != "" {
 		p, err := url.Parse(c.PrometheusURL)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("cluster %q: Prometheus URL %q: give an http:// or https:// address", c.Name, redactURL(c.PrometheusURL))
+			return fmt.Errorf("cluster %q: Prometheus URL %q: give an http:// or https:// address", c.Name, restclient.RedactURL(c.PrometheusURL))
 		}
 	}
 	for _, r := range c.ReporterURLs {
 		ru, err := url.Parse(r)
 		if err != nil || (ru.Scheme != "http" && ru.Scheme != "https") || ru.Host == "" {
-			return fmt.Errorf("cluster %q: reporter URL %q: give an http:// or https:// address", c.Name, redactURL(r))
+			return fmt.Errorf("cluster %q: reporter URL %q: give an http:// or https:// address", c.Name, restclient.RedactURL(r))
 		}
 	}
 	if len(c.ReporterURLs) > 0 && c.Engine != model.EngineFlink {
@@ -246,7 +248,7 @@ func validateCluster(c model.Cluster) error {
 			return err
 		}
 	}
-	if _, err := metricNames(c.PrometheusNames); err != nil {
+	if _, err := prometheus.ParseNames(c.PrometheusNames); err != nil {
 		return fmt.Errorf("cluster %q: %w", c.Name, err)
 	}
 	switch c.Auth.Kind {
@@ -340,15 +342,3 @@ func CheckJobManagerLogMode(m model.JobManagerLogMode) error { return flink.Chec
 // HumanBytes prints a byte count in binary units ("16 MiB", "1.5 KiB"), as
 // the capture reader's errors do (go-humanize).
 func HumanBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
-
-// redactURL strips user info so that a URL can go into a message.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	if u.User != nil {
-		u.User = url.User("***")
-	}
-	return u.String()
-}

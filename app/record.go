@@ -18,8 +18,10 @@ import (
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/prometheus"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // RecordOptions say what `capture` records: one job of one cluster, for a
@@ -600,10 +602,10 @@ type promSeries struct {
 func newPromReader(ctx context.Context, o RecordOptions) (*promReader, error) {
 	if o.Cluster.Engine != model.EngineFlink {
 		return nil, fmt.Errorf("capture: Prometheus %s: only Flink's per-job backpressure can be read from Prometheus; "+
-			"SeaTunnel's telemetry is cluster-level (record without --prometheus)", redactURL(o.Cluster.PrometheusURL))
+			"SeaTunnel's telemetry is cluster-level (record without --prometheus)", restclient.RedactURL(o.Cluster.PrometheusURL))
 	}
 	pr := &promReader{log: o.Logger, jobID: o.JobID, next: map[string]int64{}, written: map[promSeries]int64{}}
-	cfg, err := prometheusConfig(o.Cluster)
+	cfg, err := connect.PrometheusConfig(o.Cluster)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
@@ -615,7 +617,7 @@ func newPromReader(ctx context.Context, o RecordOptions) (*promReader, error) {
 		// The client's error names the URL and what is wrong (refused, 401, not Prometheus...).
 		return nil, fmt.Errorf("capture: cannot read backpressure from Prometheus: %w", err)
 	}
-	pr.client = atScrapeInterval(ctx, pr.client, pr.log)
+	pr.client = connect.AtScrapeInterval(ctx, pr.client, pr.log)
 	return pr, nil
 }
 

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // TracesRecordOptions say which job's spans `capture --traces-url` writes into a capture file.
@@ -54,7 +56,7 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 	if err := checkTraces(c); err != nil {
 		return res, fmt.Errorf("capture: %w", err)
 	}
-	jc, err := tracesClient(c, o.MaxRequests)
+	jc, err := connect.Traces(c, o.MaxRequests)
 	if err != nil {
 		return res, fmt.Errorf("capture: %w", err)
 	}
@@ -62,11 +64,11 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 	r, err := jc.Checkpoints(ctx, o.JobID, now.Add(-o.Since), now)
 	res.Requests = r.Requests
 	if err != nil {
-		return res, fmt.Errorf("capture: traces from %s: %w", redactURL(c.TracesURL), err)
+		return res, fmt.Errorf("capture: traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	if len(r.Checkpoints) == 0 {
 		return res, fmt.Errorf("capture: the traces at %s hold no checkpoint of job %s from the last %s (service %q)",
-			redactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
+			restclient.RedactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
 	}
 	res.Job, res.Incomplete = jobFromTraces(c.Name, o.JobID, r), r.Incomplete
 	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")

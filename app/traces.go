@@ -8,8 +8,10 @@ import (
 	"sort"
 	"time"
 
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -57,33 +59,6 @@ type TraceJob struct {
 	LatestTriggerMs int64 `json:"latest_trigger_ms"`
 	// Cached says the cache already holds the job.
 	Cached bool `json:"cached"`
-}
-
-// tracesClient builds the Jaeger client of a cluster's traces; maxRequests bounds each call.
-func tracesClient(c model.Cluster, maxRequests int) (*jaeger.Client, error) {
-	if c.TracesURL == "" {
-		return nil, badRequest("cluster %q has no traces URL (a Jaeger query service Flink sends its checkpoint spans to)", c.Name)
-	}
-	return jaeger.New(jaeger.Config{BaseURL: c.TracesURL, Service: c.TracesService, Cluster: c.Name,
-		Timeout: 15 * time.Second, MaxRequests: max(1, maxRequests)})
-}
-
-// tracesCheck adds what the cluster's Jaeger says to a connection test.
-func tracesCheck(ctx context.Context, c model.Cluster, t ConnectionTest) ConnectionTest {
-	if c.TracesURL == "" {
-		return t
-	}
-	jc, err := tracesClient(c, 1)
-	if err == nil {
-		err = jc.Check(ctx)
-	}
-	if err != nil {
-		t.OK = false
-		t.Message += "; traces: " + err.Error()
-		return t
-	}
-	t.Message += fmt.Sprintf("; Jaeger has spans of %q", c.TracesService)
-	return t
 }
 
 // configuredTracesCluster is the configured cluster named, with a traces URL.
@@ -157,14 +132,14 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 	if len(windows) == 0 {
 		return res, nil
 	}
-	jc, err := tracesClient(c, maxRequests)
+	jc, err := connect.Traces(c, maxRequests)
 	if err != nil {
 		return res, badRequest("%v", err)
 	}
 	r, err := jc.CheckpointsIn(ctx, j.ID, windows)
 	res.Requests, res.Read, res.IncompleteWindows = r.Requests, len(r.Checkpoints), len(r.Incomplete)
 	if err != nil {
-		return res, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+		return res, fmt.Errorf("traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	byID := make(map[int64]int, len(cached))
 	for i, cp := range cached {
@@ -284,14 +259,14 @@ func (a *App) TraceJobs(cluster string) ([]TraceJob, error) {
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	jc, err := tracesClient(c, jaeger.DefaultJobWindows)
+	jc, err := connect.Traces(c, jaeger.DefaultJobWindows)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
 	now := time.Now()
 	r, err := jc.Jobs(ctx, now.Add(-TracesLookback), now)
 	if err != nil {
-		return nil, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+		return nil, fmt.Errorf("traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	cached := map[string]bool{}
 	jobs, err := a.store.Jobs(ctx, cluster)
@@ -334,18 +309,18 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 		return TracesResult{}, err
 	}
 	// First learn the job's name and whether the spans have it at all.
-	jc, err := tracesClient(c, TracesOpenRequests)
+	jc, err := connect.Traces(c, TracesOpenRequests)
 	if err != nil {
 		return TracesResult{}, badRequest("%v", err)
 	}
 	now := time.Now()
 	r, err := jc.Checkpoints(ctx, job, now.Add(-TracesLookback), now)
 	if err != nil {
-		return TracesResult{}, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+		return TracesResult{}, fmt.Errorf("traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	if len(r.Checkpoints) == 0 {
 		return TracesResult{Windows: 1, Requests: r.Requests}, badRequest("the traces at %s hold no checkpoint of job %s from the last %d days",
-			redactURL(c.TracesURL), job, TracesLookback/(24*time.Hour))
+			restclient.RedactURL(c.TracesURL), job, TracesLookback/(24*time.Hour))
 	}
 	j = jobFromTraces(c.Name, job, r)
 	if err := a.store.PutJob(ctx, j); err != nil {
