@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -67,7 +68,7 @@ type ImportResult struct {
 const capturePrefix = "capture: "
 
 func captureSourceName(name string) string {
-	for _, p := range reservedPrefixes {
+	for _, p := range connect.ReservedPrefixes {
 		if strings.HasPrefix(name, p) {
 			return name
 		}

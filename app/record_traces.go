@@ -48,12 +48,12 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 	if o.MaxRequests <= 0 {
 		o.MaxRequests = TracesOpenRequests
 	}
-	if !flinkJobID.MatchString(o.JobID) {
+	if !jaeger.ValidJobID(o.JobID) {
 		return res, fmt.Errorf("capture: job id %q: a Flink job id is 32 hexadecimal digits", o.JobID)
 	}
 	c := o.Cluster
 	c.Engine = model.EngineFlink
-	if err := checkTraces(c); err != nil {
+	if err := connect.CheckTraces(c); err != nil {
 		return res, fmt.Errorf("capture: %w", err)
 	}
 	jc, err := connect.Traces(c, o.MaxRequests)
@@ -70,7 +70,7 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 		return res, fmt.Errorf("capture: the traces at %s hold no checkpoint of job %s from the last %s (service %q)",
 			restclient.RedactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
 	}
-	res.Job, res.Incomplete = jobFromTraces(c.Name, o.JobID, r), r.Incomplete
+	res.Job, res.Incomplete = jaeger.JobOf(c.Name, o.JobID, r), r.Incomplete
 	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")
 	if err != nil {
 		return res, fmt.Errorf("capture: %w", err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"time"
 
 	"checkpoint-explorer/backend/connect"
@@ -17,15 +15,13 @@ import (
 
 // Bounds of reading a cluster's traces (docs/interop.md, "A cluster's traces").
 const (
-	// TracesLookback is how far back traces are read: Jaeger deployments keep spans for days.
-	TracesLookback = 7 * 24 * time.Hour
+	// TracesLookback is how far back traces are read (jaeger.Lookback).
+	TracesLookback = jaeger.Lookback
 	// TracesBackfillRequests bounds the requests of one job's backfill (each answer at most
 	// jaeger.DefaultPageSize traces: 3,200 checkpoints).
 	TracesBackfillRequests = 64
 	// TracesOpenRequests bounds the requests of opening a job from traces alone.
-	TracesOpenRequests = 256
-	// tracesMaxWindows caps the time ranges one backfill asks for; more are joined.
-	tracesMaxWindows = 32
+	TracesOpenRequests = jaeger.OpenRequests
 )
 
 // TracesResult says what one read of a cluster's traces did for a job.
@@ -104,14 +100,8 @@ func (a *App) follows(cluster string, j model.Job) bool {
 	a.mu.Lock()
 	on := a.coll != nil
 	a.mu.Unlock()
-	return on && !model.JobEnded(j.State) && j.State != tracesJobState
+	return on && !model.JobEnded(j.State) && j.State != jaeger.UnknownState
 }
-
-// flinkJobID is how a Flink job id is written (JobID.toHexString).
-var flinkJobID = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-// tracesJobState is the state of a job known from traces alone: its spans say nothing of it.
-const tracesJobState = "UNKNOWN"
 
 func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, toNow bool, maxRequests int) (TracesResult, error) {
 	var res TracesResult
@@ -127,7 +117,7 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 	if start := time.UnixMilli(j.StartMs - logSlackMs); j.StartMs > 0 && start.After(from) {
 		from = start
 	}
-	windows := tracesWindows(cached, from, now, toNow)
+	windows := jaeger.Uncovered(cached, from, now, toNow)
 	res.Windows = len(windows)
 	if len(windows) == 0 {
 		return res, nil
@@ -194,62 +184,6 @@ func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, 
 // the JobManager and of the span's timestamps are the same machine's).
 const logSlackMs = 1000
 
-// tracesWindows returns the time ranges the cache has no record of: before the first cached
-// checkpoint (from from on), between cached checkpoints whose ids skip, and — when toNow —
-// after the last one. A checkpoint cached in progress with a final one after it is no record
-// either (it left the engine's history before it ended). At most tracesMaxWindows are
-// returned: neighbouring ranges are joined beyond that.
-func tracesWindows(all []model.Checkpoint, from, now time.Time, toNow bool) []jaeger.Window {
-	var newestFinal int64 = -1
-	for _, c := range all {
-		if c.Status.Final() {
-			newestFinal = max(newestFinal, c.ID)
-		}
-	}
-	cached := make([]model.Checkpoint, 0, len(all))
-	for _, c := range all {
-		if c.Status.Final() || c.ID > newestFinal {
-			cached = append(cached, c)
-		}
-	}
-	var out []jaeger.Window
-	addW := func(f, t time.Time) {
-		if f.Before(from) {
-			f = from
-		}
-		if t.After(f) {
-			out = append(out, jaeger.Window{From: f, To: t})
-		}
-	}
-	if len(cached) == 0 {
-		addW(from, now)
-		return out
-	}
-	sorted := append([]model.Checkpoint(nil), cached...)
-	sort.Slice(sorted, func(i, k int) bool { return sorted[i].ID < sorted[k].ID })
-	addW(from, time.UnixMilli(sorted[0].TriggerMs))
-	for i := 1; i < len(sorted); i++ {
-		a, b := sorted[i-1], sorted[i]
-		if b.ID > a.ID+1 {
-			addW(time.UnixMilli(a.TriggerMs+1), time.UnixMilli(b.TriggerMs))
-		}
-	}
-	if toNow {
-		addW(time.UnixMilli(sorted[len(sorted)-1].TriggerMs+1), now)
-	}
-	if len(out) <= tracesMaxWindows {
-		return out
-	}
-	// Join runs of neighbours: each of tracesMaxWindows groups spans its first to its last.
-	joined := make([]jaeger.Window, 0, tracesMaxWindows)
-	per := (len(out) + tracesMaxWindows - 1) / tracesMaxWindows
-	for i := 0; i < len(out); i += per {
-		last := min(i+per, len(out)) - 1
-		joined = append(joined, jaeger.Window{From: out[i].From, To: out[last].To})
-	}
-	return joined
-}
-
 // TraceJobs lists the jobs whose checkpoint spans the cluster's traces hold from the last
 // TracesLookback (jaeger.DefaultJobWindows requests), newest first.
 func (a *App) TraceJobs(cluster string) ([]TraceJob, error) {
@@ -292,7 +226,7 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 	if job == "" {
 		return TracesResult{}, badRequest("a job id is required")
 	}
-	if !flinkJobID.MatchString(job) {
+	if !jaeger.ValidJobID(job) {
 		return TracesResult{}, badRequest("job id %q: a Flink job id is 32 hexadecimal digits", job)
 	}
 	c, err := a.configuredTracesCluster(cluster)
@@ -322,7 +256,7 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 		return TracesResult{Windows: 1, Requests: r.Requests}, badRequest("the traces at %s hold no checkpoint of job %s from the last %d days",
 			restclient.RedactURL(c.TracesURL), job, TracesLookback/(24*time.Hour))
 	}
-	j = jobFromTraces(c.Name, job, r)
+	j = jaeger.JobOf(c.Name, job, r)
 	if err := a.store.PutJob(ctx, j); err != nil {
 		return TracesResult{}, err
 	}
@@ -337,27 +271,4 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 	a.log.Info("job opened from traces", "cluster", c.Name, "job", job, "checkpoints", res.Added, "requests", res.Requests)
 	a.emit(CheckpointsEvent{Cluster: c.Name, Job: job})
 	return res, nil
-}
-
-// jobFromTraces is the job as its spans describe it: its name where Flink 2.x sends it, its
-// vertices from the per-task spans (ids only: spans carry no operator names).
-func jobFromTraces(cluster, id string, r jaeger.Result) model.Job {
-	j := model.Job{Cluster: cluster, ID: id, Name: r.Job.Name, Engine: model.EngineFlink, State: tracesJobState}
-	if j.Name == "" {
-		j.Name = id
-	}
-	par := map[string]int{}
-	var order []string
-	for _, cp := range r.Checkpoints {
-		for _, t := range cp.Tasks {
-			if _, ok := par[t.VertexID]; !ok {
-				order = append(order, t.VertexID)
-			}
-			par[t.VertexID] = max(par[t.VertexID], len(t.Subtasks))
-		}
-	}
-	for _, v := range order {
-		j.Vertices = append(j.Vertices, model.Vertex{ID: v, Name: v, Parallelism: par[v]})
-	}
-	return j
 }

@@ -199,7 +199,7 @@ func checkTracesBackfill(t *testing.T, j *jaegerenv.Env, f flinkenv.Env, perSubt
 	for _, v := range views {
 		if v.ID == jid {
 			seen = true
-			if v.Name != name || v.State != tracesJobState {
+			if v.Name != name || v.State != jaeger.UnknownState {
 				t.Errorf("job opened from traces: %+v", v)
 			}
 		}
