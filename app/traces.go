@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"checkpoint-explorer/backend/backfill"
 	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
@@ -104,85 +105,22 @@ func (a *App) follows(cluster string, j model.Job) bool {
 }
 
 func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, toNow bool, maxRequests int) (TracesResult, error) {
-	var res TracesResult
-	var cached []model.Checkpoint
-	if err := a.store.ScanCheckpoints(ctx, store.Query{Cluster: c.Name, JobID: j.ID, Pipeline: new(int)}, false, func(cp *model.Checkpoint) error {
-		cached = append(cached, model.Checkpoint{ID: cp.ID, TriggerMs: cp.TriggerMs, Status: cp.Status, DetailLoss: cp.DetailLoss})
-		return nil
-	}); err != nil {
-		return res, err
-	}
-	now := time.Now()
-	from := now.Add(-TracesLookback)
-	if start := time.UnixMilli(j.StartMs - logSlackMs); j.StartMs > 0 && start.After(from) {
-		from = start
-	}
-	windows := jaeger.Uncovered(cached, from, now, toNow)
-	res.Windows = len(windows)
-	if len(windows) == 0 {
-		return res, nil
-	}
-	jc, err := connect.Traces(c, maxRequests)
-	if err != nil {
-		return res, badRequest("%v", err)
-	}
-	r, err := jc.CheckpointsIn(ctx, j.ID, windows)
-	res.Requests, res.Read, res.IncompleteWindows = r.Requests, len(r.Checkpoints), len(r.Incomplete)
-	if err != nil {
-		return res, fmt.Errorf("traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
-	}
-	byID := make(map[int64]int, len(cached))
-	for i, cp := range cached {
-		byID[cp.ID] = i
-	}
-	var add, fill []model.Checkpoint
-	for _, cp := range r.Checkpoints {
-		i, ok := byID[cp.ID]
-		if !ok || !cached[i].Status.Final() {
-			add = append(add, cp) // not cached, or cached in progress: the merge resolves it
-			continue
-		}
-		have := cached[i]
-		if have.DetailLoss == model.DetailMissed && len(cp.Tasks) > 0 && model.SameTrigger(have.TriggerMs, cp.TriggerMs) {
-			fill = append(fill, cp)
-		}
-	}
-	if len(add) > 0 {
-		m, err := a.store.MergeLogCheckpoints(ctx, c.Name, j.ID, add, 1<<62)
-		if err != nil {
-			return res, fmt.Errorf("store checkpoints from traces: %w", err)
-		}
-		res.Added, res.Resolved = len(m.Added), len(m.Resolved)
-	}
-	for _, cp := range fill {
-		stored, err := a.store.Checkpoint(ctx, model.Key{Cluster: c.Name, JobID: j.ID, ID: cp.ID})
-		if err != nil {
-			return res, err
-		}
-		if stored.DetailLoss != model.DetailMissed || len(stored.Tasks) > 0 {
-			continue // the engine's details came meanwhile
-		}
-		stored.Tasks, stored.DetailLoss = cp.Tasks, ""
-		if err := a.store.PutCheckpoints(ctx, []model.Checkpoint{stored}); err != nil {
-			return res, fmt.Errorf("store details from traces: %w", err)
-		}
-		res.DetailsFilled++
-	}
-	if res.IncompleteWindows > 0 {
-		res.Warning = fmt.Sprintf("%d time ranges were not read whole (at most %d requests per read): %s",
-			res.IncompleteWindows, maxRequests, r.Incomplete[0])
-	}
-	if res.Added > 0 || res.DetailsFilled > 0 || res.Resolved > 0 {
+	r, err := backfill.Traces(ctx, a.store, c, j, backfill.TracesOptions{ToNow: toNow, MaxRequests: maxRequests,
+		Open: func() (*jaeger.Client, error) {
+			jc, err := connect.Traces(c, maxRequests)
+			if err != nil {
+				return nil, badRequest("%v", err)
+			}
+			return jc, nil
+		}})
+	res := TracesResult(r)
+	if err == nil && (res.Added > 0 || res.DetailsFilled > 0 || res.Resolved > 0) {
 		a.log.Info("checkpoints read from traces", "cluster", c.Name, "job", j.ID, "added", res.Added,
 			"details_filled", res.DetailsFilled, "resolved", res.Resolved, "requests", res.Requests)
 		a.emit(CheckpointsEvent{Cluster: c.Name, Job: j.ID})
 	}
-	return res, nil
+	return res, err
 }
-
-// logSlackMs is how much before a job's start its first checkpoint may be triggered (clocks of
-// the JobManager and of the span's timestamps are the same machine's).
-const logSlackMs = 1000
 
 // TraceJobs lists the jobs whose checkpoint spans the cluster's traces hold from the last
 // TracesLookback (jaeger.DefaultJobWindows requests), newest first.
