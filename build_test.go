@@ -47,6 +47,7 @@ var allowedImports = map[string][]string{
 	"backend/capture":           {"backend/model"},
 	"backend/analyze":           {"backend/model"},
 	"backend/backfill":          {"backend/model", "backend/store", "backend/analyze", "backend/source/"},
+	"backend/export":            {"backend/model", "backend/store", "backend/capture", "backend/interop"},
 	"backend/record":            {"backend/model", "backend/collect", "backend/capture", "backend/connect", "backend/source/"},
 	"backend/interop":           {"backend/model"},
 	"backend/model/modeltest":   {"backend/model"},

@@ -14,6 +14,7 @@ import (
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/connect"
+	"checkpoint-explorer/backend/export"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -349,7 +350,7 @@ func (a *App) ExportCapture(req ExportRequest) (ExportResult, error) {
 		if a.dialogs == nil {
 			return ExportResult{}, badRequest("give the path of the file to write")
 		}
-		p, err := a.dialogs.SaveFile("Export", safeFileName(req.Job)+exportExt(req.Format))
+		p, err := a.dialogs.SaveFile("Export", safeFileName(req.Job)+export.Ext(req.Format))
 		if err != nil || p == "" {
 			return ExportResult{}, err
 		}
@@ -383,104 +384,21 @@ func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResul
 	if !ok {
 		return ExportResult{}, badRequest("no cluster or capture named %q", req.Cluster)
 	}
-	if req.Format != "" && req.Format != FormatCapture {
-		return a.exportFormat(ctx, req, job)
+	switch req.Format {
+	case "", FormatCapture, FormatPerfetto, FormatOTLP, FormatCSV:
+	default:
+		return ExportResult{}, fmt.Errorf("export %s: %w", req.Path, badRequest("export format %q: choose capture, perfetto, otlp or csv", req.Format))
 	}
-	dir := filepath.Dir(req.Path)
-	tmp, err := os.CreateTemp(dir, ".export-*.ckpt.gz")
-	if err != nil {
-		return ExportResult{}, fmt.Errorf("export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	host, _ := os.Hostname()
-	w, err := capture.NewWriter(tmp, capture.Header{
-		RecordedBy: "checkpoint-explorer export", RecordedAt: time.Now().UTC(),
-		AppVersion: BuildVersion, Host: host,
-	})
-	if err != nil {
-		tmp.Close()
-		return ExportResult{}, err
-	}
-	res := ExportResult{Path: req.Path}
-	q := store.Query{Cluster: req.Cluster, JobID: req.Job, FromMs: req.FromMs, ToMs: req.ToMs}
-	err = func() error {
-		if err := w.Cluster(cluster.Public()); err != nil {
-			return err
-		}
-		if err := w.Job(job); err != nil {
-			return err
-		}
-		// The job's configuration history, whole: it is small and says how
-		// every part of the range ran.
-		configs, err := a.store.JobConfigs(ctx, req.Cluster, req.Job)
-		if err != nil {
-			return err
-		}
-		for _, c := range configs {
-			if err := w.JobConfig(c); err != nil {
-				return err
-			}
-		}
-		lastProgress := time.Now()
-		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
-			res.Checkpoints++
+	lastProgress := time.Now()
+	res, err := export.Write(ctx, a.store, export.Request{Cluster: cluster, Job: job, FromMs: req.FromMs, ToMs: req.ToMs,
+		Path: req.Path, Format: req.Format, PerSubtask: req.PerSubtask, AppVersion: BuildVersion,
+		Progress: func(n int64) {
 			if time.Since(lastProgress) >= progressEvery {
 				lastProgress = time.Now()
-				a.emit(ExportProgressEvent{File: filepath.Base(req.Path), Checkpoints: res.Checkpoints})
+				a.emit(ExportProgressEvent{File: filepath.Base(req.Path), Checkpoints: n})
 			}
-			return w.Checkpoint(c)
-		}); err != nil {
-			return err
-		}
-		acks, err := a.store.AckSamples(ctx, q)
-		if err != nil {
-			return err
-		}
-		for _, s := range acks {
-			if err := w.AckSample(s); err != nil {
-				return err
-			}
-		}
-		if err := a.store.ScanMetricSamples(ctx, q, func(s model.MetricSample) error { return w.MetricSample(s) }); err != nil {
-			return err
-		}
-		gaps, err := a.store.Gaps(ctx, store.Query{Cluster: req.Cluster, JobID: req.Job})
-		if err != nil {
-			return err
-		}
-		for _, g := range gaps {
-			if err := w.Gap(g); err != nil {
-				return err
-			}
-		}
-		// The reconciliation accounts for the whole history: only a whole export carries it.
-		if req.FromMs == 0 && req.ToMs == 0 {
-			rec, ok, err := a.store.Reconciliation(ctx, req.Cluster, req.Job)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if err := w.Reconciliation(rec); err != nil {
-					return err
-				}
-			}
-		}
-		return w.Close()
-	}()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return ExportResult{}, fmt.Errorf("export %s: %w", req.Path, err)
-	}
-	if err := os.Rename(tmp.Name(), req.Path); err != nil {
-		return ExportResult{}, fmt.Errorf("export: %w", err)
-	}
-	res.Records = w.Records()
-	if fi, err := os.Stat(req.Path); err == nil {
-		res.Bytes = fi.Size()
-	}
-	return res, nil
+		}})
+	return ExportResult(res), err
 }
 
 func safeFileName(s string) string {
