@@ -9,13 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/export"
-	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/ingest"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -151,121 +149,24 @@ func (a *App) OpenCaptureDialog() (ImportResult, error) {
 // importCapture imports a file in one transaction, naming each of its
 // clusters with sourceName.
 func (a *App) importCapture(ctx context.Context, path string, sourceName func(string) string) (ImportResult, error) {
-	if isOTLP(path) {
-		return a.importOTLP(ctx, path, sourceName)
-	}
-	var res ImportResult
-	names := map[string]string{}
-	rename := func(kind, orig string) (string, error) {
-		n, ok := names[orig]
-		if !ok {
-			return "", fmt.Errorf("%s refers to cluster %q, which the file does not declare", kind, orig)
-		}
-		return n, nil
-	}
-	var configured = map[string]bool{}
+	taken := map[string]bool{}
 	a.mu.Lock()
 	for _, c := range a.clusters {
-		configured[c.Name] = true
+		taken[c.Name] = true
 	}
 	a.mu.Unlock()
-	var read atomic.Int64
-	var size int64
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
 	lastProgress := time.Now()
-	progress := func() {
+	res, err := ingest.File(ctx, a.store, path, ingest.Options{SourceName: sourceName, Taken: taken, Progress: func(p ingest.Progress) {
 		if time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
-			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples,
-				Bytes: read.Load(), Size: size})
+			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: p.Checkpoints, MetricSamples: p.MetricSamples,
+				Bytes: p.Bytes, Size: p.Size})
 		}
-	}
-	err := a.store.Bulk(ctx, func(w store.Writer) error {
-		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
-			BytesRead: &read,
-			Cluster: func(c model.Cluster) error {
-				c = c.Public()
-				name := sourceName(c.Name)
-				if configured[name] {
-					return fmt.Errorf("the file's cluster %q would replace the configured cluster %q", c.Name, name)
-				}
-				names[c.Name] = name
-				c.Name, c.ReadOnly = name, true
-				res.Sources = append(res.Sources, name)
-				return w.PutCluster(c)
-			},
-			Job: func(j model.Job) error {
-				var err error
-				if j.Cluster, err = rename("job "+j.ID, j.Cluster); err != nil {
-					return err
-				}
-				res.Jobs++
-				return w.PutJob(j)
-			},
-			Checkpoint: func(c *model.Checkpoint) error {
-				var err error
-				if c.Cluster, err = rename(fmt.Sprintf("checkpoint %d", c.ID), c.Cluster); err != nil {
-					return err
-				}
-				res.Checkpoints++
-				progress()
-				return w.PutCheckpoint(c)
-			},
-			AckSample: func(s model.AckSample) error {
-				var err error
-				if s.Cluster, err = rename("ack sample", s.Cluster); err != nil {
-					return err
-				}
-				res.AckSamples++
-				return w.PutAckSample(s)
-			},
-			MetricSample: func(s model.MetricSample) error {
-				var err error
-				if s.Cluster, err = rename("metric sample", s.Cluster); err != nil {
-					return err
-				}
-				res.MetricSamples++
-				progress()
-				return w.PutMetricSample(s)
-			},
-			Gap: func(g model.Gap) error {
-				var err error
-				if g.Cluster, err = rename("gap", g.Cluster); err != nil {
-					return err
-				}
-				res.Gaps++
-				return w.PutGap(g)
-			},
-			Reconciliation: func(r model.Reconciliation) error {
-				var err error
-				if r.Cluster, err = rename("reconciliation", r.Cluster); err != nil {
-					return err
-				}
-				return w.PutReconciliation(r)
-			},
-			JobConfig: func(c model.JobConfig) error {
-				var err error
-				if c.Cluster, err = rename("job configuration", c.Cluster); err != nil {
-					return err
-				}
-				return w.PutJobConfig(c)
-			},
-		})
-		res.Skipped = sum.Skipped
-		if err != nil {
-			return err
-		}
-		if len(res.Sources) == 0 {
-			return errors.New("the file holds no cluster")
-		}
-		return nil
-	})
+	}})
 	if err != nil {
 		return ImportResult{}, badRequest("open %s: %v (nothing was imported)", filepath.Base(path), err)
 	}
-	return res, nil
+	return ImportResult(res), nil
 }
 
 // ensureSample opens the bundled sample on a first run: no configured cluster
