@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -41,10 +44,15 @@ var allowedImports = map[string][]string{
 	"backend/source/seatunnel":  {"backend/model", "backend/source/restclient", "backend/collect"},
 	"backend/source/prometheus": {"backend/model", "backend/source/restclient", "backend/collect"},
 	"backend/source/jaeger":     {"backend/model", "backend/source/restclient", "backend/interop"},
+	"backend/connect":           {"backend/model", "backend/collect", "backend/source/"},
 	"backend/collect":           {"backend/model"},
 	"backend/store":             {"backend/model"},
 	"backend/capture":           {"backend/model"},
 	"backend/analyze":           {"backend/model"},
+	"backend/backfill":          {"backend/model", "backend/store", "backend/analyze", "backend/source/"},
+	"backend/export":            {"backend/model", "backend/store", "backend/capture", "backend/interop"},
+	"backend/ingest":            {"backend/model", "backend/store", "backend/capture", "backend/interop"},
+	"backend/record":            {"backend/model", "backend/collect", "backend/capture", "backend/connect", "backend/source/"},
 	"backend/interop":           {"backend/model"},
 	"backend/model/modeltest":   {"backend/model"},
 	"app":                       {"backend/"},
@@ -87,5 +95,53 @@ func checkImports(t *testing.T, allowed map[string][]string) {
 				t.Errorf("%s imports %s, which docs/architecture.md does not allow it", f[0], rel)
 			}
 		}
+	}
+}
+
+// Nothing under backend/ depends on app/, directly or through another
+// package: data flows one way, source → collect → store → analyze → app.
+func TestBackendDependsOnNoApp(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./backend/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, dep := range f[1:] {
+			if dep == "checkpoint-explorer/app" || strings.HasPrefix(dep, "checkpoint-explorer/app/") {
+				t.Errorf("%s depends on %s", f[0], dep)
+			}
+		}
+	}
+}
+
+// maxAppLines bounds the package app's own non-test Go (its doors and
+// subpackages apart): the facade's methods, lifecycle, events, config,
+// secrets and data dirs; an engine's wiring goes beside the engine
+// (docs/architecture.md).
+const maxAppLines = 3500
+
+func TestAppStaysAFacade(t *testing.T) {
+	files, err := filepath.Glob("app/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := bytes.Count(b, []byte("\n"))
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			n++
+		}
+		total += n
+	}
+	if total >= maxAppLines {
+		t.Errorf("package app has %d lines of non-test Go, at most %d allowed: move the wiring of an engine or a backend beside it (docs/architecture.md)", total, maxAppLines-1)
 	}
 }

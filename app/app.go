@@ -44,7 +44,7 @@ type Options struct {
 	// JobsEvery overrides how often each cluster's job list is refreshed (default 30 s).
 	JobsEvery time.Duration
 	// JobManagerLogEvery overrides how often a Flink cluster's JobManager
-	// log may be read (default JobManagerLogEvery, a minute).
+	// log may be read (default flink.LogEvery, a minute).
 	JobManagerLogEvery time.Duration
 	// Keychain keeps passwords and tokens in the OS keychain: "" uses it
 	// for the OS's own places and not with DataDir (a data dir is

@@ -1,19 +1,11 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"slices"
-	"time"
 
-	"checkpoint-explorer/backend/analyze"
-	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/backfill"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/source/prometheus"
-	"checkpoint-explorer/backend/store"
 )
 
 // BackfillResult says what a backfill from Prometheus added.
@@ -22,64 +14,6 @@ type BackfillResult struct {
 	Ranges      int    `json:"ranges"`
 	Samples     int    `json:"samples"`
 	Warning     string `json:"warning,omitempty"` // partial data: stored, with what Prometheus said
-}
-
-// backfillSlackMs widens each checkpoint's window so a sample at either edge counts.
-const backfillSlackMs = 15_000
-
-func prometheusClient(c model.Cluster) (*prometheus.Client, error) {
-	cfg, err := prometheusConfig(c)
-	if err != nil {
-		return nil, err
-	}
-	return prometheus.New(cfg)
-}
-
-// atScrapeInterval reads at the server's own scrape interval when it says
-// what it is: finer than the 15 s default, it gives short checkpoint windows
-// their own backpressure points. A server that does not say (an old version,
-// a query front end) keeps the default step; that is logged, not an error.
-func atScrapeInterval(ctx context.Context, pc *prometheus.Client, log *slog.Logger) *prometheus.Client {
-	iv, err := pc.ScrapeInterval(ctx)
-	if err == nil {
-		if fine, ferr := pc.WithMinStep(iv); ferr == nil {
-			log.Info("reading Prometheus at its scrape interval", "url", pc.URL(), "step", iv)
-			return fine
-		}
-	}
-	log.Info("Prometheus does not say its scrape interval; reading at the default step",
-		"url", pc.URL(), "step", pc.MinStep(), "err", err)
-	return pc
-}
-
-// prometheusConfig is the client configuration for a cluster's Prometheus,
-// for callers that add hooks (OnRequest) before building the client.
-func prometheusConfig(c model.Cluster) (prometheus.Config, error) {
-	names, err := metricNames(c.PrometheusNames)
-	if err != nil {
-		return prometheus.Config{}, err
-	}
-	return prometheus.Config{URL: c.PrometheusURL, Auth: c.Auth, CAFile: c.CAFile,
-		InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 15 * time.Second, Cluster: c.Name, Names: names}, nil
-}
-
-// metricNames turns the configured overrides into prometheus.MetricNames,
-// naming an unknown key or an invalid name.
-func metricNames(over map[string]string) (prometheus.MetricNames, error) {
-	var n prometheus.MetricNames
-	if len(over) == 0 {
-		return n, nil
-	}
-	b, _ := json.Marshal(over)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&n); err != nil {
-		return n, fmt.Errorf("Prometheus names: %v (keys are listed in docs/prometheus.md)", err)
-	}
-	if err := n.Validate(); err != nil {
-		return n, fmt.Errorf("Prometheus names: %w", err)
-	}
-	return n, nil
 }
 
 // BackfillBackpressure reads, from the cluster's Prometheus, backpressure for
@@ -110,82 +44,18 @@ func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) 
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	q := store.Query{Cluster: cluster, JobID: job}
-	cps, err := a.store.Checkpoints(ctx, q)
-	if err != nil {
-		return BackfillResult{}, err
-	}
-	var have []int64
-	if err := a.store.ScanMetricSamples(ctx, q, func(s model.MetricSample) error {
-		if analyze.IsBackpressureMetric(s.Metric) {
-			have = append(have, s.TimeMs)
+	r, err := backfill.Backpressure(ctx, a.store, c, job, func(ctx context.Context) (*prometheus.Client, error) {
+		pc, err := connect.Prometheus(c)
+		if err != nil {
+			return nil, badRequest("%v", err)
 		}
-		return nil
-	}); err != nil {
-		return BackfillResult{}, err
-	}
-	ranges, missing := lackingRanges(cps, have)
-	res := BackfillResult{Checkpoints: missing, Ranges: len(ranges)}
-	if len(ranges) == 0 {
-		return res, nil
-	}
-	pc, err := prometheusClient(c)
-	if err != nil {
-		return res, badRequest("%v", err)
-	}
-	pc = atScrapeInterval(ctx, pc, a.log)
-	samples, err := prometheus.Backfill(ctx, pc, job, ranges)
-	if err != nil && !errors.Is(err, prometheus.ErrPartial) {
-		return res, fmt.Errorf("backfill from %s: %w", redactURL(c.PrometheusURL), err)
-	}
-	if err != nil {
-		res.Warning = err.Error()
-	}
-	for i := range samples {
-		samples[i].Cluster, samples[i].JobID = cluster, job
-	}
-	if err := a.store.PutMetricSamples(ctx, samples); err != nil {
+		return connect.AtScrapeInterval(ctx, pc, a.log), nil
+	})
+	res := BackfillResult(r)
+	if err != nil || r.Ranges == 0 {
 		return res, err
 	}
-	res.Samples = len(samples)
-	a.log.Info("backfilled backpressure from Prometheus", "cluster", cluster, "job", job, "checkpoints", missing, "samples", len(samples))
+	a.log.Info("backfilled backpressure from Prometheus", "cluster", cluster, "job", job, "checkpoints", r.Checkpoints, "samples", r.Samples)
 	a.emit(CheckpointsEvent{Cluster: cluster, Job: job})
 	return res, nil
-}
-
-// lackingRanges returns the windows of checkpoints with no backpressure sample
-// in [trigger − slack, end + slack], merged where they overlap, and how many
-// checkpoints lacked one. have must hold the sample times (any order).
-func lackingRanges(cps []model.Checkpoint, have []int64) ([][2]int64, int) {
-	times := append([]int64(nil), have...)
-	slices.Sort(times)
-	var out [][2]int64
-	missing := 0
-	for i := range cps {
-		c := &cps[i]
-		from, to := c.TriggerMs-backfillSlackMs, max(c.EndMs(), c.TriggerMs+c.EndToEndMs)+backfillSlackMs
-		if anyIn(times, from, to) {
-			continue
-		}
-		missing++
-		if n := len(out); n > 0 && from <= out[n-1][1] {
-			out[n-1][1] = max(out[n-1][1], to)
-			continue
-		}
-		out = append(out, [2]int64{from, to})
-	}
-	return out, missing
-}
-
-func anyIn(sorted []int64, from, to int64) bool {
-	lo, hi := 0, len(sorted)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if sorted[m] < from {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo < len(sorted) && sorted[lo] <= to
 }

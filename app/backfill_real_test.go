@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/backend/store"
@@ -172,7 +173,7 @@ func TestClusterConfigRejectsBadReporterAndNames(t *testing.T) {
 	if c.PrometheusNames["task_label"] != "vertex_id" || c.BaseURL != "http://127.0.0.1:3" {
 		t.Errorf("after an edit without names: %+v", c)
 	}
-	pc, err := prometheusClient(c)
+	pc, err := connect.Prometheus(c)
 	if err != nil || pc == nil {
 		t.Fatalf("client with relabelled names: %v", err)
 	}

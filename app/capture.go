@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"checkpoint-explorer/backend/capture"
-	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/connect"
+	"checkpoint-explorer/backend/export"
+	"checkpoint-explorer/backend/ingest"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -67,7 +67,7 @@ type ImportResult struct {
 const capturePrefix = "capture: "
 
 func captureSourceName(name string) string {
-	for _, p := range reservedPrefixes {
+	for _, p := range connect.ReservedPrefixes {
 		if strings.HasPrefix(name, p) {
 			return name
 		}
@@ -149,121 +149,24 @@ func (a *App) OpenCaptureDialog() (ImportResult, error) {
 // importCapture imports a file in one transaction, naming each of its
 // clusters with sourceName.
 func (a *App) importCapture(ctx context.Context, path string, sourceName func(string) string) (ImportResult, error) {
-	if isOTLP(path) {
-		return a.importOTLP(ctx, path, sourceName)
-	}
-	var res ImportResult
-	names := map[string]string{}
-	rename := func(kind, orig string) (string, error) {
-		n, ok := names[orig]
-		if !ok {
-			return "", fmt.Errorf("%s refers to cluster %q, which the file does not declare", kind, orig)
-		}
-		return n, nil
-	}
-	var configured = map[string]bool{}
+	taken := map[string]bool{}
 	a.mu.Lock()
 	for _, c := range a.clusters {
-		configured[c.Name] = true
+		taken[c.Name] = true
 	}
 	a.mu.Unlock()
-	var read atomic.Int64
-	var size int64
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
 	lastProgress := time.Now()
-	progress := func() {
+	res, err := ingest.File(ctx, a.store, path, ingest.Options{SourceName: sourceName, Taken: taken, Progress: func(p ingest.Progress) {
 		if time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
-			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples,
-				Bytes: read.Load(), Size: size})
+			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: p.Checkpoints, MetricSamples: p.MetricSamples,
+				Bytes: p.Bytes, Size: p.Size})
 		}
-	}
-	err := a.store.Bulk(ctx, func(w store.Writer) error {
-		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
-			BytesRead: &read,
-			Cluster: func(c model.Cluster) error {
-				c = c.Public()
-				name := sourceName(c.Name)
-				if configured[name] {
-					return fmt.Errorf("the file's cluster %q would replace the configured cluster %q", c.Name, name)
-				}
-				names[c.Name] = name
-				c.Name, c.ReadOnly = name, true
-				res.Sources = append(res.Sources, name)
-				return w.PutCluster(c)
-			},
-			Job: func(j model.Job) error {
-				var err error
-				if j.Cluster, err = rename("job "+j.ID, j.Cluster); err != nil {
-					return err
-				}
-				res.Jobs++
-				return w.PutJob(j)
-			},
-			Checkpoint: func(c *model.Checkpoint) error {
-				var err error
-				if c.Cluster, err = rename(fmt.Sprintf("checkpoint %d", c.ID), c.Cluster); err != nil {
-					return err
-				}
-				res.Checkpoints++
-				progress()
-				return w.PutCheckpoint(c)
-			},
-			AckSample: func(s model.AckSample) error {
-				var err error
-				if s.Cluster, err = rename("ack sample", s.Cluster); err != nil {
-					return err
-				}
-				res.AckSamples++
-				return w.PutAckSample(s)
-			},
-			MetricSample: func(s model.MetricSample) error {
-				var err error
-				if s.Cluster, err = rename("metric sample", s.Cluster); err != nil {
-					return err
-				}
-				res.MetricSamples++
-				progress()
-				return w.PutMetricSample(s)
-			},
-			Gap: func(g model.Gap) error {
-				var err error
-				if g.Cluster, err = rename("gap", g.Cluster); err != nil {
-					return err
-				}
-				res.Gaps++
-				return w.PutGap(g)
-			},
-			Reconciliation: func(r model.Reconciliation) error {
-				var err error
-				if r.Cluster, err = rename("reconciliation", r.Cluster); err != nil {
-					return err
-				}
-				return w.PutReconciliation(r)
-			},
-			JobConfig: func(c model.JobConfig) error {
-				var err error
-				if c.Cluster, err = rename("job configuration", c.Cluster); err != nil {
-					return err
-				}
-				return w.PutJobConfig(c)
-			},
-		})
-		res.Skipped = sum.Skipped
-		if err != nil {
-			return err
-		}
-		if len(res.Sources) == 0 {
-			return errors.New("the file holds no cluster")
-		}
-		return nil
-	})
+	}})
 	if err != nil {
 		return ImportResult{}, badRequest("open %s: %v (nothing was imported)", filepath.Base(path), err)
 	}
-	return res, nil
+	return ImportResult(res), nil
 }
 
 // ensureSample opens the bundled sample on a first run: no configured cluster
@@ -348,7 +251,7 @@ func (a *App) ExportCapture(req ExportRequest) (ExportResult, error) {
 		if a.dialogs == nil {
 			return ExportResult{}, badRequest("give the path of the file to write")
 		}
-		p, err := a.dialogs.SaveFile("Export", safeFileName(req.Job)+exportExt(req.Format))
+		p, err := a.dialogs.SaveFile("Export", safeFileName(req.Job)+export.Ext(req.Format))
 		if err != nil || p == "" {
 			return ExportResult{}, err
 		}
@@ -382,104 +285,21 @@ func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResul
 	if !ok {
 		return ExportResult{}, badRequest("no cluster or capture named %q", req.Cluster)
 	}
-	if req.Format != "" && req.Format != FormatCapture {
-		return a.exportFormat(ctx, req, job)
+	switch req.Format {
+	case "", FormatCapture, FormatPerfetto, FormatOTLP, FormatCSV:
+	default:
+		return ExportResult{}, fmt.Errorf("export %s: %w", req.Path, badRequest("export format %q: choose capture, perfetto, otlp or csv", req.Format))
 	}
-	dir := filepath.Dir(req.Path)
-	tmp, err := os.CreateTemp(dir, ".export-*.ckpt.gz")
-	if err != nil {
-		return ExportResult{}, fmt.Errorf("export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	host, _ := os.Hostname()
-	w, err := capture.NewWriter(tmp, capture.Header{
-		RecordedBy: "checkpoint-explorer export", RecordedAt: time.Now().UTC(),
-		AppVersion: BuildVersion, Host: host,
-	})
-	if err != nil {
-		tmp.Close()
-		return ExportResult{}, err
-	}
-	res := ExportResult{Path: req.Path}
-	q := store.Query{Cluster: req.Cluster, JobID: req.Job, FromMs: req.FromMs, ToMs: req.ToMs}
-	err = func() error {
-		if err := w.Cluster(cluster.Public()); err != nil {
-			return err
-		}
-		if err := w.Job(job); err != nil {
-			return err
-		}
-		// The job's configuration history, whole: it is small and says how
-		// every part of the range ran.
-		configs, err := a.store.JobConfigs(ctx, req.Cluster, req.Job)
-		if err != nil {
-			return err
-		}
-		for _, c := range configs {
-			if err := w.JobConfig(c); err != nil {
-				return err
-			}
-		}
-		lastProgress := time.Now()
-		if err := a.store.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
-			res.Checkpoints++
+	lastProgress := time.Now()
+	res, err := export.Write(ctx, a.store, export.Request{Cluster: cluster, Job: job, FromMs: req.FromMs, ToMs: req.ToMs,
+		Path: req.Path, Format: req.Format, PerSubtask: req.PerSubtask, AppVersion: BuildVersion,
+		Progress: func(n int64) {
 			if time.Since(lastProgress) >= progressEvery {
 				lastProgress = time.Now()
-				a.emit(ExportProgressEvent{File: filepath.Base(req.Path), Checkpoints: res.Checkpoints})
+				a.emit(ExportProgressEvent{File: filepath.Base(req.Path), Checkpoints: n})
 			}
-			return w.Checkpoint(c)
-		}); err != nil {
-			return err
-		}
-		acks, err := a.store.AckSamples(ctx, q)
-		if err != nil {
-			return err
-		}
-		for _, s := range acks {
-			if err := w.AckSample(s); err != nil {
-				return err
-			}
-		}
-		if err := a.store.ScanMetricSamples(ctx, q, func(s model.MetricSample) error { return w.MetricSample(s) }); err != nil {
-			return err
-		}
-		gaps, err := a.store.Gaps(ctx, store.Query{Cluster: req.Cluster, JobID: req.Job})
-		if err != nil {
-			return err
-		}
-		for _, g := range gaps {
-			if err := w.Gap(g); err != nil {
-				return err
-			}
-		}
-		// The reconciliation accounts for the whole history: only a whole export carries it.
-		if req.FromMs == 0 && req.ToMs == 0 {
-			rec, ok, err := a.store.Reconciliation(ctx, req.Cluster, req.Job)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if err := w.Reconciliation(rec); err != nil {
-					return err
-				}
-			}
-		}
-		return w.Close()
-	}()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return ExportResult{}, fmt.Errorf("export %s: %w", req.Path, err)
-	}
-	if err := os.Rename(tmp.Name(), req.Path); err != nil {
-		return ExportResult{}, fmt.Errorf("export: %w", err)
-	}
-	res.Records = w.Records()
-	if fi, err := os.Stat(req.Path); err == nil {
-		res.Bytes = fi.Size()
-	}
-	return res, nil
+		}})
+	return ExportResult(res), err
 }
 
 func safeFileName(s string) string {

@@ -2,17 +2,13 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
 	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
-	"checkpoint-explorer/backend/source/seatunnel"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // collectorHandle is the running collector; nil while polling is off.
@@ -101,43 +97,15 @@ func RequestBudget(requestsPerSecond float64, maxInFlight int) (float64, int) {
 	return o.RequestsPerSecond, o.Concurrency
 }
 
-// newTarget builds the collector's view of a configured cluster.
-// logEvery, when set, overrides how often the JobManager log may be read.
+// newTarget builds the collector's view of a configured cluster, its
+// requests counted in m. logEvery, when set, overrides how often the
+// JobManager log may be read.
 func newTarget(c model.Cluster, m *appMetrics, logEvery time.Duration) (collect.Target, error) {
-	b, _ := json.Marshal(c)
-	sum := sha256.Sum256(b)
-	key := hex.EncodeToString(sum[:8])
-	budget := collect.NewBudget(collect.BudgetFor(c.RequestsPerSecond, c.MaxInFlight))
-	switch c.Engine {
-	case model.EngineFlink:
-		cfg := flinkConfig(c)
-		if m != nil {
-			cfg.OnRequest = func(r flink.RequestInfo) { m.observe(c.Name, r.Endpoint, r.Status, r.Duration, r.Err) }
-		}
-		cl, err := flink.New(cfg)
-		if err != nil {
-			return collect.Target{}, err
-		}
-		src, err := newFlinkSource(cl, budget, c)
-		if err != nil {
-			return collect.Target{}, err
-		}
-		if logEvery > 0 {
-			src.jmLog.every = logEvery
-		}
-		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: src}, nil
-	case model.EngineSeaTunnel:
-		cfg := seatunnelConfig(c)
-		if m != nil {
-			cfg.OnRequest = func(r seatunnel.RequestInfo) { m.observe(c.Name, r.Endpoint, r.Status, r.Duration, r.Err) }
-		}
-		cl, err := seatunnel.New(cfg)
-		if err != nil {
-			return collect.Target{}, err
-		}
-		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: seatunnel.NewSource(cl, budget)}, nil
+	o := connect.Options{LogEvery: logEvery}
+	if m != nil {
+		o.OnRequest = func(r restclient.RequestInfo) { m.observe(c.Name, r.Endpoint, r.Status, r.Duration, r.Err) }
 	}
-	return collect.Target{}, fmt.Errorf("engine %s is not supported by this build yet", c.Engine)
+	return connect.Target(c, o)
 }
 
 func (a *App) setHealth(name string, h collect.Health) {

@@ -469,7 +469,7 @@ func goroutines() (int, []string) {
 		if !slices.ContainsFunc(idleConnGoroutine, func(s string) bool { return strings.Contains(g, s) }) {
 			n++
 		}
-		if strings.Contains(g, "checkpoint-explorer/backend/collect.") || strings.Contains(g, "checkpoint-explorer/app.(*flinkSource)") ||
+		if strings.Contains(g, "checkpoint-explorer/backend/collect.") ||
 			strings.Contains(g, "checkpoint-explorer/backend/source/flink.") {
 			ours = append(ours, g)
 		}

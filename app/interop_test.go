@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"checkpoint-explorer/backend/export"
 	"checkpoint-explorer/backend/interop"
 )
 
@@ -24,9 +25,9 @@ func TestExportFormatsAndOpenOTLP(t *testing.T) {
 	}
 	job := jobs[0]
 	dir := t.TempDir()
-	export := func(format string, per bool) (ExportResult, []byte) {
+	exportAs := func(format string, per bool) (ExportResult, []byte) {
 		t.Helper()
-		p := filepath.Join(dir, job.ID+exportExt(format))
+		p := filepath.Join(dir, job.ID+export.Ext(format))
 		res, err := a.ExportCapture(ExportRequest{Cluster: knobs, Job: job.ID, Path: p, Format: format, PerSubtask: per})
 		if err != nil {
 			t.Fatalf("export %s: %v", format, err)
@@ -37,7 +38,7 @@ func TestExportFormatsAndOpenOTLP(t *testing.T) {
 		}
 		return res, b
 	}
-	res, otlp := export(FormatOTLP, false)
+	res, otlp := exportAs(FormatOTLP, false)
 	if res.Checkpoints == 0 || !bytes.Contains(otlp, []byte(interop.FlinkSpanScope)) {
 		t.Fatalf("otlp export: %+v", res)
 	}
@@ -65,15 +66,15 @@ func TestExportFormatsAndOpenOTLP(t *testing.T) {
 	if len(after) != ended || ended == 0 {
 		t.Fatalf("the spans opened as %d checkpoints; the job had %d that ended", len(after), ended)
 	}
-	_, rows := export(FormatCSV, false)
+	_, rows := exportAs(FormatCSV, false)
 	recs, err := csv.NewReader(bytes.NewReader(rows)).ReadAll()
 	if err != nil || len(recs)-1 != len(before) || recs[0][3] != "checkpoint_id" {
 		t.Fatalf("csv: %d rows (want %d), header %v, %v", len(recs)-1, len(before), recs[0], err)
 	}
-	if _, per := export(FormatCSV, true); !bytes.HasPrefix(per, []byte(strings.Join(interop.SubtaskColumns, ",")+"\n")) {
+	if _, per := exportAs(FormatCSV, true); !bytes.HasPrefix(per, []byte(strings.Join(interop.SubtaskColumns, ",")+"\n")) {
 		t.Fatalf("per-subtask csv starts %q", per[:min(80, len(per))])
 	}
-	_, trace := export(FormatPerfetto, false)
+	_, trace := exportAs(FormatPerfetto, false)
 	var doc struct {
 		TraceEvents []json.RawMessage `json:"traceEvents"`
 	}

@@ -1,14 +1,11 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
-	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
 )
 
@@ -59,36 +56,5 @@ func TestJobConfigSurvivesExportAndImport(t *testing.T) {
 	}
 	if hist, _ := b.store.JobConfigs(ctx, "capture: prod", "job1"); len(hist) != 2 {
 		t.Errorf("after a second import: %d entries, want 2", len(hist))
-	}
-}
-
-// A recording writes a job's configuration once for the same settings, again when they change.
-func TestCaptureSinkWritesEachConfigurationOnce(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := capture.NewWriter(&buf, capture.Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
-		recon: map[string]model.Reconciliation{}, held: map[string]*model.Checkpoint{}}
-	ctx := context.Background()
-	iv := int64(1000)
-	for i, tolerable := range []int64{3, 3, 3, 5} {
-		tol := tolerable
-		c := model.JobConfig{Cluster: "c", JobID: "j", SeenMs: int64(i), IntervalMs: &iv, TolerableFailures: &tol}
-		if err := sink.PutJobConfig(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var got []int64
-	sum, err := capture.Read(ctx, &buf, capture.Limits{}, capture.Visitor{JobConfig: func(c model.JobConfig) error {
-		got = append(got, *c.TolerableFailures)
-		return nil
-	}})
-	if err != nil || sum.JobConfigs != 2 || !reflect.DeepEqual(got, []int64{3, 5}) {
-		t.Errorf("recorded %v (%+v, %v), want tolerable 3 then 5", got, sum, err)
 	}
 }

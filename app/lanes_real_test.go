@@ -77,3 +77,25 @@ func TestCustomLanesFromPrometheusAndFlinkMetrics(t *testing.T) {
 		t.Errorf("the capture keeps lanes %+v and samples %v", kept, perLane)
 	}
 }
+
+// recordAsync runs Record in the background and returns its result, failing
+// the test if it runs far past the duration.
+func recordAsync(t *testing.T, o RecordOptions) (RecordProgress, error) {
+	t.Helper()
+	type result struct {
+		p   RecordProgress
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := Record(context.Background(), o)
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.p, r.err
+	case <-time.After(o.Duration + time.Minute):
+		t.Fatalf("recording of %s still running a minute past its end", o.Duration)
+	}
+	return RecordProgress{}, nil
+}

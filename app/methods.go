@@ -10,6 +10,7 @@ import (
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
 )
 
@@ -149,7 +150,7 @@ func (in ClusterInput) cluster() model.Cluster {
 		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight, JobManagerLog: in.JobManagerLog,
 		TracesURL: in.TracesURL, TracesService: in.TracesService, Lanes: in.Lanes,
 	}
-	if c.JobManagerLog == JobManagerLogAuto {
+	if c.JobManagerLog == model.JobManagerLogAuto {
 		c.JobManagerLog = "" // the default, not stored
 	}
 	if c.Auth.Kind == "" {
@@ -225,7 +226,7 @@ func (a *App) SaveCluster(in ClusterInput) error {
 	if err := a.store.PutCluster(ctx, c.Public()); err != nil {
 		return err
 	}
-	a.log.Info("cluster saved", "cluster", c.Name, "engine", c.Engine, "url", redactURL(c.BaseURL), "auth", c.Auth.String())
+	a.log.Info("cluster saved", "cluster", c.Name, "engine", c.Engine, "url", restclient.RedactURL(c.BaseURL), "auth", c.Auth.String())
 	a.applyCollector()
 	a.emit(SourcesEvent{})
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/flink"
 )
 
 // ReconciliationView is a job's reconciliation as the job view shows it: the
@@ -50,13 +51,13 @@ func (a *App) ReadJobManagerLog(cluster string) error {
 	if !ok {
 		return badRequest("cluster %q is not being polled", cluster)
 	}
-	fs, ok := src.(*flinkSource)
+	fs, ok := src.(*flink.Source)
 	if !ok {
 		return badRequest("cluster %q is not a Flink cluster: it has no JobManager log", cluster)
 	}
-	if fs.jmLog.mode == JobManagerLogOff {
+	if fs.LogMode() == model.JobManagerLogOff {
 		return badRequest("cluster %q: reading the JobManager log is turned off in its settings", cluster)
 	}
-	fs.jmLog.readBeyondLimit()
+	fs.ReadLogBeyondLimit()
 	return nil
 }

@@ -4,26 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"time"
 
+	"checkpoint-explorer/backend/backfill"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
 )
 
 // Bounds of reading a cluster's traces (docs/interop.md, "A cluster's traces").
 const (
-	// TracesLookback is how far back traces are read: Jaeger deployments keep spans for days.
-	TracesLookback = 7 * 24 * time.Hour
+	// TracesLookback is how far back traces are read (jaeger.Lookback).
+	TracesLookback = jaeger.Lookback
 	// TracesBackfillRequests bounds the requests of one job's backfill (each answer at most
 	// jaeger.DefaultPageSize traces: 3,200 checkpoints).
 	TracesBackfillRequests = 64
 	// TracesOpenRequests bounds the requests of opening a job from traces alone.
-	TracesOpenRequests = 256
-	// tracesMaxWindows caps the time ranges one backfill asks for; more are joined.
-	tracesMaxWindows = 32
+	TracesOpenRequests = jaeger.OpenRequests
 )
 
 // TracesResult says what one read of a cluster's traces did for a job.
@@ -57,33 +56,6 @@ type TraceJob struct {
 	LatestTriggerMs int64 `json:"latest_trigger_ms"`
 	// Cached says the cache already holds the job.
 	Cached bool `json:"cached"`
-}
-
-// tracesClient builds the Jaeger client of a cluster's traces; maxRequests bounds each call.
-func tracesClient(c model.Cluster, maxRequests int) (*jaeger.Client, error) {
-	if c.TracesURL == "" {
-		return nil, badRequest("cluster %q has no traces URL (a Jaeger query service Flink sends its checkpoint spans to)", c.Name)
-	}
-	return jaeger.New(jaeger.Config{BaseURL: c.TracesURL, Service: c.TracesService, Cluster: c.Name,
-		Timeout: 15 * time.Second, MaxRequests: max(1, maxRequests)})
-}
-
-// tracesCheck adds what the cluster's Jaeger says to a connection test.
-func tracesCheck(ctx context.Context, c model.Cluster, t ConnectionTest) ConnectionTest {
-	if c.TracesURL == "" {
-		return t
-	}
-	jc, err := tracesClient(c, 1)
-	if err == nil {
-		err = jc.Check(ctx)
-	}
-	if err != nil {
-		t.OK = false
-		t.Message += "; traces: " + err.Error()
-		return t
-	}
-	t.Message += fmt.Sprintf("; Jaeger has spans of %q", c.TracesService)
-	return t
 }
 
 // configuredTracesCluster is the configured cluster named, with a traces URL.
@@ -129,150 +101,25 @@ func (a *App) follows(cluster string, j model.Job) bool {
 	a.mu.Lock()
 	on := a.coll != nil
 	a.mu.Unlock()
-	return on && !model.JobEnded(j.State) && j.State != tracesJobState
+	return on && !model.JobEnded(j.State) && j.State != jaeger.UnknownState
 }
 
-// flinkJobID is how a Flink job id is written (JobID.toHexString).
-var flinkJobID = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-// tracesJobState is the state of a job known from traces alone: its spans say nothing of it.
-const tracesJobState = "UNKNOWN"
-
 func (a *App) backfillTraces(ctx context.Context, c model.Cluster, j model.Job, toNow bool, maxRequests int) (TracesResult, error) {
-	var res TracesResult
-	var cached []model.Checkpoint
-	if err := a.store.ScanCheckpoints(ctx, store.Query{Cluster: c.Name, JobID: j.ID, Pipeline: new(int)}, false, func(cp *model.Checkpoint) error {
-		cached = append(cached, model.Checkpoint{ID: cp.ID, TriggerMs: cp.TriggerMs, Status: cp.Status, DetailLoss: cp.DetailLoss})
-		return nil
-	}); err != nil {
-		return res, err
-	}
-	now := time.Now()
-	from := now.Add(-TracesLookback)
-	if start := time.UnixMilli(j.StartMs - logSlackMs); j.StartMs > 0 && start.After(from) {
-		from = start
-	}
-	windows := tracesWindows(cached, from, now, toNow)
-	res.Windows = len(windows)
-	if len(windows) == 0 {
-		return res, nil
-	}
-	jc, err := tracesClient(c, maxRequests)
-	if err != nil {
-		return res, badRequest("%v", err)
-	}
-	r, err := jc.CheckpointsIn(ctx, j.ID, windows)
-	res.Requests, res.Read, res.IncompleteWindows = r.Requests, len(r.Checkpoints), len(r.Incomplete)
-	if err != nil {
-		return res, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
-	}
-	byID := make(map[int64]int, len(cached))
-	for i, cp := range cached {
-		byID[cp.ID] = i
-	}
-	var add, fill []model.Checkpoint
-	for _, cp := range r.Checkpoints {
-		i, ok := byID[cp.ID]
-		if !ok || !cached[i].Status.Final() {
-			add = append(add, cp) // not cached, or cached in progress: the merge resolves it
-			continue
-		}
-		have := cached[i]
-		if have.DetailLoss == model.DetailMissed && len(cp.Tasks) > 0 && model.SameTrigger(have.TriggerMs, cp.TriggerMs) {
-			fill = append(fill, cp)
-		}
-	}
-	if len(add) > 0 {
-		m, err := a.store.MergeLogCheckpoints(ctx, c.Name, j.ID, add, 1<<62)
-		if err != nil {
-			return res, fmt.Errorf("store checkpoints from traces: %w", err)
-		}
-		res.Added, res.Resolved = len(m.Added), len(m.Resolved)
-	}
-	for _, cp := range fill {
-		stored, err := a.store.Checkpoint(ctx, model.Key{Cluster: c.Name, JobID: j.ID, ID: cp.ID})
-		if err != nil {
-			return res, err
-		}
-		if stored.DetailLoss != model.DetailMissed || len(stored.Tasks) > 0 {
-			continue // the engine's details came meanwhile
-		}
-		stored.Tasks, stored.DetailLoss = cp.Tasks, ""
-		if err := a.store.PutCheckpoints(ctx, []model.Checkpoint{stored}); err != nil {
-			return res, fmt.Errorf("store details from traces: %w", err)
-		}
-		res.DetailsFilled++
-	}
-	if res.IncompleteWindows > 0 {
-		res.Warning = fmt.Sprintf("%d time ranges were not read whole (at most %d requests per read): %s",
-			res.IncompleteWindows, maxRequests, r.Incomplete[0])
-	}
-	if res.Added > 0 || res.DetailsFilled > 0 || res.Resolved > 0 {
+	r, err := backfill.Traces(ctx, a.store, c, j, backfill.TracesOptions{ToNow: toNow, MaxRequests: maxRequests,
+		Open: func() (*jaeger.Client, error) {
+			jc, err := connect.Traces(c, maxRequests)
+			if err != nil {
+				return nil, badRequest("%v", err)
+			}
+			return jc, nil
+		}})
+	res := TracesResult(r)
+	if err == nil && (res.Added > 0 || res.DetailsFilled > 0 || res.Resolved > 0) {
 		a.log.Info("checkpoints read from traces", "cluster", c.Name, "job", j.ID, "added", res.Added,
 			"details_filled", res.DetailsFilled, "resolved", res.Resolved, "requests", res.Requests)
 		a.emit(CheckpointsEvent{Cluster: c.Name, Job: j.ID})
 	}
-	return res, nil
-}
-
-// logSlackMs is how much before a job's start its first checkpoint may be triggered (clocks of
-// the JobManager and of the span's timestamps are the same machine's).
-const logSlackMs = 1000
-
-// tracesWindows returns the time ranges the cache has no record of: before the first cached
-// checkpoint (from from on), between cached checkpoints whose ids skip, and — when toNow —
-// after the last one. A checkpoint cached in progress with a final one after it is no record
-// either (it left the engine's history before it ended). At most tracesMaxWindows are
-// returned: neighbouring ranges are joined beyond that.
-func tracesWindows(all []model.Checkpoint, from, now time.Time, toNow bool) []jaeger.Window {
-	var newestFinal int64 = -1
-	for _, c := range all {
-		if c.Status.Final() {
-			newestFinal = max(newestFinal, c.ID)
-		}
-	}
-	cached := make([]model.Checkpoint, 0, len(all))
-	for _, c := range all {
-		if c.Status.Final() || c.ID > newestFinal {
-			cached = append(cached, c)
-		}
-	}
-	var out []jaeger.Window
-	addW := func(f, t time.Time) {
-		if f.Before(from) {
-			f = from
-		}
-		if t.After(f) {
-			out = append(out, jaeger.Window{From: f, To: t})
-		}
-	}
-	if len(cached) == 0 {
-		addW(from, now)
-		return out
-	}
-	sorted := append([]model.Checkpoint(nil), cached...)
-	sort.Slice(sorted, func(i, k int) bool { return sorted[i].ID < sorted[k].ID })
-	addW(from, time.UnixMilli(sorted[0].TriggerMs))
-	for i := 1; i < len(sorted); i++ {
-		a, b := sorted[i-1], sorted[i]
-		if b.ID > a.ID+1 {
-			addW(time.UnixMilli(a.TriggerMs+1), time.UnixMilli(b.TriggerMs))
-		}
-	}
-	if toNow {
-		addW(time.UnixMilli(sorted[len(sorted)-1].TriggerMs+1), now)
-	}
-	if len(out) <= tracesMaxWindows {
-		return out
-	}
-	// Join runs of neighbours: each of tracesMaxWindows groups spans its first to its last.
-	joined := make([]jaeger.Window, 0, tracesMaxWindows)
-	per := (len(out) + tracesMaxWindows - 1) / tracesMaxWindows
-	for i := 0; i < len(out); i += per {
-		last := min(i+per, len(out)) - 1
-		joined = append(joined, jaeger.Window{From: out[i].From, To: out[last].To})
-	}
-	return joined
+	return res, err
 }
 
 // TraceJobs lists the jobs whose checkpoint spans the cluster's traces hold from the last
@@ -284,14 +131,14 @@ func (a *App) TraceJobs(cluster string) ([]TraceJob, error) {
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	jc, err := tracesClient(c, jaeger.DefaultJobWindows)
+	jc, err := connect.Traces(c, jaeger.DefaultJobWindows)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
 	now := time.Now()
 	r, err := jc.Jobs(ctx, now.Add(-TracesLookback), now)
 	if err != nil {
-		return nil, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+		return nil, fmt.Errorf("traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	cached := map[string]bool{}
 	jobs, err := a.store.Jobs(ctx, cluster)
@@ -317,7 +164,7 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 	if job == "" {
 		return TracesResult{}, badRequest("a job id is required")
 	}
-	if !flinkJobID.MatchString(job) {
+	if !jaeger.ValidJobID(job) {
 		return TracesResult{}, badRequest("job id %q: a Flink job id is 32 hexadecimal digits", job)
 	}
 	c, err := a.configuredTracesCluster(cluster)
@@ -334,20 +181,20 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 		return TracesResult{}, err
 	}
 	// First learn the job's name and whether the spans have it at all.
-	jc, err := tracesClient(c, TracesOpenRequests)
+	jc, err := connect.Traces(c, TracesOpenRequests)
 	if err != nil {
 		return TracesResult{}, badRequest("%v", err)
 	}
 	now := time.Now()
 	r, err := jc.Checkpoints(ctx, job, now.Add(-TracesLookback), now)
 	if err != nil {
-		return TracesResult{}, fmt.Errorf("traces from %s: %w", redactURL(c.TracesURL), err)
+		return TracesResult{}, fmt.Errorf("traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	if len(r.Checkpoints) == 0 {
 		return TracesResult{Windows: 1, Requests: r.Requests}, badRequest("the traces at %s hold no checkpoint of job %s from the last %d days",
-			redactURL(c.TracesURL), job, TracesLookback/(24*time.Hour))
+			restclient.RedactURL(c.TracesURL), job, TracesLookback/(24*time.Hour))
 	}
-	j = jobFromTraces(c.Name, job, r)
+	j = jaeger.JobOf(c.Name, job, r)
 	if err := a.store.PutJob(ctx, j); err != nil {
 		return TracesResult{}, err
 	}
@@ -362,27 +209,4 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 	a.log.Info("job opened from traces", "cluster", c.Name, "job", job, "checkpoints", res.Added, "requests", res.Requests)
 	a.emit(CheckpointsEvent{Cluster: c.Name, Job: job})
 	return res, nil
-}
-
-// jobFromTraces is the job as its spans describe it: its name where Flink 2.x sends it, its
-// vertices from the per-task spans (ids only: spans carry no operator names).
-func jobFromTraces(cluster, id string, r jaeger.Result) model.Job {
-	j := model.Job{Cluster: cluster, ID: id, Name: r.Job.Name, Engine: model.EngineFlink, State: tracesJobState}
-	if j.Name == "" {
-		j.Name = id
-	}
-	par := map[string]int{}
-	var order []string
-	for _, cp := range r.Checkpoints {
-		for _, t := range cp.Tasks {
-			if _, ok := par[t.VertexID]; !ok {
-				order = append(order, t.VertexID)
-			}
-			par[t.VertexID] = max(par[t.VertexID], len(t.Subtasks))
-		}
-	}
-	for _, v := range order {
-		j.Vertices = append(j.Vertices, model.Vertex{ID: v, Name: v, Parallelism: par[v]})
-	}
-	return j
 }

@@ -23,7 +23,7 @@ func newTracedApp(t *testing.T, f flinkenv.Env, j *jaegerenv.Env, collect bool) 
 	t.Helper()
 	a := startTestApp(t, Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second, NoCollect: !collect,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	in := ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: f.RESTURL, JobManagerLog: JobManagerLogOff,
+	in := ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: f.RESTURL, JobManagerLog: model.JobManagerLogOff,
 		TracesURL: j.QueryURL, TracesService: f.TracesService}
 	res, err := a.TestConnection(in)
 	if err != nil || !res.OK || !strings.Contains(res.Message, "Jaeger has spans of") {
@@ -199,7 +199,7 @@ func checkTracesBackfill(t *testing.T, j *jaegerenv.Env, f flinkenv.Env, perSubt
 	for _, v := range views {
 		if v.ID == jid {
 			seen = true
-			if v.Name != name || v.State != tracesJobState {
+			if v.Name != name || v.State != jaeger.UnknownState {
 				t.Errorf("job opened from traces: %+v", v)
 			}
 		}

@@ -173,7 +173,7 @@ func clustersAddCmd(g *globals) *cobra.Command {
 func clustersAdd(ctx context.Context, g *globals, f *clustersAddFlags) error {
 	in := f.in
 	in.Engine = model.Engine(f.engine)
-	if in.Engine != model.EngineFlink && in.JobManagerLog == app.JobManagerLogAuto {
+	if in.Engine != model.EngineFlink && in.JobManagerLog == model.JobManagerLogAuto {
 		in.JobManagerLog = "" // the default applies to Flink only
 	}
 	in.Auth.Kind = model.AuthKind(f.auth)

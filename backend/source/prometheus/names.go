@@ -1,6 +1,8 @@
 package prometheus
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 
@@ -265,4 +267,24 @@ func checkJobID(id string) error {
 		return fmt.Errorf("prometheus: bad job id %q (want a Flink JobID such as 0123456789abcdef0123456789abcdef)", id)
 	}
 	return nil
+}
+
+// ParseNames reads a cluster's overrides (model.Cluster.PrometheusNames: the
+// JSON keys of MetricNames) into MetricNames, naming an unknown key or an
+// invalid name.
+func ParseNames(over map[string]string) (MetricNames, error) {
+	var n MetricNames
+	if len(over) == 0 {
+		return n, nil
+	}
+	b, _ := json.Marshal(over)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&n); err != nil {
+		return n, fmt.Errorf("Prometheus names: %v (keys are listed in docs/prometheus.md)", err)
+	}
+	if err := n.Validate(); err != nil {
+		return n, fmt.Errorf("Prometheus names: %w", err)
+	}
+	return n, nil
 }

@@ -82,6 +82,18 @@ type Options struct {
 	Auth      model.Auth
 }
 
+// RedactURL strips the user info of a URL, so that it can go into a message.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	return u.String()
+}
+
 // Secrets are the credentials a client sends, to scrub from error text.
 type Secrets []string
 

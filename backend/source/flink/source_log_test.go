@@ -1,4 +1,4 @@
-package app
+package flink
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
 )
 
 // fakeJobManagerLog serves /jobmanager/logs and /jobmanager/log the way
@@ -59,32 +58,32 @@ func (f *fakeJobManagerLog) set(fn func(f *fakeJobManagerLog)) {
 	fn(f)
 }
 
-func readFixture(t *testing.T, name string) string {
+func readLogFixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../backend/source/flink/testdata/" + name)
+	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-func newTestJMLog(t *testing.T, f *fakeJobManagerLog, mode model.JobManagerLogMode) (*jobManagerLog, *time.Time) {
+func newTestLogReader(t *testing.T, f *fakeJobManagerLog, mode model.JobManagerLogMode) (*logReader, *time.Time) {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	c, err := flink.New(flink.Config{BaseURL: srv.URL})
+	c, err := New(Config{BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := newJobManagerLog(c, collect.NewBudget(collect.BudgetOptions{RequestsPerSecond: 1000, Burst: 100}), mode)
+	l := newLogReader(c, collect.NewBudget(collect.BudgetOptions{RequestsPerSecond: 1000, Burst: 100}), mode)
 	now := time.Unix(1_800_000_000, 0)
 	l.now = func() time.Time { return now }
 	return l, &now
 }
 
 func TestJobManagerLogReadsWhenItGrewAtMostOnceAMinute(t *testing.T) {
-	f := &fakeJobManagerLog{body: readFixture(t, "jobmanager-2.3.log")}
-	l, now := newTestJMLog(t, f, "")
+	f := &fakeJobManagerLog{body: readLogFixture(t, "jobmanager-2.3.log")}
+	l, now := newTestLogReader(t, f, "")
 	ctx := context.Background()
 	job := &model.Job{ID: "e09b50e34602282ff7b73473e35768e1"}
 	cps, st, err := l.LogCheckpoints(ctx, job, false)
@@ -125,19 +124,19 @@ func TestJobManagerLogSaysWhyItCannotBeRead(t *testing.T) {
 	job := &model.Job{ID: "e09b50e34602282ff7b73473e35768e1"}
 	t.Run("not served", func(t *testing.T) {
 		f := &fakeJobManagerLog{body: "x", status: 404}
-		l, _ := newTestJMLog(t, f, "")
+		l, _ := newTestLogReader(t, f, "")
 		cps, st, err := l.LogCheckpoints(ctx, job, true)
 		if cps != nil || err != nil || st.State != model.LogUnavailable || !strings.Contains(st.Reason, "404") {
 			t.Errorf("auto: %v, %+v, %v", cps, st, err)
 		}
-		l, _ = newTestJMLog(t, f, JobManagerLogOn)
+		l, _ = newTestLogReader(t, f, model.JobManagerLogOn)
 		if _, st, err = l.LogCheckpoints(ctx, job, true); err == nil || st.State != model.LogUnavailable {
 			t.Errorf("on: a log that cannot be read is an error: %+v, %v", st, err)
 		}
 	})
 	t.Run("over the cap, then read on demand", func(t *testing.T) {
-		f := &fakeJobManagerLog{body: readFixture(t, "jobmanager-2.3.log"), listed: JobManagerLogLimit + 1}
-		l, now := newTestJMLog(t, f, "")
+		f := &fakeJobManagerLog{body: readLogFixture(t, "jobmanager-2.3.log"), listed: LogLimit + 1}
+		l, now := newTestLogReader(t, f, "")
 		cps, st, err := l.LogCheckpoints(ctx, job, true)
 		if cps != nil || err != nil || st.State != model.LogTooLarge || f.reads != 0 || !strings.Contains(st.Reason, "16 MiB") {
 			t.Fatalf("over the cap: %v, %+v, %v, %d reads", cps, st, err, f.reads)
@@ -150,24 +149,24 @@ func TestJobManagerLogSaysWhyItCannotBeRead(t *testing.T) {
 		}
 	})
 	t.Run("a body over the cap", func(t *testing.T) {
-		f := &fakeJobManagerLog{body: readFixture(t, "jobmanager-2.3.log"), listed: 10}
-		l, _ := newTestJMLog(t, f, "")
+		f := &fakeJobManagerLog{body: readLogFixture(t, "jobmanager-2.3.log"), listed: 10}
+		l, _ := newTestLogReader(t, f, "")
 		l.limit = 1000
 		if _, st, _ := l.LogCheckpoints(ctx, job, true); st.State != model.LogTooLarge {
 			t.Errorf("a log that grew past the cap while it came: %+v", st)
 		}
 	})
 	t.Run("unknown format", func(t *testing.T) {
-		f := &fakeJobManagerLog{body: readFixture(t, "jobmanager-unknown.log")}
-		l, _ := newTestJMLog(t, f, "")
+		f := &fakeJobManagerLog{body: readLogFixture(t, "jobmanager-unknown.log")}
+		l, _ := newTestLogReader(t, f, "")
 		cps, st, _ := l.LogCheckpoints(ctx, job, true)
 		if cps != nil || st.State != model.LogUnrecognised || !strings.Contains(st.Reason, "2 line(s)") {
 			t.Errorf("unknown format: %v, %+v", cps, st)
 		}
 	})
 	t.Run("off", func(t *testing.T) {
-		f := &fakeJobManagerLog{body: readFixture(t, "jobmanager-2.3.log")}
-		l, _ := newTestJMLog(t, f, JobManagerLogOff)
+		f := &fakeJobManagerLog{body: readLogFixture(t, "jobmanager-2.3.log")}
+		l, _ := newTestLogReader(t, f, model.JobManagerLogOff)
 		if cps, st, _ := l.LogCheckpoints(ctx, job, true); cps != nil || st.State != model.LogOff || f.listings != 0 {
 			t.Errorf("off: %v, %+v, %d listings", cps, st, f.listings)
 		}

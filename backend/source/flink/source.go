@@ -1,4 +1,4 @@
-package app
+package flink
 
 import (
 	"context"
@@ -10,22 +10,54 @@ import (
 
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
-	"checkpoint-explorer/backend/source/prometheus"
 )
 
-// flinkSource adapts the Flink REST client to the collector, spending the
-// cluster's budget on every request.
-type flinkSource struct {
-	c *flink.Client
-	b *collect.Budget
-	// reporters, when set, are scraped for backpressure instead of asking the
-	// JobManager once per vertex: fresher values, one request per process.
+// Budget bounds the requests the source sends (collect.Budget): every request
+// waits for Acquire and calls its release when done.
+type Budget interface {
+	Acquire(ctx context.Context) (release func(), err error)
+}
+
+// Scraper reads a job's vertices' backpressure, busy and idle time from the
+// TaskManagers' metric reporters (prometheus.Scraper).
+type Scraper interface {
+	Scrape(ctx context.Context, jobID string, urls ...string) ([]model.MetricSample, error)
+}
+
+// Querier answers a PromQL query at a time (a Prometheus server): ok is false
+// when the answer holds no value.
+type Querier interface {
+	Value(ctx context.Context, query string, at time.Time) (float64, bool, error)
+}
+
+// SourceOptions configure NewSource; zero values take the defaults.
+type SourceOptions struct {
+	// Reporters are the TaskManagers' Prometheus reporter URLs; with Scraper
+	// set, backpressure is scraped from them (fresher values, one request per
+	// process) instead of asked of the JobManager once per vertex.
+	Reporters []string
+	Scraper   Scraper
+	// Lanes are the cluster's custom lanes (model.Lane): Flink-metric lanes
+	// are sampled from the vertices, PromQL lanes asked of Querier (none
+	// when Querier is nil).
+	Lanes   []model.Lane
+	Querier Querier
+	// LogMode says whether the JobManager log is read (default auto);
+	// LogEvery is how often at most (default LogEvery).
+	LogMode  model.JobManagerLogMode
+	LogEvery time.Duration
+}
+
+// Source adapts a Client to the collector (collect.Source, LogReader,
+// ConfigReader), spending the budget on every request.
+type Source struct {
+	c         *Client
+	b         Budget
 	reporters []string
-	scraper   *prometheus.Scraper
+	scraper   Scraper // nil: backpressure from the REST API
 
 	// jmLog reads the JobManager log: finalize times, history beyond REST.
-	jmLog *jobManagerLog
+	jmLog *logReader
 	// extras samples the sink committer's metrics and the custom lanes.
 	extras *extraMetrics
 
@@ -33,42 +65,46 @@ type flinkSource struct {
 	interval map[string]int64 // job id → checkpoint interval (ms), fetched once
 }
 
-func newFlinkSource(c *flink.Client, b *collect.Budget, cluster model.Cluster) (*flinkSource, error) {
-	s := &flinkSource{c: c, b: b, interval: map[string]int64{}, reporters: cluster.ReporterURLs,
-		jmLog: newJobManagerLog(c, b, cluster.JobManagerLog)}
-	if len(s.reporters) > 0 {
-		names, err := metricNames(cluster.PrometheusNames)
-		if err != nil {
-			return nil, err
-		}
-		s.scraper = &prometheus.Scraper{Budget: b, Names: names, Cluster: cluster.Name}
+// NewSource returns the collector's source of the cluster c talks to.
+func NewSource(c *Client, b Budget, o SourceOptions) *Source {
+	s := &Source{c: c, b: b, interval: map[string]int64{}, jmLog: newLogReader(c, b, o.LogMode),
+		extras: newExtraMetrics(c, b, o.Lanes, o.Querier)}
+	if len(o.Reporters) > 0 && o.Scraper != nil {
+		s.reporters, s.scraper = o.Reporters, o.Scraper
 	}
-	extras, err := newExtraMetrics(c, b, cluster)
-	if err != nil {
-		return nil, err
+	if o.LogEvery > 0 {
+		s.jmLog.every = o.LogEvery
 	}
-	s.extras = extras
-	return s, nil
+	return s
 }
 
-// flinkHistoryDepth is web.checkpoints.history's default.
-const flinkHistoryDepth = 10
+// historyDepth is web.checkpoints.history's default.
+const historyDepth = 10
 
-// flinkStatsCache is web.refresh-interval's default: the JobManager answers
+// statsCache is web.refresh-interval's default: the JobManager answers
 // /checkpoints from statistics up to this old.
-const flinkStatsCache = 3 * time.Second
+const statsCache = 3 * time.Second
 
-// flinkMetricsEvery is metrics.fetcher.update-interval's default: sampling
+// metricsEvery is metrics.fetcher.update-interval's default: sampling
 // faster returns the same values.
-const flinkMetricsEvery = 10 * time.Second
+const metricsEvery = 10 * time.Second
 
-func (s *flinkSource) Traits() collect.Traits {
-	return collect.Traits{MetricsEvery: flinkMetricsEvery, DefaultCapacity: flinkHistoryDepth, DetailRequests: true,
-		ListStaleness: flinkStatsCache}
+// Traits: details cost requests; Flink's defaults of history depth, statistics
+// cache and metrics update interval.
+func (s *Source) Traits() collect.Traits {
+	return collect.Traits{MetricsEvery: metricsEvery, DefaultCapacity: historyDepth, DetailRequests: true,
+		ListStaleness: statsCache}
 }
+
+// LogMode is how the JobManager log is read.
+func (s *Source) LogMode() model.JobManagerLogMode { return s.jmLog.mode }
+
+// ReadLogBeyondLimit makes the next read of the JobManager log ignore its
+// size cap once (the user asked).
+func (s *Source) ReadLogBeyondLimit() { s.jmLog.readBeyondLimit() }
 
 // LogCheckpoints reads the JobManager log (collect.LogReader).
-func (s *flinkSource) LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error) {
+func (s *Source) LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error) {
 	cps, st, err := s.jmLog.LogCheckpoints(ctx, job, force)
 	for i := range cps {
 		cps[i].Cluster = job.Cluster
@@ -76,7 +112,7 @@ func (s *flinkSource) LogCheckpoints(ctx context.Context, job *model.Job, force 
 	return cps, st, err
 }
 
-func spend[T any](ctx context.Context, b *collect.Budget, fn func() (T, error)) (T, error) {
+func spend[T any](ctx context.Context, b Budget, fn func() (T, error)) (T, error) {
 	release, err := b.Acquire(ctx)
 	if err != nil {
 		var zero T
@@ -86,31 +122,35 @@ func spend[T any](ctx context.Context, b *collect.Budget, fn func() (T, error)) 
 	return fn()
 }
 
-func (s *flinkSource) Jobs(ctx context.Context) ([]model.Job, error) {
+// Jobs lists the cluster's jobs (1 request).
+func (s *Source) Jobs(ctx context.Context) ([]model.Job, error) {
 	return spend(ctx, s.b, func() ([]model.Job, error) { return s.c.Jobs(ctx) })
 }
 
 // jobGone marks a job the cluster no longer knows, for the collector.
 func jobGone(err error) error {
-	if errors.Is(err, flink.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("%w: %w", collect.ErrJobGone, err)
 	}
 	return err
 }
 
-func (s *flinkSource) Job(ctx context.Context, id string) (model.Job, error) {
+// Job returns the job with its vertices (1 request).
+func (s *Source) Job(ctx context.Context, id string) (model.Job, error) {
 	j, err := spend(ctx, s.b, func() (model.Job, error) { return s.c.Job(ctx, id) })
 	return j, jobGone(err)
 }
 
-func (s *flinkSource) History(ctx context.Context, job *model.Job) (model.History, error) {
-	list, err := spend(ctx, s.b, func() (flink.CheckpointList, error) { return s.c.Checkpoints(ctx, job.ID) })
+// History returns the job's checkpoint history and counts (1 request; 2 the
+// first time, for the checkpoint interval).
+func (s *Source) History(ctx context.Context, job *model.Job) (model.History, error) {
+	list, err := spend(ctx, s.b, func() (CheckpointList, error) { return s.c.Checkpoints(ctx, job.ID) })
 	if err != nil {
 		return model.History{}, jobGone(err)
 	}
 	h := model.History{
 		Checkpoints: list.History,
-		Capacity:    max(flinkHistoryDepth, len(list.History)),
+		Capacity:    max(historyDepth, len(list.History)),
 		Triggered:   list.Counts.Total,
 		IntervalMs:  s.jobInterval(ctx, job.ID),
 		Counts: map[int]model.EngineCounts{0: {
@@ -130,14 +170,14 @@ func (s *flinkSource) History(ctx context.Context, job *model.Job) (model.Histor
 }
 
 // jobInterval reads the job's checkpoint interval once; 0 if it cannot.
-func (s *flinkSource) jobInterval(ctx context.Context, jid string) int64 {
+func (s *Source) jobInterval(ctx context.Context, jid string) int64 {
 	s.mu.Lock()
 	iv, ok := s.interval[jid]
 	s.mu.Unlock()
 	if ok {
 		return iv
 	}
-	cfg, err := spend(ctx, s.b, func() (flink.CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, jid) })
+	cfg, err := spend(ctx, s.b, func() (CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, jid) })
 	if err != nil {
 		return 0 // try again next poll
 	}
@@ -155,18 +195,18 @@ func (s *flinkSource) jobInterval(ctx context.Context, jid string) int64 {
 // (a job without checkpointing has no checkpoint configuration); any other
 // failure fails the read, so that a partial answer never enters the history
 // as a change.
-func (s *flinkSource) JobConfig(ctx context.Context, job *model.Job) (model.JobConfig, error) {
-	var parts flink.JobConfigParts
+func (s *Source) JobConfig(ctx context.Context, job *model.Job) (model.JobConfig, error) {
+	var parts JobConfigParts
 	var errs []error
 	notFound := 0
-	cc, err := spend(ctx, s.b, func() (flink.CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, job.ID) })
+	cc, err := spend(ctx, s.b, func() (CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, job.ID) })
 	switch {
 	case err == nil:
 		parts.Checkpoints = &cc.Settings
 		s.mu.Lock()
 		s.interval[job.ID] = cc.IntervalMs
 		s.mu.Unlock()
-	case errors.Is(err, flink.ErrNotFound):
+	case errors.Is(err, ErrNotFound):
 		notFound++
 	default:
 		errs = append(errs, err)
@@ -175,13 +215,13 @@ func (s *flinkSource) JobConfig(ctx context.Context, job *model.Job) (model.JobC
 	switch {
 	case err == nil:
 		parts.Execution = exec
-	case errors.Is(err, flink.ErrNotFound):
+	case errors.Is(err, ErrNotFound):
 		notFound++
 	default:
 		errs = append(errs, err)
 	}
 	jm, err := spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, job.ID) })
-	if errors.Is(err, flink.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		jm, err = spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, "") })
 	}
 	if err != nil {
@@ -194,14 +234,14 @@ func (s *flinkSource) JobConfig(ctx context.Context, job *model.Job) (model.JobC
 	if notFound == 2 {
 		return model.JobConfig{}, fmt.Errorf("%w: neither its checkpoint nor its execution configuration is known", collect.ErrJobGone)
 	}
-	return flink.BuildJobConfig(job.Cluster, job.ID, parts), nil
+	return BuildJobConfig(job.Cluster, job.ID, parts), nil
 }
 
 // Detail fetches the checkpoint (1 request) and each vertex's subtasks (V
 // requests). Vertices whose subtasks fail are kept with their summary,
 // marked Missing, and returned with a *collect.IncompleteError; given such a
 // checkpoint again, only those vertices are asked for.
-func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.Checkpoint) (model.Checkpoint, error) {
+func (s *Source) Detail(ctx context.Context, job *model.Job, summary model.Checkpoint) (model.Checkpoint, error) {
 	d := summary
 	retry := summary.DetailLoss == model.DetailPartial && len(summary.Tasks) > 0
 	if retry {
@@ -209,7 +249,7 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 	} else {
 		var err error
 		d, err = spend(ctx, s.b, func() (model.Checkpoint, error) { return s.c.CheckpointDetail(ctx, job.ID, summary.ID) })
-		if errors.Is(err, flink.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			return model.Checkpoint{}, collect.ErrGone
 		}
 		if err != nil {
@@ -232,7 +272,7 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 			vid := d.Tasks[i].VertexID
 			ts, err := spend(ctx, s.b, func() (model.TaskStats, error) { return s.c.SubtaskStats(ctx, job.ID, summary.ID, vid) })
 			switch {
-			case errors.Is(err, flink.ErrNotFound):
+			case errors.Is(err, ErrNotFound):
 				// This vertex reported no stats: keep its summary.
 				d.Tasks[i].Missing = false
 			case err != nil:
@@ -257,7 +297,9 @@ func (s *flinkSource) Detail(ctx context.Context, job *model.Job, summary model.
 	return d, nil
 }
 
-func (s *flinkSource) Metrics(ctx context.Context, job *model.Job, _ int64) ([]model.MetricSample, error) {
+// Metrics samples the vertices' backpressure, busy and idle time, the sink
+// committer's metrics and the custom lanes.
+func (s *Source) Metrics(ctx context.Context, job *model.Job, _ int64) ([]model.MetricSample, error) {
 	out, err := s.backpressure(ctx, job)
 	extra, xerr := s.extras.sample(ctx, job, time.Now())
 	for i := range extra {
@@ -267,7 +309,7 @@ func (s *flinkSource) Metrics(ctx context.Context, job *model.Job, _ int64) ([]m
 }
 
 // backpressure samples the vertices' backpressure, busy and idle time.
-func (s *flinkSource) backpressure(ctx context.Context, job *model.Job) ([]model.MetricSample, error) {
+func (s *Source) backpressure(ctx context.Context, job *model.Job) ([]model.MetricSample, error) {
 	if s.scraper != nil {
 		return s.scraper.Scrape(ctx, job.ID, s.reporters...)
 	}

@@ -1,4 +1,4 @@
-package app
+package record
 
 import (
 	"context"
@@ -25,10 +25,10 @@ import (
 
 // recordAsync runs Record in the background and returns its result, failing
 // the test if it runs far past the duration.
-func recordAsync(t *testing.T, o RecordOptions) (RecordProgress, error) {
+func recordAsync(t *testing.T, o Options) (Progress, error) {
 	t.Helper()
 	type result struct {
-		p   RecordProgress
+		p   Progress
 		err error
 	}
 	done := make(chan result, 1)
@@ -42,7 +42,7 @@ func recordAsync(t *testing.T, o RecordOptions) (RecordProgress, error) {
 	case <-time.After(o.Duration + time.Minute):
 		t.Fatalf("recording of %s still running a minute past its end", o.Duration)
 	}
-	return RecordProgress{}, nil
+	return Progress{}, nil
 }
 
 // readCapture returns what a recorded file holds.
@@ -102,12 +102,12 @@ func TestRecordReadsBackpressureFromARealPrometheus(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rec.ckpt.gz")
 	const dur, every = 25 * time.Second, 5 * time.Second
 	var mu sync.Mutex
-	var during []RecordProgress
+	var during []Progress
 	before := time.Now()
-	res, err := recordAsync(t, RecordOptions{
+	res, err := recordAsync(t, Options{
 		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: pe.URL},
 		JobID:   jid, Duration: dur, Out: out, Every: 500 * time.Millisecond, JobsEvery: time.Second, PromEvery: every,
-		Progress: func(p RecordProgress) {
+		Progress: func(p Progress) {
 			mu.Lock()
 			during = append(during, p)
 			mu.Unlock()
@@ -125,7 +125,7 @@ func TestRecordReadsBackpressureFromARealPrometheus(t *testing.T) {
 		t.Errorf("%d Prometheus requests for a %s recording read every %s, want 3..%d", res.PromRequests, dur, every, most)
 	}
 	mu.Lock()
-	shown := slices.ContainsFunc(during, func(p RecordProgress) bool { return p.PromSamples > 0 && p.PromRequests > 1 })
+	shown := slices.ContainsFunc(during, func(p Progress) bool { return p.PromSamples > 0 && p.PromRequests > 1 })
 	mu.Unlock()
 	if !shown {
 		t.Error("no progress report showed Prometheus samples while recording")
@@ -228,7 +228,7 @@ func TestRecordRefusesAPrometheusItCannotRead(t *testing.T) {
 				jobID = "1179461284375298049"
 			}
 			start := time.Now()
-			_, err := Record(context.Background(), RecordOptions{
+			_, err := Record(context.Background(), Options{
 				Cluster: model.Cluster{Name: "lab", Engine: tc.engine, BaseURL: "http://127.0.0.1:1", PrometheusURL: url},
 				JobID:   jobID, Duration: time.Minute, Out: filepath.Join(dir, "rec.ckpt.gz"),
 			})
@@ -306,10 +306,10 @@ func TestRecordKeepsRecordingWhenPrometheusFails(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rec.ckpt.gz")
 	var mu sync.Mutex
 	var sawErr string
-	res, err := recordAsync(t, RecordOptions{
+	res, err := recordAsync(t, Options{
 		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: srv.URL},
 		JobID:   jid, Duration: 13 * time.Second, Out: out, Every: 250 * time.Millisecond, JobsEvery: time.Second, PromEvery: 2 * time.Second,
-		Progress: func(p RecordProgress) {
+		Progress: func(p Progress) {
 			mu.Lock()
 			if p.PromError != "" {
 				sawErr = p.PromError
@@ -363,7 +363,7 @@ func TestRecordReadsTheTailAfterCtrlC(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(1500*time.Millisecond, cancel) // as Ctrl-C would
 	before := time.Now()
-	res, err := Record(ctx, RecordOptions{
+	res, err := Record(ctx, Options{
 		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:1", PrometheusURL: srv.URL},
 		JobID:   "0123456789abcdef0123456789abcdef", Duration: time.Minute, Out: out, PromEvery: time.Minute,
 	})

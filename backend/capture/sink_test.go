@@ -1,12 +1,12 @@
-package app
+package capture
 
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
-	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
 )
 
@@ -17,12 +17,11 @@ import (
 // at the end as missed.
 func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := capture.NewWriter(&buf, capture.Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
+	w, err := NewWriter(&buf, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &captureSink{w: w, jobs: map[string]bool{}, latest: map[string]int64{}, seen: map[string]bool{},
-		recon: map[string]model.Reconciliation{}, holdDetails: true, held: map[string]*model.Checkpoint{}}
+	sink := NewSink(w, SinkOptions{HoldDetails: true})
 	ctx := context.Background()
 	cp := func(id int64, loss model.DetailLoss, subtasks ...int) model.Checkpoint {
 		c := model.Checkpoint{Cluster: "c", JobID: "j", ID: id, Status: model.StatusCompleted, Kind: model.KindCheckpoint, DetailLoss: loss}
@@ -51,17 +50,17 @@ func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 	put(cp(6+holdBehind+1, "", 1))                         // ... until it is too far behind
 	put(cp(3+holdBehind+2, "", 1), cp(3+holdBehind+3, "")) // 3 too; the last waits to the end
 	// 1, 2 and 5 at once; 3, 4 and 6 once too far behind the newest; the two newer with details.
-	if sink.p.Checkpoints != 8 {
-		t.Errorf("%d checkpoints written before the end, want 8", sink.p.Checkpoints)
+	if sink.st.Checkpoints != 8 {
+		t.Errorf("%d checkpoints written before the end, want 8", sink.st.Checkpoints)
 	}
-	if err := sink.finish(); err != nil {
+	if err := sink.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	got := map[int64]*model.Checkpoint{}
-	_, err = capture.Read(ctx, &buf, capture.DefaultLimits(), capture.Visitor{Checkpoint: func(c *model.Checkpoint) error {
+	_, err = Read(ctx, &buf, DefaultLimits(), Visitor{Checkpoint: func(c *model.Checkpoint) error {
 		if got[c.ID] != nil {
 			t.Errorf("checkpoint %d written twice", c.ID)
 		}
@@ -97,5 +96,35 @@ func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 	}
 	if len(got) != 9 {
 		t.Errorf("%d checkpoints in the file, want 9", len(got))
+	}
+}
+
+// A recording writes a job's configuration once for the same settings, again when they change.
+func TestCaptureSinkWritesEachConfigurationOnce(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := NewSink(w, SinkOptions{})
+	ctx := context.Background()
+	iv := int64(1000)
+	for i, tolerable := range []int64{3, 3, 3, 5} {
+		tol := tolerable
+		c := model.JobConfig{Cluster: "c", JobID: "j", SeenMs: int64(i), IntervalMs: &iv, TolerableFailures: &tol}
+		if err := sink.PutJobConfig(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	sum, err := Read(ctx, &buf, Limits{}, Visitor{JobConfig: func(c model.JobConfig) error {
+		got = append(got, *c.TolerableFailures)
+		return nil
+	}})
+	if err != nil || sum.JobConfigs != 2 || !reflect.DeepEqual(got, []int64{3, 5}) {
+		t.Errorf("recorded %v (%+v, %v), want tolerable 3 then 5", got, sum, err)
 	}
 }

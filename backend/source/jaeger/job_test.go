@@ -1,11 +1,10 @@
-package app
+package jaeger
 
 import (
 	"testing"
 	"time"
 
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/jaeger"
 )
 
 func TestTracesWindowsAreWhatTheCacheLacks(t *testing.T) {
@@ -22,23 +21,23 @@ func TestTracesWindowsAreWhatTheCacheLacks(t *testing.T) {
 		name   string
 		cached []model.Checkpoint
 		toNow  bool
-		want   []jaeger.Window
+		want   []Window
 	}{
-		{"nothing cached: the whole range", nil, false, []jaeger.Window{{From: from, To: now}}},
+		{"nothing cached: the whole range", nil, false, []Window{{From: from, To: now}}},
 		{"before the first cached one", []model.Checkpoint{cp(11, 50_000), cp(12, 51_000)}, false,
-			[]jaeger.Window{{From: from, To: ms(50_000)}}},
+			[]Window{{From: from, To: ms(50_000)}}},
 		{"ids that skip, given out of order", []model.Checkpoint{cp(14, 60_000), cp(11, 50_000), cp(12, 51_000)}, false,
-			[]jaeger.Window{{From: from, To: ms(50_000)}, {From: ms(51_001), To: ms(60_000)}}},
+			[]Window{{From: from, To: ms(50_000)}, {From: ms(51_001), To: ms(60_000)}}},
 		{"after the last when the job is not followed", []model.Checkpoint{cp(1, 1_000), cp(2, 2_000)}, true,
-			[]jaeger.Window{{From: ms(2_001), To: now}}},
+			[]Window{{From: ms(2_001), To: now}}},
 		{"the first cached one at the range's start: nothing before", []model.Checkpoint{cp(1, 500), cp(2, 1_500)}, false, nil},
 		{"a skip older than the range is cut to it", []model.Checkpoint{cp(1, 100), cp(5, 3_000)}, false,
-			[]jaeger.Window{{From: from, To: ms(3_000)}}},
+			[]Window{{From: from, To: ms(3_000)}}},
 		{"in progress with a final one after it: no record", []model.Checkpoint{done(1, 1_000), running(2, 2_000), done(3, 3_000), running(4, 4_000)}, false,
-			[]jaeger.Window{{From: ms(1_001), To: ms(3_000)}}},
+			[]Window{{From: ms(1_001), To: ms(3_000)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tracesWindows(tc.cached, from, now, tc.toNow)
+			got := Uncovered(tc.cached, from, now, tc.toNow)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
@@ -51,16 +50,16 @@ func TestTracesWindowsAreWhatTheCacheLacks(t *testing.T) {
 	}
 }
 
-// Many skips are joined into at most tracesMaxWindows ranges that still cover every one.
+// Many skips are joined into at most MaxWindows ranges that still cover every one.
 func TestTracesWindowsAreBounded(t *testing.T) {
 	var cached []model.Checkpoint
 	for i := int64(0); i < 1000; i++ {
 		cached = append(cached, model.Checkpoint{ID: 2 * i, TriggerMs: 10_000 + 2_000*i}) // every odd id missing
 	}
 	from, now := time.UnixMilli(10_000), time.UnixMilli(3_000_000)
-	got := tracesWindows(cached, from, now, false)
-	if len(got) != tracesMaxWindows {
-		t.Fatalf("%d windows, want %d", len(got), tracesMaxWindows)
+	got := Uncovered(cached, from, now, false)
+	if len(got) != MaxWindows {
+		t.Fatalf("%d windows, want %d", len(got), MaxWindows)
 	}
 	for i := 1; i < 1000; i++ {
 		mid := time.UnixMilli(10_000 + 2_000*int64(i) - 1_000) // where checkpoint 2i-1 was triggered

@@ -1,4 +1,4 @@
-package app
+package flink
 
 import (
 	"context"
@@ -8,10 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
-	"checkpoint-explorer/backend/source/prometheus"
 )
 
 // extraMetrics samples, with the backpressure samples, what a job's
@@ -25,10 +22,10 @@ import (
 // request per vertex that has some, and one Prometheus query per PromQL
 // lane.
 type extraMetrics struct {
-	c     *flink.Client
-	b     *collect.Budget
+	c     *Client
+	b     Budget
 	lanes []model.Lane
-	prom  *prometheus.Client // nil: no PromQL lanes, or no Prometheus
+	prom  Querier // nil: no PromQL lanes, or no Prometheus
 
 	mu   sync.Mutex
 	jobs map[string]map[string]*vertexMetrics // job → vertex →
@@ -50,19 +47,15 @@ const (
 	listTries = 6
 )
 
-func newExtraMetrics(c *flink.Client, b *collect.Budget, cluster model.Cluster) (*extraMetrics, error) {
-	e := &extraMetrics{c: c, b: b, lanes: cluster.Lanes, jobs: map[string]map[string]*vertexMetrics{}}
-	for _, l := range cluster.Lanes {
-		if l.PromQL != "" && cluster.PrometheusURL != "" {
-			p, err := prometheusClient(cluster)
-			if err != nil {
-				return nil, err
-			}
-			e.prom = p
+func newExtraMetrics(c *Client, b Budget, lanes []model.Lane, prom Querier) *extraMetrics {
+	e := &extraMetrics{c: c, b: b, lanes: lanes, jobs: map[string]map[string]*vertexMetrics{}}
+	for _, l := range lanes {
+		if l.PromQL != "" {
+			e.prom = prom
 			break
 		}
 	}
-	return e, nil
+	return e
 }
 
 // sample returns the job's extra samples taken now.
@@ -114,7 +107,7 @@ func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time
 			}
 			q := strings.ReplaceAll(l.PromQL, "$job_id", job.ID)
 			v, ok, err := e.prom.Value(ctx, q, now)
-			if err != nil && !errors.Is(err, prometheus.ErrPartial) {
+			if err != nil {
 				errs = append(errs, fmt.Errorf("lane %q: %w", l.Name, err))
 				continue
 			}
@@ -157,12 +150,12 @@ func (e *extraMetrics) vertex(job, vid string) *vertexMetrics {
 // pick maps a vertex's metric ids to what is sampled: the committer's
 // metrics and the Flink-metric lanes it has; nil when none.
 func (e *extraMetrics) pick(names []string) map[string]string {
-	ids := flink.CommitterMetrics(names)
+	ids := CommitterMetrics(names)
 	for _, l := range e.lanes {
 		if l.Metric == "" {
 			continue
 		}
-		if id := flink.MetricIDFor(names, l.Metric); id != "" {
+		if id := MetricIDFor(names, l.Metric); id != "" {
 			ids[id] = model.MetricLanePrefix + l.Name
 		}
 	}

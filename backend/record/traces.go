@@ -1,4 +1,4 @@
-package app
+package record
 
 import (
 	"context"
@@ -8,24 +8,28 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
-// TracesRecordOptions say which job's spans `capture --traces-url` writes into a capture file.
-type TracesRecordOptions struct {
+// TracesOptions say which job's spans Traces writes into a capture file (`capture --traces-url`).
+type TracesOptions struct {
 	// Cluster names the cluster in the file and carries TracesURL and TracesService.
 	Cluster model.Cluster
 	JobID   string
-	// Since is how far back spans are read (default TracesLookback).
+	// Since is how far back spans are read (default jaeger.Lookback).
 	Since time.Duration
 	Out   string
-	// MaxRequests bounds the requests to Jaeger (default TracesOpenRequests).
+	// MaxRequests bounds the requests to Jaeger (default jaeger.OpenRequests).
 	MaxRequests int
+	// AppVersion is written in the file's header.
+	AppVersion string
 }
 
-// TracesRecordResult says what RecordTraces wrote.
-type TracesRecordResult struct {
+// TracesResult says what Traces wrote.
+type TracesResult struct {
 	Job         model.Job
 	Checkpoints int
 	Failed      int
@@ -35,26 +39,26 @@ type TracesRecordResult struct {
 	Incomplete []jaeger.Window
 }
 
-// RecordTraces writes a capture of one job read from a tracing backend alone: the job as its
+// Traces writes a capture of one job read from a tracing backend alone: the job as its
 // spans describe it and every checkpoint they hold from the last Since. No engine is asked,
 // and the file is written whole or not at all.
-func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResult, error) {
-	var res TracesRecordResult
+func Traces(ctx context.Context, o TracesOptions) (TracesResult, error) {
+	var res TracesResult
 	if o.Since <= 0 {
-		o.Since = TracesLookback
+		o.Since = jaeger.Lookback
 	}
 	if o.MaxRequests <= 0 {
-		o.MaxRequests = TracesOpenRequests
+		o.MaxRequests = jaeger.OpenRequests
 	}
-	if !flinkJobID.MatchString(o.JobID) {
+	if !jaeger.ValidJobID(o.JobID) {
 		return res, fmt.Errorf("capture: job id %q: a Flink job id is 32 hexadecimal digits", o.JobID)
 	}
 	c := o.Cluster
 	c.Engine = model.EngineFlink
-	if err := checkTraces(c); err != nil {
+	if err := connect.CheckTraces(c); err != nil {
 		return res, fmt.Errorf("capture: %w", err)
 	}
-	jc, err := tracesClient(c, o.MaxRequests)
+	jc, err := connect.Traces(c, o.MaxRequests)
 	if err != nil {
 		return res, fmt.Errorf("capture: %w", err)
 	}
@@ -62,13 +66,13 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 	r, err := jc.Checkpoints(ctx, o.JobID, now.Add(-o.Since), now)
 	res.Requests = r.Requests
 	if err != nil {
-		return res, fmt.Errorf("capture: traces from %s: %w", redactURL(c.TracesURL), err)
+		return res, fmt.Errorf("capture: traces from %s: %w", restclient.RedactURL(c.TracesURL), err)
 	}
 	if len(r.Checkpoints) == 0 {
 		return res, fmt.Errorf("capture: the traces at %s hold no checkpoint of job %s from the last %s (service %q)",
-			redactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
+			restclient.RedactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
 	}
-	res.Job, res.Incomplete = jobFromTraces(c.Name, o.JobID, r), r.Incomplete
+	res.Job, res.Incomplete = jaeger.JobOf(c.Name, o.JobID, r), r.Incomplete
 	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")
 	if err != nil {
 		return res, fmt.Errorf("capture: %w", err)
@@ -76,7 +80,7 @@ func RecordTraces(ctx context.Context, o TracesRecordOptions) (TracesRecordResul
 	defer os.Remove(tmp.Name())
 	host, _ := os.Hostname()
 	w, err := capture.NewWriter(tmp, capture.Header{
-		RecordedBy: "checkpoint-explorer capture", RecordedAt: now.UTC(), AppVersion: BuildVersion, Host: host,
+		RecordedBy: "checkpoint-explorer capture", RecordedAt: now.UTC(), AppVersion: o.AppVersion, Host: host,
 		Note: fmt.Sprintf("job %s read from the traces of service %q for the last %s", o.JobID, c.TracesService, o.Since),
 	})
 	if err != nil {

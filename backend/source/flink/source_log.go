@@ -1,32 +1,24 @@
-package app
+package flink
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dustin/go-humanize"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"checkpoint-explorer/backend/collect"
+	"github.com/dustin/go-humanize"
+
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
 )
 
-// Modes of reading Flink's JobManager log (model.Cluster.JobManagerLog;
-// JobManagerLogAuto reads it up to JobManagerLogLimit).
-const (
-	JobManagerLogAuto = model.JobManagerLogAuto
-	JobManagerLogOn   = model.JobManagerLogOn
-	JobManagerLogOff  = model.JobManagerLogOff
-)
-
-// CheckJobManagerLogMode accepts "", auto, on and off.
-func CheckJobManagerLogMode(m model.JobManagerLogMode) error {
+// CheckLogMode accepts the modes of reading the JobManager log
+// (model.Cluster.JobManagerLog): "", auto (up to LogLimit), on and off.
+func CheckLogMode(m model.JobManagerLogMode) error {
 	switch m {
-	case "", JobManagerLogAuto, JobManagerLogOn, JobManagerLogOff:
+	case "", model.JobManagerLogAuto, model.JobManagerLogOn, model.JobManagerLogOff:
 		return nil
 	}
 	return fmt.Errorf("JobManager log %q: choose auto, on or off", m)
@@ -34,18 +26,18 @@ func CheckJobManagerLogMode(m model.JobManagerLogMode) error {
 
 // Defaults of the JobManager log reader (docs/collector.md).
 const (
-	JobManagerLogEvery = time.Minute
-	JobManagerLogLimit = 16 << 20
+	LogEvery = time.Minute
+	LogLimit = 16 << 20
 )
 
-// jobManagerLog reads one Flink cluster's JobManager log for the collector:
+// logReader reads one Flink cluster's JobManager log for the collector:
 // at most once per every (unless forced, and never more than once per
 // second), only when the listing says the file changed, and within limit
 // unless the mode is on or the user asked for one read beyond it. All its
 // requests spend the cluster's budget.
-type jobManagerLog struct {
-	c     *flink.Client
-	b     *collect.Budget
+type logReader struct {
+	c     *Client
+	b     Budget
 	mode  model.JobManagerLogMode
 	every time.Duration
 	limit int64
@@ -57,7 +49,7 @@ type jobManagerLog struct {
 	checked     time.Time
 	file        string
 	size, mtime int64
-	hist        *flink.LogHistory
+	hist        *LogHistory
 	state       model.LogState
 	// served is, per job, the read it was last given (hist's generation).
 	served     map[string]int
@@ -66,21 +58,21 @@ type jobManagerLog struct {
 	beyondLimit bool
 }
 
-func newJobManagerLog(c *flink.Client, b *collect.Budget, mode model.JobManagerLogMode) *jobManagerLog {
+func newLogReader(c *Client, b Budget, mode model.JobManagerLogMode) *logReader {
 	if mode == "" {
-		mode = JobManagerLogAuto
+		mode = model.JobManagerLogAuto
 	}
-	l := &jobManagerLog{c: c, b: b, mode: mode, every: JobManagerLogEvery, limit: JobManagerLogLimit,
+	l := &logReader{c: c, b: b, mode: mode, every: LogEvery, limit: LogLimit,
 		now: time.Now, served: map[string]int{}}
 	l.state = model.LogState{State: model.LogWaiting, LimitBytes: l.limit}
-	if mode == JobManagerLogOff {
+	if mode == model.JobManagerLogOff {
 		l.state = model.LogState{State: model.LogOff, Reason: "reading the JobManager log is turned off for this cluster"}
 	}
 	return l
 }
 
 // readBeyondLimit makes the next read ignore the size cap once.
-func (l *jobManagerLog) readBeyondLimit() {
+func (l *logReader) readBeyondLimit() {
 	l.mu.Lock()
 	l.beyondLimit = true
 	l.checked = time.Time{}
@@ -88,10 +80,10 @@ func (l *jobManagerLog) readBeyondLimit() {
 }
 
 // LogCheckpoints implements collect.LogReader.
-func (l *jobManagerLog) LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error) {
+func (l *logReader) LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.mode == JobManagerLogOff {
+	if l.mode == model.JobManagerLogOff {
 		return nil, l.state, nil
 	}
 	now := l.now()
@@ -118,8 +110,8 @@ func (l *jobManagerLog) LogCheckpoints(ctx context.Context, job *model.Job, forc
 
 // refresh lists the log files and reads the JobManager's when it changed.
 // l.mu is held.
-func (l *jobManagerLog) refresh(ctx context.Context, now time.Time) error {
-	files, err := spend(ctx, l.b, func() ([]flink.LogFile, error) { return l.c.LogFiles(ctx) })
+func (l *logReader) refresh(ctx context.Context, now time.Time) error {
+	files, err := spend(ctx, l.b, func() ([]LogFile, error) { return l.c.LogFiles(ctx) })
 	if err != nil {
 		return l.fail(model.LogUnavailable, jmLogProblem("GET /jobmanager/logs", err), err)
 	}
@@ -132,19 +124,19 @@ func (l *jobManagerLog) refresh(ctx context.Context, now time.Time) error {
 		return nil // unchanged since the last read
 	}
 	limit := l.limit
-	if l.mode == JobManagerLogOn || l.beyondLimit {
+	if l.mode == model.JobManagerLogOn || l.beyondLimit {
 		limit = max(limit, f.Size+f.Size/4+(1<<20)) // it grows while it comes
 	}
 	if f.Size > limit {
 		l.state = model.LogState{State: model.LogTooLarge, SizeBytes: f.Size, LimitBytes: l.limit,
 			Reason: fmt.Sprintf("the JobManager log is %s, over the %s cap: read it on demand, or set the cluster's JobManager log to on",
-				HumanBytes(f.Size), HumanBytes(l.limit))}
+				humanBytes(f.Size), humanBytes(l.limit))}
 		return nil
 	}
-	h, err := spend(ctx, l.b, func() (*flink.LogHistory, error) { return l.c.JobManagerLog(ctx, limit) })
-	if errors.Is(err, flink.ErrLogTooLarge) {
+	h, err := spend(ctx, l.b, func() (*LogHistory, error) { return l.c.JobManagerLog(ctx, limit) })
+	if errors.Is(err, ErrLogTooLarge) {
 		l.state = model.LogState{State: model.LogTooLarge, SizeBytes: f.Size, LimitBytes: l.limit,
-			Reason: fmt.Sprintf("the JobManager log grew past the %s cap while it was read: read it on demand, or set the cluster's JobManager log to on", HumanBytes(l.limit))}
+			Reason: fmt.Sprintf("the JobManager log grew past the %s cap while it was read: read it on demand, or set the cluster's JobManager log to on", humanBytes(l.limit))}
 		return nil
 	}
 	if err != nil {
@@ -164,16 +156,16 @@ func (l *jobManagerLog) refresh(ctx context.Context, now time.Time) error {
 }
 
 // fail records why the log is not read; only in mode on is it an error.
-func (l *jobManagerLog) fail(state model.LogStateKind, reason string, err error) error {
+func (l *logReader) fail(state model.LogStateKind, reason string, err error) error {
 	l.state = model.LogState{State: state, Reason: reason, LimitBytes: l.limit}
-	if l.mode == JobManagerLogOn {
+	if l.mode == model.JobManagerLogOn {
 		return err
 	}
 	return nil
 }
 
 func jmLogProblem(what string, err error) string {
-	if errors.Is(err, flink.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return what + " answered 404: this JobManager does not serve its log (no log file configured, or the web UI's log access is off)"
 	}
 	return fmt.Sprintf("%s failed: %v", what, err)
@@ -182,8 +174,8 @@ func jmLogProblem(what string, err error) string {
 // pick finds the JobManager's own log among the listed files: the one read
 // before, else a .log file that is not a TaskManager's (the directory may
 // be shared), the most recently written first.
-func (l *jobManagerLog) pick(files []flink.LogFile) (flink.LogFile, bool) {
-	var cands []flink.LogFile
+func (l *logReader) pick(files []LogFile) (LogFile, bool) {
+	var cands []LogFile
 	for _, f := range files {
 		if l.file != "" && f.Name == l.file {
 			return f, true
@@ -196,9 +188,9 @@ func (l *jobManagerLog) pick(files []flink.LogFile) (flink.LogFile, bool) {
 		cands = append(cands, f)
 	}
 	if len(cands) == 0 {
-		return flink.LogFile{}, false
+		return LogFile{}, false
 	}
-	rank := func(f flink.LogFile) int {
+	rank := func(f LogFile) int {
 		n := strings.ToLower(f.Name)
 		if strings.Contains(n, "jobmanager") || strings.Contains(n, "standalonesession") || strings.Contains(n, "-jm-") {
 			return 0
@@ -214,6 +206,5 @@ func (l *jobManagerLog) pick(files []flink.LogFile) (flink.LogFile, bool) {
 	return cands[0], true
 }
 
-// HumanBytes prints a byte count in binary units ("16 MiB", "1.5 KiB"), as
-// the capture reader's errors do (go-humanize).
-func HumanBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
+// humanBytes prints a byte count in binary units ("16 MiB", "1.5 KiB").
+func humanBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }

@@ -1,0 +1,238 @@
+// Package export writes a job's cached data to a file: a capture
+// (backend/capture, the default) or another tool's format (backend/interop:
+// Perfetto's trace events, OTLP JSON spans, CSV), to a temporary file beside
+// it renamed into place once whole.
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/interop"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// The formats (docs/interop.md).
+const (
+	FormatCapture  = "capture"
+	FormatPerfetto = "perfetto"
+	FormatOTLP     = "otlp"
+	FormatCSV      = "csv"
+)
+
+// ErrFormat is the error of a format none of the above.
+var ErrFormat = errors.New("export format")
+
+// Request says what to write where.
+type Request struct {
+	// Cluster and Job are the source and job as the cache holds them (the
+	// cluster written without secrets).
+	Cluster model.Cluster
+	Job     model.Job
+	// FromMs and ToMs bound the checkpoints' trigger times (0: unbounded);
+	// only a whole export carries the job's reconciliation.
+	FromMs, ToMs int64
+	Path         string
+	// Format is one of the formats above ("" is a capture).
+	Format string
+	// PerSubtask makes a csv export one row per subtask phase.
+	PerSubtask bool
+	// AppVersion is written in a capture's header.
+	AppVersion string
+	// Progress, when set, is called after each checkpoint written.
+	Progress func(checkpoints int64)
+}
+
+// Result says what was written.
+type Result struct {
+	Path        string
+	Checkpoints int64
+	Records     int64
+	Bytes       int64
+}
+
+// Write writes what r asks for.
+func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
+	if r.Format != "" && r.Format != FormatCapture {
+		return writeFormat(ctx, st, r)
+	}
+	dir := filepath.Dir(r.Path)
+	tmp, err := os.CreateTemp(dir, ".export-*.ckpt.gz")
+	if err != nil {
+		return Result{}, fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	host, _ := os.Hostname()
+	w, err := capture.NewWriter(tmp, capture.Header{
+		RecordedBy: "checkpoint-explorer export", RecordedAt: time.Now().UTC(),
+		AppVersion: r.AppVersion, Host: host,
+	})
+	if err != nil {
+		tmp.Close()
+		return Result{}, err
+	}
+	res := Result{Path: r.Path}
+	q := store.Query{Cluster: r.Cluster.Name, JobID: r.Job.ID, FromMs: r.FromMs, ToMs: r.ToMs}
+	err = func() error {
+		if err := w.Cluster(r.Cluster.Public()); err != nil {
+			return err
+		}
+		if err := w.Job(r.Job); err != nil {
+			return err
+		}
+		// The job's configuration history, whole: it is small and says how
+		// every part of the range ran.
+		configs, err := st.JobConfigs(ctx, r.Cluster.Name, r.Job.ID)
+		if err != nil {
+			return err
+		}
+		for _, c := range configs {
+			if err := w.JobConfig(c); err != nil {
+				return err
+			}
+		}
+		if err := st.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+			res.Checkpoints++
+			if r.Progress != nil {
+				r.Progress(res.Checkpoints)
+			}
+			return w.Checkpoint(c)
+		}); err != nil {
+			return err
+		}
+		acks, err := st.AckSamples(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, s := range acks {
+			if err := w.AckSample(s); err != nil {
+				return err
+			}
+		}
+		if err := st.ScanMetricSamples(ctx, q, func(s model.MetricSample) error { return w.MetricSample(s) }); err != nil {
+			return err
+		}
+		gaps, err := st.Gaps(ctx, store.Query{Cluster: r.Cluster.Name, JobID: r.Job.ID})
+		if err != nil {
+			return err
+		}
+		for _, g := range gaps {
+			if err := w.Gap(g); err != nil {
+				return err
+			}
+		}
+		// The reconciliation accounts for the whole history: only a whole export carries it.
+		if r.FromMs == 0 && r.ToMs == 0 {
+			rec, ok, err := st.Reconciliation(ctx, r.Cluster.Name, r.Job.ID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if err := w.Reconciliation(rec); err != nil {
+					return err
+				}
+			}
+		}
+		return w.Close()
+	}()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("export %s: %w", r.Path, err)
+	}
+	if err := os.Rename(tmp.Name(), r.Path); err != nil {
+		return Result{}, fmt.Errorf("export: %w", err)
+	}
+	res.Records = w.Records()
+	if fi, err := os.Stat(r.Path); err == nil {
+		res.Bytes = fi.Size()
+	}
+	return res, nil
+}
+
+// writeFormat writes a job's checkpoints in another tool's format.
+func writeFormat(ctx context.Context, st *store.Store, r Request) (Result, error) {
+	dir := filepath.Dir(r.Path)
+	tmp, err := os.CreateTemp(dir, ".export-*")
+	if err != nil {
+		return Result{}, fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	res := Result{Path: r.Path}
+	q := store.Query{Cluster: r.Cluster.Name, JobID: r.Job.ID, FromMs: r.FromMs, ToMs: r.ToMs}
+	each := func(add func(c *model.Checkpoint) error) error {
+		return st.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+			res.Checkpoints++
+			if r.Progress != nil {
+				r.Progress(res.Checkpoints)
+			}
+			return add(c)
+		})
+	}
+	err = func() error {
+		switch r.Format {
+		case FormatCSV:
+			w := interop.NewCSVWriter(tmp, r.PerSubtask)
+			if err := each(w.Add); err != nil {
+				return err
+			}
+			return w.Close()
+		case FormatOTLP:
+			w := interop.NewOTLPWriter(r.Job)
+			if err := each(func(c *model.Checkpoint) error { w.Add(c); return nil }); err != nil {
+				return err
+			}
+			_, err := w.WriteTo(tmp)
+			return err
+		case FormatPerfetto:
+			w := interop.NewPerfettoWriter(r.Job)
+			if err := each(func(c *model.Checkpoint) error { w.Add(c); return nil }); err != nil {
+				return err
+			}
+			mq := q
+			if mq.ToMs > 0 {
+				mq.ToMs += 10 * 60 * 1000
+			}
+			if err := st.ScanMetricSamples(ctx, mq, func(s model.MetricSample) error { w.AddMetric(&s); return nil }); err != nil {
+				return err
+			}
+			_, err := w.WriteTo(tmp)
+			return err
+		}
+		return fmt.Errorf("%w %q: choose capture, perfetto, otlp or csv", ErrFormat, r.Format)
+	}()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("export %s: %w", r.Path, err)
+	}
+	if err := os.Rename(tmp.Name(), r.Path); err != nil {
+		return Result{}, fmt.Errorf("export: %w", err)
+	}
+	res.Records = res.Checkpoints
+	if fi, err := os.Stat(r.Path); err == nil {
+		res.Bytes = fi.Size()
+	}
+	return res, nil
+}
+
+// Ext is the file name ending a format's export gets by default.
+func Ext(format string) string {
+	switch format {
+	case FormatPerfetto:
+		return ".perfetto.json"
+	case FormatOTLP:
+		return ".otlp.json"
+	case FormatCSV:
+		return ".csv"
+	}
+	return ".ckpt.gz"
+}

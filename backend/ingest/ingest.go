@@ -1,0 +1,235 @@
+// Package ingest reads a file into the cache as read-only sources, in one
+// transaction: a capture (backend/capture, or a foreign format it
+// recognises) or OTLP JSON spans with Flink's names (backend/interop). A
+// truncated, corrupt or hostile file leaves the cache as it was.
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/interop"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// Options configure File.
+type Options struct {
+	// SourceName names the source of each cluster the file holds (an OTLP
+	// file's: "traces-" and its base name).
+	SourceName func(string) string
+	// Taken holds the names of the configured clusters, which no source may take.
+	Taken map[string]bool
+	// Progress, when set, is called as records are read.
+	Progress func(Progress)
+}
+
+// Progress is how far a read has come: records, and bytes of the file
+// against its size (0 when unknown).
+type Progress struct {
+	Checkpoints, MetricSamples int64
+	Bytes, Size                int64
+}
+
+// Result says what a file added to the cache (app.ImportResult).
+type Result struct {
+	Sources       []string
+	Jobs          int64
+	Checkpoints   int64
+	AckSamples    int64
+	MetricSamples int64
+	Gaps          int64
+	Skipped       int64
+}
+
+// maxOTLPBytes bounds an OTLP file read whole: spans of a day at 1 s with
+// per-subtask children are a few hundred MB.
+const maxOTLPBytes = 1 << 30
+
+// File imports the file at path; on an error nothing was imported.
+func File(ctx context.Context, st *store.Store, path string, o Options) (Result, error) {
+	if isOTLP(path) {
+		return otlpFile(ctx, st, path, o)
+	}
+	var res Result
+	names := map[string]string{}
+	rename := func(kind, orig string) (string, error) {
+		n, ok := names[orig]
+		if !ok {
+			return "", fmt.Errorf("%s refers to cluster %q, which the file does not declare", kind, orig)
+		}
+		return n, nil
+	}
+	var read atomic.Int64
+	var size int64
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	progress := func() {
+		if o.Progress != nil {
+			o.Progress(Progress{Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples, Bytes: read.Load(), Size: size})
+		}
+	}
+	err := st.Bulk(ctx, func(w store.Writer) error {
+		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
+			BytesRead: &read,
+			Cluster: func(c model.Cluster) error {
+				c = c.Public()
+				name := o.SourceName(c.Name)
+				if o.Taken[name] {
+					return fmt.Errorf("the file's cluster %q would replace the configured cluster %q", c.Name, name)
+				}
+				names[c.Name] = name
+				c.Name, c.ReadOnly = name, true
+				res.Sources = append(res.Sources, name)
+				return w.PutCluster(c)
+			},
+			Job: func(j model.Job) error {
+				var err error
+				if j.Cluster, err = rename("job "+j.ID, j.Cluster); err != nil {
+					return err
+				}
+				res.Jobs++
+				return w.PutJob(j)
+			},
+			Checkpoint: func(c *model.Checkpoint) error {
+				var err error
+				if c.Cluster, err = rename(fmt.Sprintf("checkpoint %d", c.ID), c.Cluster); err != nil {
+					return err
+				}
+				res.Checkpoints++
+				progress()
+				return w.PutCheckpoint(c)
+			},
+			AckSample: func(s model.AckSample) error {
+				var err error
+				if s.Cluster, err = rename("ack sample", s.Cluster); err != nil {
+					return err
+				}
+				res.AckSamples++
+				return w.PutAckSample(s)
+			},
+			MetricSample: func(s model.MetricSample) error {
+				var err error
+				if s.Cluster, err = rename("metric sample", s.Cluster); err != nil {
+					return err
+				}
+				res.MetricSamples++
+				progress()
+				return w.PutMetricSample(s)
+			},
+			Gap: func(g model.Gap) error {
+				var err error
+				if g.Cluster, err = rename("gap", g.Cluster); err != nil {
+					return err
+				}
+				res.Gaps++
+				return w.PutGap(g)
+			},
+			Reconciliation: func(r model.Reconciliation) error {
+				var err error
+				if r.Cluster, err = rename("reconciliation", r.Cluster); err != nil {
+					return err
+				}
+				return w.PutReconciliation(r)
+			},
+			JobConfig: func(c model.JobConfig) error {
+				var err error
+				if c.Cluster, err = rename("job configuration", c.Cluster); err != nil {
+					return err
+				}
+				return w.PutJobConfig(c)
+			},
+		})
+		res.Skipped = sum.Skipped
+		if err != nil {
+			return err
+		}
+		if len(res.Sources) == 0 {
+			return errors.New("the file holds no cluster")
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// isOTLP tells an OTLP JSON file from a capture by its first bytes: a
+// capture is gzip or starts with its header record.
+func isOTLP(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimLeft(head[:n], " \t\r\n")
+	return len(head) > 0 && head[0] == '{' && bytes.Contains(head, []byte(`"resourceSpans"`))
+}
+
+// otlpFile opens a file of Flink checkpoint spans like a capture: a
+// read-only source named after the file, in one transaction.
+func otlpFile(ctx context.Context, st *store.Store, path string, o Options) (Result, error) {
+	fail := func(err error) (Result, error) { return Result{}, err }
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	if fi.Size() > maxOTLPBytes {
+		return fail(fmt.Errorf("%d bytes of OTLP JSON: more than the %d this reads at once", fi.Size(), maxOTLPBytes))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".json"), ".otlp")
+	name := o.SourceName("traces-" + base)
+	if o.Taken[name] {
+		return fail(fmt.Errorf("its source %q would replace the configured cluster %q", name, name))
+	}
+	spans, err := interop.ReadOTLP(f, name)
+	if err != nil {
+		return fail(err)
+	}
+	if len(spans.Checkpoints) == 0 {
+		return fail(errors.New("no Flink checkpoint span (name Checkpoint) in it"))
+	}
+	res := Result{Sources: []string{name}, Skipped: int64(spans.Skipped)}
+	err = st.Bulk(ctx, func(w store.Writer) error {
+		if err := w.PutCluster(model.Cluster{Name: name, Engine: model.EngineFlink, ReadOnly: true}); err != nil {
+			return err
+		}
+		for _, j := range spans.Jobs {
+			j.Cluster = name
+			res.Jobs++
+			if err := w.PutJob(j); err != nil {
+				return err
+			}
+		}
+		for i := range spans.Checkpoints {
+			c := &spans.Checkpoints[i]
+			c.Cluster = name
+			res.Checkpoints++
+			if err := w.PutCheckpoint(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return res, nil
+}
