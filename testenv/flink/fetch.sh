@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fetch the Flink distribution (once) and build the test jars (when their sources change).
 #
-# The distribution comes from PyPI's apache-flink-libraries package (a wheel for 2.x, an sdist
-# for 1.x), which carries Flink's lib/, plugins/ and bin/bash-java-utils.jar but no launch
+# The distribution comes from PyPI's apache-flink-libraries package (a wheel for 2.1+, an sdist
+# for 1.x and 2.0), which carries Flink's lib/, plugins/ and bin/bash-java-utils.jar but no launch
 # scripts and no conf/: start.sh runs the entrypoints itself. Everything lands in
 # testenv/.cache/flink/ (flink-<version>/, plugins-<version>/, knob-job-<version>-*.jar) and is
 # reused; versions live side by side.
@@ -40,8 +40,9 @@ fetch_dist() {
       top="$tmp/pyflink"
       ;;
     *.tar.gz)
-      # 1.x: only an sdist, with the same three directories under apache_flink_libraries-V/deps/.
-      top="apache_flink_libraries-$FLINK_VERSION/deps"
+      # 1.x and 2.0: only an sdist, with the same three directories under <sdist name>/deps/
+      # (apache_flink_libraries-V, or apache-flink-libraries-V for 1.19 and older).
+      top="$(basename "$pkg" .tar.gz)/deps"
       tar -xzf "$pkg" -C "$tmp" "$top/lib" "$top/plugins" "$top/bin" ||
         die "untar $pkg failed"
       top="$tmp/$top"
@@ -64,9 +65,11 @@ fetch_dist() {
   log "distribution ready in $FLINK_DIST"
 }
 
-# find_package prints the downloaded wheel (2.x) or sdist (1.x) of FLINK_VERSION in DIR, if any.
+# find_package prints the downloaded wheel (2.1+) or sdist (1.x, 2.0) of FLINK_VERSION in DIR, if
+# any. The sdists of 1.19 and older are named apache-flink-libraries-V.tar.gz (hyphens).
 find_package() {
-  ls "$1"/apache_flink_libraries-"$FLINK_VERSION"-*.whl "$1"/apache_flink_libraries-"$FLINK_VERSION".tar.gz 2>/dev/null | head -n1 || true
+  ls "$1"/apache_flink_libraries-"$FLINK_VERSION"-*.whl "$1"/apache_flink_libraries-"$FLINK_VERSION".tar.gz \
+    "$1"/apache-flink-libraries-"$FLINK_VERSION".tar.gz 2>/dev/null | head -n1 || true
 }
 
 # build_reporter compiles the loopback Prometheus reporter and lays out a plugins dir holding only

@@ -213,6 +213,14 @@ web.tmpdir: "$FLINK_RUN_DIR/tmp/web"
 web.upload.dir: "$FLINK_RUN_DIR/web-upload"
 env.java.opts.all: $(default_java_opts)
 EOF
+  if [[ "$FLINK_VERSION" == 1.19.* ]]; then
+    # execution.checkpointing.dir and .savepoint-dir are 1.20's names: 1.19 ignores them and keeps
+    # checkpoints in the JobManager's memory (external_path "<checkpoint-not-externally-addressable>").
+    cat >>"$FLINK_CONF/config.yaml" <<EOF
+state.checkpoints.dir: "file://$FLINK_RUN_DIR/checkpoints"
+state.savepoints.dir: "file://$FLINK_RUN_DIR/savepoints"
+EOF
+  fi
   if [[ -n "$TRACES_ENDPOINT" ]]; then
     cat >>"$FLINK_CONF/config.yaml" <<EOF
 # Checkpoint spans to an OTLP/gRPC receiver (FLINK_TRACES_OTLP_ENDPOINT): one span per checkpoint

@@ -3,8 +3,9 @@
 # if they still are our JVMs), TaskManager first; waits until they have exited.
 #
 # Without FLINK_RUN_DIR and FLINK_VERSION it also stops the shared clusters of other versions
-# (testenv/.run/flink-<version>/, started by FLINK_VERSION=… start.sh or flinkenv.EnsureVersion),
-# so testenv/stop-all.sh leaves no Flink running.
+# (testenv/.run/flink-<version>/, started by FLINK_VERSION=… start.sh or flinkenv.EnsureVersion)
+# and the version matrix's (testenv/.run/flink-matrix-<version>/, matrix.sh), so
+# testenv/stop-all.sh leaves no Flink running.
 #
 # Usage: testenv/flink/stop.sh [jobmanager|taskmanager]...   (default: both)
 all_versions=false
@@ -13,7 +14,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if $all_versions; then
   for d in "$TESTENV_DIR"/.run/flink-*; do
-    [[ -f "$d/version" && "$(basename "$d")" == "flink-$(cat "$d/version")" ]] || continue
+    # Each version's shared cluster (flink-<version>) and its matrix cluster (flink-matrix-<version>).
+    [[ -f "$d/version" ]] || continue
+    [[ "$(basename "$d")" == "flink-$(cat "$d/version")" || "$(basename "$d")" == "flink-matrix-$(cat "$d/version")" ]] || continue
     FLINK_RUN_DIR="$d" FLINK_VERSION="$(cat "$d/version")" "$0" "$@"
   done
 fi
