@@ -139,7 +139,7 @@ func (c *Client) checkpoint(jid string, h checkpointJSON) model.Checkpoint {
 		NumSubtasks:      max(h.NumSubtasks, 0),
 		NumAcknowledged:  max(h.NumAcknowledged, 0),
 		FailureMessage:   h.FailureMessage,
-		ExternalPath:     h.ExternalPath,
+		ExternalPath:     externalPath(h.ExternalPath),
 	}
 	for vid, t := range h.Tasks {
 		cp.Tasks = append(cp.Tasks, t.stats(vid))
@@ -367,4 +367,16 @@ func subtask(s subtaskJSON) model.SubtaskStats {
 		Unaligned:        s.Unaligned,
 		Aborted:          s.Aborted,
 	}
+}
+
+// notAddressable is what Flink sends as external_path for a checkpoint kept in the JobManager's
+// memory (no checkpoint directory configured): a placeholder, not a path.
+const notAddressable = "<checkpoint-not-externally-addressable>"
+
+// externalPath is the checkpoint's path, "" when Flink has none to give.
+func externalPath(p string) string {
+	if p == notAddressable {
+		return ""
+	}
+	return p
 }

@@ -82,3 +82,16 @@ func TestStripExceptionClass(t *testing.T) {
 		}
 	}
 }
+
+// A checkpoint kept in the JobManager's memory has no path: Flink's placeholder is not shown as one.
+func TestExternalPathPlaceholder(t *testing.T) {
+	for in, want := range map[string]string{
+		"<checkpoint-not-externally-addressable>": "",
+		"file:/tmp/cp/chk-7":                      "file:/tmp/cp/chk-7",
+		"":                                        "",
+	} {
+		if got := externalPath(in); got != want {
+			t.Errorf("externalPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
