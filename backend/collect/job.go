@@ -1089,10 +1089,12 @@ const (
 	afterTrigger  = 300 * time.Millisecond
 )
 
-// inFlightWait is how long until the next ack-progress sample is due.
+// inFlightWait is how long until the next ack-progress sample is due. An
+// engine that refreshes its answer on a period of its own (History.RefreshMs)
+// is not asked more often: it would answer the same.
 func (j *jobPoller) inFlightWait(h model.History) time.Duration {
-	if len(h.InFlight) > 0 {
-		return inFlightEvery
+	if inFlight(h) {
+		return max(inFlightEvery, time.Duration(h.RefreshMs)*time.Millisecond)
 	}
 	if h.IntervalMs <= 0 {
 		return j.c.opts.MaxPoll
@@ -1114,4 +1116,19 @@ func (j *jobPoller) inFlightWait(h model.History) time.Duration {
 		return inFlightEvery // due: look until it shows
 	}
 	return j.c.opts.MaxPoll
+}
+
+// inFlight reports whether a checkpoint runs: it has progress samples, or is
+// listed in progress (a source leaves out the samples of an answer it
+// already gave).
+func inFlight(h model.History) bool {
+	if len(h.InFlight) > 0 {
+		return true
+	}
+	for i := range h.Checkpoints {
+		if h.Checkpoints[i].Status == model.StatusInProgress {
+			return true
+		}
+	}
+	return false
 }

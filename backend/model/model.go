@@ -414,6 +414,19 @@ const (
 	MetricCommittedFiles        = "commit.files"
 	MetricCommittedRecords      = "commit.records"
 	MetricCommittedCommittables = "commit.committables"
+
+	// What SeaTunnel engines without realtime metrics (2.3.13) show in the
+	// metrics block of /job-info: MetricQueueSize is the records waiting in
+	// the intermediate queues in front of a sink (VertexID the upstream
+	// vertex, Target the sink; the engine's sum over the job's queues);
+	// MetricSourceRecordsPerSec and MetricSinkRecordsPerSec are the records
+	// a source read and a sink wrote per second between two snapshots (the
+	// source or sink vertex); MetricCommitLagRecords is the records a sink
+	// wrote that no completed checkpoint has committed yet (the sink vertex).
+	MetricQueueSize           = "queueSize"
+	MetricSourceRecordsPerSec = "sourceRecordsPerSec"
+	MetricSinkRecordsPerSec   = "sinkRecordsPerSec"
+	MetricCommitLagRecords    = "commit.lagRecords"
 )
 
 // MetricLanePrefix starts the metric name of a custom lane's samples:

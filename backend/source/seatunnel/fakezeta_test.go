@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/backend/model"
 )
 
 // fakeZeta answers like the REST API v2 of a SeaTunnel 2.3.13 node: the checkpoint endpoints
@@ -43,6 +45,17 @@ type fakeZeta struct {
 	// wantAuth, when set, is the Authorization header every request must carry.
 	wantAuth string
 	requests map[string]int
+	// metrics, when set, is job-info's metrics block (else a fixed one of two counters); live,
+	// when set, makes the block when asked, as 2.3.13 gathers it from the task groups.
+	metrics obj
+	live    func() obj
+	// refreshEvery, when set, serves the overview as a snapshot the engine takes on a period of
+	// its own: taken at each multiple of refreshEvery and stamped so, the same until the next.
+	refreshEvery time.Duration
+	snapSlot     int64
+	snapshot     obj
+	// clock, when set, is the engine's time for its periodic snapshots (else time.Now).
+	clock func() time.Time
 }
 
 type fakePipeline struct {
@@ -297,24 +310,36 @@ func (f *fakeZeta) write(w http.ResponseWriter, v any) {
 }
 
 func (f *fakeZeta) jobInfo() obj {
+	if model.JobEnded(f.jobStatus) {
+		// An ended job is answered from its history (BaseService.getJobInfoJson): no env options.
+		return obj{
+			{"jobId", f.jobID}, {"jobName", "ce-knob"}, {"jobStatus", f.jobStatus}, {"errorMsg", nil},
+			{"createTime", "2026-11-29 14:58:19"}, {"finishTime", "2026-11-29 15:08:19"},
+			{"jobDag", f.jobDag()}, {"pluginJarsUrls", []string{}}, {"metrics", f.metricsBlock()},
+		}
+	}
 	return obj{
 		{"jobId", f.jobID}, {"jobName", "ce-knob"}, {"jobStatus", f.jobStatus}, {"envOptions", f.env},
 		{"createTime", "2026-11-29 14:58:19"},
-		{"jobDag", obj{
-			{"jobId", f.jobID},
-			{"pipelineEdges", obj{{"1", []obj{
-				{{"inputVertexId", "1"}, {"targetVertexId", "4"}},
-				{{"inputVertexId", "4"}, {"targetVertexId", "3"}},
-			}}}},
-			{"envOptions", f.env},
-			{"vertexInfoMap", []obj{
-				{{"vertexId", 1}, {"type", "source"}, {"vertexName", "pipeline-1 [Source[0]-FakeSource]"}, {"tablePaths", []string{"fake"}}},
-				{{"vertexId", 3}, {"type", "sink"}, {"vertexName", "pipeline-1 [Sink[0]-Console-MultiTableSink]"}, {"tablePaths", []string{"fake"}}},
-				{{"vertexId", 4}, {"type", "transform"}, {"vertexName", "pipeline-1 [TransformChain[Transform[0]-Sql]]"}, {"tablePaths", []string{"fake"}}},
-			}},
-		}},
-		{"metrics", obj{{"SourceReceivedCount", "1000"}, {"SinkWriteCount", "990"}}},
+		{"jobDag", f.jobDag()},
+		{"metrics", f.metricsBlock()},
 		{"pluginJarsUrls", []string{}}, {"isStartWithSavePoint", false},
+	}
+}
+
+func (f *fakeZeta) jobDag() obj {
+	return obj{
+		{"jobId", f.jobID},
+		{"pipelineEdges", obj{{"1", []obj{
+			{{"inputVertexId", "1"}, {"targetVertexId", "4"}},
+			{{"inputVertexId", "4"}, {"targetVertexId", "3"}},
+		}}}},
+		{"envOptions", f.env},
+		{"vertexInfoMap", []obj{
+			{{"vertexId", 1}, {"type", "source"}, {"vertexName", "pipeline-1 [Source[0]-FakeSource]"}, {"tablePaths", []string{"fake"}}},
+			{{"vertexId", 3}, {"type", "sink"}, {"vertexName", "pipeline-1 [Sink[0]-Console-MultiTableSink]"}, {"tablePaths", []string{"fake"}}},
+			{{"vertexId", 4}, {"type", "transform"}, {"vertexName", "pipeline-1 [TransformChain[Transform[0]-Sql]]"}, {"tablePaths", []string{"fake"}}},
+		}},
 	}
 }
 
@@ -331,11 +356,63 @@ func (f *fakeZeta) pipelineIDs() []int {
 	return ids
 }
 
+func (f *fakeZeta) metricsBlock() obj {
+	switch {
+	case f.live != nil:
+		return f.live()
+	case f.metrics != nil:
+		return f.metrics
+	}
+	return obj{{"SourceReceivedCount", "1000"}, {"SinkWriteCount", "990"}}
+}
+
+// setMetrics gives job-info a fixed metrics block (metricsBlock).
+func (f *fakeZeta) setMetrics(started time.Time, at time.Time, read, written, committed, queued int64) {
+	m := metricsBlock(started, at, read, written, committed, queued)
+	f.set(func(f *fakeZeta) { f.metrics = m })
+}
+
+// metricsBlock is the metrics block of a 2.3.13 node (BaseService.getJobMetrics: every value a
+// string) with these counters of the fake's one source (Source[0]) and one sink (Sink[0]). The
+// QPS values are the counts over the time since started, as the engine's meters give them.
+func metricsBlock(started time.Time, at time.Time, read, written, committed, queued int64) obj {
+	secs := at.Sub(started).Seconds()
+	qps := func(n int64) string { return strconv.FormatFloat(float64(n)/secs, 'g', -1, 64) }
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	const src, sink = "Source[0].fake", "Sink[0].fake"
+	return obj{
+		{"TableSourceReceivedCount", obj{{src, n(read)}}}, {"TableSourceReceivedQPS", obj{{src, qps(read)}}},
+		{"SinkCommittedCount", n(committed)}, {"TableSinkWriteQPS", obj{{sink, qps(written)}}},
+		{"TableSinkWriteCount", obj{{sink, n(written)}}}, {"IntermediateQueueSize", n(queued)},
+		{"SourceReceivedCount", n(read)}, {"SinkWriteCount", n(written)}, {"SinkWriteQPS", qps(written)},
+		{"TableSinkCommittedCount", obj{{sink, n(committed)}}}, {"SourceReceivedQPS", qps(read)},
+		{"SinkCommittedQPS", qps(committed)},
+	}
+}
+
 func (f *fakeZeta) writeOverview(w http.ResponseWriter, jobID string) {
+	if f.refreshEvery <= 0 || jobID != f.jobID {
+		f.write(w, f.overview(jobID))
+		return
+	}
+	now := time.Now()
+	if f.clock != nil {
+		now = f.clock()
+	}
+	if slot := now.UnixNano() / int64(f.refreshEvery); slot != f.snapSlot || f.snapshot == nil {
+		at := f.updatedAt
+		f.updatedAt = slot * int64(f.refreshEvery) / int64(time.Millisecond)
+		f.snapSlot, f.snapshot = slot, f.overview(jobID)
+		f.updatedAt = at
+	}
+	f.write(w, f.snapshot)
+}
+
+// overview renders the checkpoint overview as CheckpointMonitorRestService does.
+func (f *fakeZeta) overview(jobID string) obj {
 	out := obj{{"jobId", jobID}}
 	if jobID != f.jobID || len(f.pipelines) == 0 {
-		f.write(w, out) // getOverview(jobId) is empty: only the jobId
-		return
+		return out // getOverview(jobId) is empty: only the jobId
 	}
 	var pipes []obj
 	for _, id := range f.pipelineIDs() {
@@ -357,7 +434,7 @@ func (f *fakeZeta) writeOverview(w http.ResponseWriter, jobID string) {
 		})
 	}
 	out = append(out, kv{"updatedAt", f.updatedAt}, kv{"pipelines", pipes})
-	f.write(w, out)
+	return out
 }
 
 // writeHistory is CheckpointHistoryServlet: pipelineId, limit (default 20), status filters,

@@ -65,6 +65,7 @@ type jobJSON struct {
 	ErrorMsg   *string                    `json:"errorMsg"`
 	EnvOptions map[string]json.RawMessage `json:"envOptions"`
 	JobDag     json.RawMessage            `json:"jobDag"`
+	Metrics    json.RawMessage            `json:"metrics"`
 }
 
 // JobInfo is a job with its graph and what its env options say about checkpointing.
@@ -84,6 +85,9 @@ type JobInfo struct {
 	// set them), with the env options as Keys (secret-looking ones dropped).
 	// Cluster and JobID are set; SeenMs is left to the caller.
 	Config model.JobConfig
+	// Metrics is the job's metrics block (the connectors' counters, the intermediate queues);
+	// nil when the engine sent none.
+	Metrics *JobMetrics
 }
 
 // PartialListError is returned by Jobs with the running jobs when the finished jobs could not be
@@ -179,6 +183,7 @@ func (c *Client) JobInfo(ctx context.Context, id string) (JobInfo, error) {
 		}
 	}
 	info.Vertices, info.Edges = vs, es
+	info.Metrics = decodeJobMetrics(j.Metrics)
 	return info, nil
 }
 

@@ -29,9 +29,32 @@ func (b *countingBudget) Acquire(ctx context.Context) (func(), error) {
 	return b.Budget.Acquire(ctx)
 }
 
+// countingSink is the store, counting the ack samples handed to it per checkpoint.
+type countingSink struct {
+	*store.Store
+	mu   sync.Mutex
+	acks map[int64]int
+}
+
+func (s *countingSink) PutAckSamples(ctx context.Context, ss []model.AckSample) error {
+	s.mu.Lock()
+	for _, a := range ss {
+		s.acks[a.CheckpointID]++
+	}
+	s.mu.Unlock()
+	return s.Store.PutAckSamples(ctx, ss)
+}
+
+func (s *countingSink) acksOf(id int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.acks[id]
+}
+
 type harness struct {
 	f      *fakeZeta
 	st     *store.Store
+	sink   *countingSink
 	m      *collect.Manager
 	src    *Source
 	budget *countingBudget
@@ -47,19 +70,23 @@ func startCollector(t *testing.T, f *fakeZeta, url string) *harness {
 	return startCollectorWith(t, f, url, collect.Options{MinPoll: 50 * time.Millisecond, MaxPoll: 150 * time.Millisecond})
 }
 
-// startCollectorWith is startCollector with the given poll bounds (zero: the collector's defaults).
-func startCollectorWith(t *testing.T, f *fakeZeta, url string, bounds collect.Options) *harness {
+// startCollectorWith is startCollector with the given poll bounds (zero: the collector's defaults);
+// tune changes the source before it is polled.
+func startCollectorWith(t *testing.T, f *fakeZeta, url string, bounds collect.Options, tune ...func(*Source)) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{f: f, st: st}
+	h := &harness{f: f, st: st, sink: &countingSink{Store: st, acks: map[int64]int{}}}
 	h.budget = &countingBudget{Budget: collect.NewBudget(collect.BudgetOptions{RequestsPerSecond: 200, Burst: 50})}
 	h.src = NewSource(newClient(t, url), h.budget)
+	for _, fn := range tune {
+		fn(h.src)
+	}
 	h.m = collect.NewManager(ctx, collect.Options{
-		Sink: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Sink: h.sink, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		MinPoll: bounds.MinPoll, MaxPoll: bounds.MaxPoll, JobsEvery: time.Second,
 		OnHealth: func(_ string, hl collect.Health) { h.mu.Lock(); h.health = hl; h.mu.Unlock() },
 	})
@@ -298,18 +325,29 @@ func TestSourceMetricsBackOffWhenUnavailable(t *testing.T) {
 	src.now = func() time.Time { return now }
 	job := &model.Job{ID: fakeJobID}
 	ctx := context.Background()
-
-	samples, err := src.Metrics(ctx, job, 0)
-	if err != nil || samples != nil {
-		t.Fatalf("no realtime API: samples %v err %v, want none and no error", samples, err)
+	realtimeAsks := func() int {
+		n := 0
+		for ep, c := range f.snapshotRequests() {
+			if strings.HasPrefix(ep, "/metrics/realtime") {
+				n += c
+			}
+		}
+		return n
 	}
-	if s := src.MetricsStatus(fakeJobID); !strings.Contains(s, "added by PR #10572") {
+
+	// No realtime API: /job-info's metrics block instead, and the status says so.
+	f.setMetrics(now.Add(-time.Minute), now, 12000, 11000, 10000, 800)
+	samples, err := src.Metrics(ctx, job, 0)
+	if err != nil || len(samples) == 0 || f.count("/job-info/:jobId") != 1 {
+		t.Fatalf("no realtime API: samples %v err %v, %d job-info requests; want samples from /job-info", samples, err, f.count("/job-info/:jobId"))
+	}
+	if s := src.MetricsStatus(fakeJobID); s != "queue and rates from /job-info (no realtime metrics in this engine version)" {
 		t.Errorf("status = %q", s)
 	}
-	before := f.totalRequests()
+	before := realtimeAsks()
 	now = now.Add(time.Minute)
-	if _, err := src.Metrics(ctx, job, 0); err != nil || f.totalRequests() != before {
-		t.Errorf("asked again within the back-off (%d → %d requests)", before, f.totalRequests())
+	if _, err := src.Metrics(ctx, job, 0); err != nil || realtimeAsks() != before {
+		t.Errorf("realtime asked again within the back-off (%d → %d requests)", before, realtimeAsks())
 	}
 	// Once the API answers, samples flow and the status clears.
 	realtimeFixture(f)
@@ -322,12 +360,19 @@ func TestSourceMetricsBackOffWhenUnavailable(t *testing.T) {
 	if err != nil || len(samples) == 0 || src.MetricsStatus(fakeJobID) != "" {
 		t.Fatalf("samples %d err %v status %q", len(samples), err, src.MetricsStatus(fakeJobID))
 	}
+	for _, m := range samples {
+		if m.Metric == model.MetricQueueSize {
+			t.Errorf("realtime answered, yet /job-info sampled: %+v", m)
+		}
+	}
+	// Disabled for the job: /job-info again, the status names the realtime API's answer.
 	f.set(func(f *fakeZeta) { f.realtime = "disabled" })
 	now = now.Add(time.Minute)
-	if samples, err := src.Metrics(ctx, &jj, 15000); err != nil || samples != nil {
-		t.Errorf("disabled: %v %v", samples, err)
+	infoBefore := f.count("/job-info/:jobId")
+	if _, err := src.Metrics(ctx, &jj, 15000); err != nil || f.count("/job-info/:jobId") != infoBefore+1 {
+		t.Errorf("disabled: err %v, %d → %d job-info requests", err, infoBefore, f.count("/job-info/:jobId"))
 	}
-	if s := src.MetricsStatus(fakeJobID); !strings.Contains(s, "observability") {
+	if s := src.MetricsStatus(fakeJobID); !strings.HasPrefix(s, "queue and rates from /job-info") || !strings.Contains(s, "observability") {
 		t.Errorf("status = %q", s)
 	}
 }
