@@ -195,6 +195,9 @@ func reconciliationText(r *model.Reconciliation) string {
 			s += fmt.Sprintf(" (%d failed before they got an id)", r.WithoutID)
 		}
 	}
+	if r.EngineForgotMs > 0 {
+		s += fmt.Sprintf("; the engine no longer has them since %s (the cache is the only record)", fmtTime(r.EngineForgotMs))
+	}
 	if e := r.Engine; e != nil {
 		s += fmt.Sprintf("; its counters at %s: %d completed, %d failed, %d in progress, %d restored",
 			fmtTime(r.AtMs), e.Completed, e.Failed, e.InProgress, e.Restored)

@@ -38,6 +38,9 @@ type rollingEngine struct {
 	historyCalls []time.Time
 	// withoutID is how many triggers the engine counted that got no id.
 	withoutID int64
+	// forgotten makes History answer as a SeaTunnel engine does for a job
+	// stopped without a savepoint: no checkpoints, no counters.
+	forgotten bool
 }
 
 func (e *rollingEngine) Traits() Traits {
@@ -80,10 +83,13 @@ func (e *rollingEngine) checkpoint(id int64, now time.Time) model.Checkpoint {
 
 func (e *rollingEngine) History(ctx context.Context, _ *model.Job) (model.History, error) {
 	e.mu.Lock()
-	frozen := e.frozen
+	frozen, forgotten := e.frozen, e.forgotten
 	e.historyCalls = append(e.historyCalls, time.Now())
 	faults := e.faults
 	e.mu.Unlock()
+	if forgotten {
+		return model.History{}, nil
+	}
 	if frozen {
 		return model.History{}, errors.New("injected: JobManager unreachable")
 	}
@@ -255,6 +261,52 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 		}
 	}
 	t.Logf("stored %d checkpoints, %d gaps, last id %d", len(cps), len(gaps), maxID)
+}
+
+// An engine that drops a job's checkpoint history (SeaTunnel, a job stopped without a savepoint)
+// takes nothing from the cache: what was stored stays, and the reconciliation says since when the
+// cache is the only record.
+func TestCollectorKeepsWhatTheEngineForgot(t *testing.T) {
+	st := openStore(t)
+	eng := &rollingEngine{start: time.Now(), interval: 40 * time.Millisecond, dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewManager(ctx, fastOptions(st, nil))
+	m.Apply(rollingTarget(eng))
+	defer m.Stop()
+	waitFor(t, "5 stored checkpoints", func() bool {
+		r, ok, err := st.Reconciliation(ctx, "c1", "job-1")
+		return err == nil && ok && r.Stored >= 5
+	})
+	before := time.Now().UnixMilli()
+	eng.mu.Lock()
+	eng.forgotten = true
+	eng.mu.Unlock()
+	var r model.Reconciliation
+	waitFor(t, "the reconciliation to say the engine forgot", func() bool {
+		var ok bool
+		var err error
+		r, ok, err = st.Reconciliation(ctx, "c1", "job-1")
+		return err == nil && ok && r.EngineForgotMs > 0
+	})
+	if r.EngineForgotMs < before || r.Stored < 5 || r.Unaccounted != 0 {
+		t.Errorf("reconciliation %+v, want the engine forgetting after %d with the stored checkpoints kept", r, before)
+	}
+	cps, _ := storedJob(t, st)
+	if int64(len(cps)) < r.Stored {
+		t.Errorf("%d checkpoints in the cache, the reconciliation says %d stored", len(cps), r.Stored)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestCollectorReportsErrorsAndBacksOff(t *testing.T) {

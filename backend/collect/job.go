@@ -41,6 +41,10 @@ type jobPoller struct {
 	deferred map[int]map[int64]model.Checkpoint
 	// accounts keeps, per pipeline, what this run accounted for.
 	accounts map[int]*account
+	// forgotMs is when the engine was first seen answering with no
+	// checkpoint history for a job this run had stored checkpoints of (a
+	// SeaTunnel job stopped without a savepoint drops it at once); 0 before.
+	forgotMs int64
 	// window is the engine's history span (capacity × interval), 0 if unknown:
 	// retries and timeouts stay well inside it.
 	window             time.Duration
@@ -359,6 +363,7 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		}
 		return 0, fmt.Errorf("checkpoints of %s: %w", j.job.ID, err)
 	}
+	j.noteForgotten(h)
 	traits := j.src.Traits()
 	capacity := h.Capacity
 	if capacity <= 0 {
@@ -879,6 +884,27 @@ func (j *jobPoller) account(p int, cps []model.Checkpoint, newMax, fresh, gaps i
 	a.counts = &c
 }
 
+// noteForgotten marks when the engine's history of the job went empty while
+// this run had stored some of it: from then on the cache is the only record,
+// and the reconciliation says so. The accounts are kept as they were.
+func (j *jobPoller) noteForgotten(h model.History) {
+	if len(h.Checkpoints) > 0 || len(h.Counts) > 0 || len(h.InFlight) > 0 {
+		j.forgotMs = 0
+		return
+	}
+	if j.forgotMs != 0 {
+		return
+	}
+	for _, a := range j.accounts {
+		if a.stored > 0 {
+			j.forgotMs = j.c.opts.Now().UnixMilli()
+			j.c.opts.Logger.Warn("the engine no longer has the job's checkpoint history; the cache keeps what was seen",
+				append(j.log(), "stored", a.stored)...)
+			return
+		}
+	}
+}
+
 // reconcile sums the pipelines' accounts into the job's reconciliation and
 // hands it to the sink.
 func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
@@ -915,6 +941,7 @@ func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
 	if r.FirstID < 0 {
 		r.FirstID, r.LatestID = 0, 0
 	}
+	r.EngineForgotMs = j.forgotMs
 	r.Unaccounted = r.IDs - r.Stored - r.Gaps - r.FromLog
 	if j.logState != nil {
 		st := *j.logState

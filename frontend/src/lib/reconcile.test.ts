@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ReconciliationView } from './api';
 import { reconciliationLine } from './reconcile';
+import { formatDateTime } from './format';
 import { i18n, t } from './i18n.svelte';
 
 beforeEach(() => i18n.set('en'));
@@ -58,6 +59,18 @@ describe('reconciliationLine', () => {
     expect(l.tooltip).toContain('The engine sends no checkpoint counters');
     expect(l.tooltip).not.toContain('Engine counters:');
     expect(l.tooltip).not.toContain('Failed before an id');
+  });
+
+  it('says when the engine dropped the history the cache still holds, in both languages', () => {
+    const at = Date.UTC(2026, 4, 27, 10, 5, 0);
+    const when = formatDateTime(at, 'en-US');
+    const l = reconciliationLine(recon({ engine_forgot_ms: at, gaps: 0, missed: 0 }), t, 'en-US')!;
+    expect(l.text).toBe(`Engine counted 120 · stored 115 · none missed · 3 failed before an id · the engine no longer has them (since ${when})`);
+    expect(l.tooltip).toContain('the cache is now the only record');
+    expect(reconciliationLine(recon(), t, 'en-US')!.text).not.toContain('no longer has them');
+    i18n.set('zh');
+    const zh = reconciliationLine(recon({ engine_forgot_ms: at }), t, 'zh-CN')!;
+    expect(zh.text).toContain(`引擎已不再保留它们（自 ${formatDateTime(at, 'zh-CN')} 起）`);
   });
 
   it('warns on unaccounted ids even if a caller left missed at 0', () => {

@@ -33,6 +33,8 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
   }
   if (r.without_id > 0) parts.push(t('recon.withoutId', { n: n(r.without_id) }));
   if (r.earlier > 0) parts.push(t('recon.earlier', { n: n(r.earlier) }));
+  const forgot = r.engine_forgot_ms ?? 0;
+  if (forgot > 0) parts.push(t('recon.engineForgot', { time: formatDateTime(forgot, locale) }));
 
   const tip: string[] = [
     t('recon.tipSpan', { first: n(r.first_id), last: n(r.latest_id), ids: n(r.ids), time: formatDateTime(r.at_ms, locale) }),
@@ -44,6 +46,7 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
   if (r.from_log > 0) tip.push(t('recon.tipFromLog'));
   if (r.without_id > 0) tip.push(t('recon.tipWithoutId'));
   if (r.earlier > 0) tip.push(t('recon.tipEarlier', { first: n(r.first_id) }));
+  if (forgot > 0) tip.push(t('recon.tipEngineForgot', { time: formatDateTime(forgot, locale) }));
   if (r.engine) {
     const e = r.engine;
     tip.push(
