@@ -210,11 +210,14 @@ func sampledProgress(c *model.Checkpoint, samples []model.AckSample) *AckProgres
 		e2e := c.EndToEndMs
 		p.Acknowledged = p.Total
 		p.P100Ms = &e2e
-		// A poll may never have seen 50 % or 90 %: they were reached by completion at the latest.
-		if p.P50Ms == nil {
+		// A poll may never have seen 50 % or 90 %, or saw them only in a
+		// snapshot stamped a moment after the completion (SeaTunnel's
+		// updatedAt is set after the ack is handled): they were reached by
+		// completion at the latest.
+		if p.P50Ms == nil || *p.P50Ms > e2e {
 			p.P50Ms = &e2e
 		}
-		if p.P90Ms == nil {
+		if p.P90Ms == nil || *p.P90Ms > e2e {
 			p.P90Ms = &e2e
 		}
 	}

@@ -122,6 +122,17 @@ func TestAckProgressSampled(t *testing.T) {
 	}
 }
 
+// A snapshot stamped a moment after the completion (SeaTunnel sets updatedAt after handling the
+// ack) still saw the checkpoint in flight at half: 50 % came by the completion, not after it.
+func TestAckProgressSampledAfterCompletion(t *testing.T) {
+	c := model.Checkpoint{ID: 7, Pipeline: 1, Status: model.StatusCompleted, TriggerMs: 100_000, EndToEndMs: 6_269, CompletionMs: 106_269}
+	acks := []model.AckSample{{Pipeline: 1, CheckpointID: 7, TimeMs: 106_271, Acknowledged: 1, Total: 2}}
+	p := CheckpointAckProgress(model.Job{Engine: model.EngineSeaTunnel}, &c, acks, 0)
+	if p == nil || !reflect.DeepEqual([]*int64{p.P50Ms, p.P90Ms, p.P100Ms}, []*int64{i64p(6269), i64p(6269), i64p(6269)}) {
+		t.Errorf("p50/p90/p100 = %s, want each at the completion, 6269 ms", js(p))
+	}
+}
+
 func TestAckProgressUnknown(t *testing.T) {
 	// Flink summary without tasks: only the last ack is known.
 	c := model.Checkpoint{ID: 28, Status: model.StatusCompleted, TriggerMs: 1, EndToEndMs: 19022}

@@ -288,6 +288,9 @@ func TestAnalyzeSeaTunnelContrast(t *testing.T) {
 	}
 	slow := map[int]float64{4: 0.9, 6: 0.75, 8: 0.8, 9: 0.85, 11: 0.78, 13: 0.88, 15: 0.82}
 	queueOnly := map[int]bool{9: true, 13: true}
+	// Two quick checkpoints went unsampled, so the rank correlation over the 14 that were stays
+	// too weak to decide (ρ≈0.45, p≈0.1), as in the replay.
+	unsampled := map[int]bool{1: true, 2: true}
 	base := int64(1_700_000_000_000)
 	for i := range 16 {
 		trig := base + int64(i)*60_000
@@ -305,6 +308,9 @@ func TestAnalyzeSeaTunnelContrast(t *testing.T) {
 			if s > e2e+5_000 {
 				v = 0.01 // after it: quiet again
 			}
+			if unsampled[i] {
+				continue
+			}
 			if !queueOnly[i] || s > e2e+5_000 {
 				sample(model.MetricBPRatio, trig+s, v)
 			}
@@ -319,7 +325,7 @@ func TestAnalyzeSeaTunnelContrast(t *testing.T) {
 	if c.Verdict != VerdictBackpressure || c.Basis != BasisContrast {
 		t.Fatalf("verdict %s (%s): %s", c.Verdict, c.Basis, c.Reason)
 	}
-	want := "the 7 slow checkpoints with samples (5, 7, 9, 10, 12, 14, 16) had a median backpressure of 0.82 against 0.02 for the 9 others"
+	want := "the 7 slow checkpoints with samples (5, 7, 9, 10, 12, 14, 16) had a median backpressure of 0.82 against 0.02 for the 7 others"
 	if !strings.Contains(c.Reason, want) {
 		t.Errorf("reason %q\ndoes not say %q", c.Reason, want)
 	}
@@ -332,5 +338,45 @@ func TestAnalyzeSeaTunnelContrast(t *testing.T) {
 	}
 	if !AnalysedMetric(model.MetricQueueFillRatio) {
 		t.Error("the report must read queueFillRatio: the verdict does")
+	}
+}
+
+// A SeaTunnel 2.3.13 job behind a slow sink: only the queue into the sink is sampled (no realtime
+// bpRatio), and it fills as the checkpoints slow down, round after round (the pipeline restored
+// after an expiry empties it). The queue's fill is the evidence the rank correlation reads.
+func TestQueueFillAloneCorrelates(t *testing.T) {
+	const src, sink = "source", "sink"
+	job := model.Job{ID: "st", Name: "slow sink", Engine: model.EngineSeaTunnel,
+		Vertices: []model.Vertex{{ID: src, Name: "Source"}, {ID: sink, Name: "Sink"}},
+		Edges:    []model.Edge{{Source: src, Target: sink}}}
+	// Two rounds: 1.1 s at 0.10 full, 3.5 s at 0.25, 6.3 s at 0.45, 16.7 s at 0.90; then again.
+	rounds := []struct {
+		e2e  int64
+		fill float64
+	}{{1100, 0.10}, {3500, 0.25}, {6300, 0.45}, {16700, 0.90}, {1200, 0.12}, {3400, 0.24}, {6200, 0.44}, {12800, 0.80}}
+	var cps []model.Checkpoint
+	var ms []model.MetricSample
+	base := int64(1_700_000_000_000)
+	for i, r := range rounds {
+		trig := base + int64(i)*30_000
+		cps = append(cps, model.Checkpoint{JobID: job.ID, ID: int64(i + 1), Kind: model.KindCheckpoint, Status: model.StatusCompleted,
+			TriggerMs: trig, EndToEndMs: r.e2e, CompletionMs: trig + r.e2e, LatestAckMs: trig + r.e2e})
+		// Sampled every second: at the checkpoint's fill while it runs, nearly empty between.
+		for at := trig + 1000; at < trig+30_000; at += 1000 {
+			v := 0.02
+			if at <= trig+r.e2e {
+				v = r.fill
+			}
+			ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: src, Target: sink, Subtask: -1,
+				Metric: model.MetricQueueFillRatio, TimeMs: at, Value: v})
+		}
+	}
+	c := Analyze(job, cps, nil, ms, nil).Correlation
+	// Fill and duration rank alike: ρ = 1 over 8 checkpoints.
+	if c.Backpressure.N != 8 || c.Backpressure.Rho == nil || *c.Backpressure.Rho < 0.99 {
+		t.Fatalf("backpressure correlation %s, want ρ=1 over the 8 queue fills", describe(c.Backpressure))
+	}
+	if c.Verdict != VerdictBackpressure || c.Basis != BasisCorrelation {
+		t.Errorf("verdict %s (%s): %s, want backpressure by correlation", c.Verdict, c.Basis, c.Reason)
 	}
 }

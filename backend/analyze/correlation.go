@@ -523,8 +523,13 @@ func correlate(in []corrInput) Correlation {
 		if !c.completed {
 			continue
 		}
+		// The backpressure evidence: upstream backpressure, or a fuller queue
+		// into the vertex (SeaTunnel, where barriers wait in that queue behind
+		// the records; Flink has no queue fill, so for Flink this is upstream).
+		if v, ok := c.evidence(); ok {
+			bx, by = append(bx, v), append(by, float64(c.e2e))
+		}
 		if c.upstream != nil {
-			bx, by = append(bx, *c.upstream), append(by, float64(c.e2e))
 			if c.hasPhases {
 				ax, ay = append(ax, *c.upstream), append(ay, float64(c.alignDelay))
 			}

@@ -66,10 +66,11 @@ die() { log "ERROR: $*"; exit 1; }
 # shellcheck source=../proc.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../proc.sh"
 
-# lib_dir prints the directory holding the jars for the current list (its hash in the name, so
-# editing the list fetches again instead of mixing versions).
+# lib_dir prints the directory holding the jars for the current list and shim classes (their hash
+# in the name, so editing them fetches again instead of mixing versions; nothing else does, since a
+# new lib dir replaces the one a running node uses).
 lib_dir() {
-  echo "$SEATUNNEL_CACHE_DIR/lib-$SEATUNNEL_VERSION-$(cat "$SEATUNNEL_JARS" "$SEATUNNEL_SCRIPTS_DIR/lib.sh" | sha256sum | cut -c1-12)"
+  echo "$SEATUNNEL_CACHE_DIR/lib-$SEATUNNEL_VERSION-$({ cat "$SEATUNNEL_JARS"; printf '%s\n' "${SHIM_CLASSES[@]}"; } | sha256sum | cut -c1-12)"
 }
 
 # with_lock takes an exclusive lock on FILE for the rest of the script; children inherit it.
@@ -93,27 +94,10 @@ close_lock_fds() {
 # running_pid prints the node's pid if the recorded process is alive and really is ours (main
 # class and our home dir on its command line): a recycled pid is never reported, so stop.sh can
 # never kill a stranger.
-running_pid() {
-  local pid cmd
-  [[ -f "$SEATUNNEL_PID_FILE" ]] || return 1
-  pid="$(cat "$SEATUNNEL_PID_FILE")"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  [[ -r "/proc/$pid/cmdline" ]] || return 1
-  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
-  [[ "$cmd" == *"$SEATUNNEL_MAIN"* && "$cmd" == *"-DSEATUNNEL_HOME=$SEATUNNEL_HOME_DIR"* ]] || return 1
-  echo "$pid"
-}
+running_pid() { recorded_pid "$SEATUNNEL_PID_FILE" "" "$SEATUNNEL_MAIN" "-DSEATUNNEL_HOME=$SEATUNNEL_HOME_DIR"; }
 
 # forward_pid prints the forwarder's pid if it is alive and ours (our binary, our namespace).
-forward_pid() {
-  local pid cmd
-  [[ -f "$SEATUNNEL_FORWARD_PID_FILE" ]] || return 1
-  pid="$(cat "$SEATUNNEL_FORWARD_PID_FILE")"
-  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
-  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
-  [[ "$cmd" == *nsforward* && "$cmd" == *"/run/netns/$SEATUNNEL_NETNS"* ]] || return 1
-  echo "$pid"
-}
+forward_pid() { recorded_pid "$SEATUNNEL_FORWARD_PID_FILE" "" nsforward "/run/netns/$SEATUNNEL_NETNS"; }
 
 # rest_url prints the REST base URL: $SEATUNNEL_REST_URL if set, else the running node's.
 rest_url() {
@@ -130,9 +114,5 @@ rest_url() {
 
 tail_logs() {
   local f
-  for f in "$SEATUNNEL_LOG"/*.log "$SEATUNNEL_LOG"/*.out; do
-    [[ -s "$f" ]] || continue
-    echo "----- tail -n ${1:-40} $f" >&2
-    tail -n "${1:-40}" "$f" >&2
-  done
+  for f in "$SEATUNNEL_LOG"/*.log "$SEATUNNEL_LOG"/*.out; do tail_file "$f" "${1:-40}"; done
 }
