@@ -379,4 +379,9 @@ func TestQueueFillAloneCorrelates(t *testing.T) {
 	if c.Verdict != VerdictBackpressure || c.Basis != BasisCorrelation {
 		t.Errorf("verdict %s (%s): %s, want backpressure by correlation", c.Verdict, c.Basis, c.Reason)
 	}
+	// The slowest, checkpoint 4 (16.7 s), is named with the queue its barrier waited in.
+	if want := "the queue into the vertex its barrier waited for was up to 0.9 full over 17 sample(s)"; !strings.Contains(c.Reason, want) ||
+		strings.Contains(c.Reason, "no backpressure samples cover it") {
+		t.Errorf("reason %q\nwant %q", c.Reason, want)
+	}
 }

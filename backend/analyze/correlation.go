@@ -863,10 +863,15 @@ func slowestEvidence(in []corrInput) []ReasonPart {
 	} else {
 		parts = append(parts, part("slowest_no_phases"))
 	}
-	if c.maxBP != nil {
+	switch {
+	case c.maxBP != nil:
 		parts = append(parts, part("slowest_bp", "level", trimFloat(*c.maxBP), "n", fmt.Sprint(c.samples)))
-	} else {
+	case c.fillN == 0:
 		parts = append(parts, part("slowest_no_bp"))
+	}
+	if c.fillN > 0 {
+		// SeaTunnel: the queue its barrier waited in, behind the records.
+		parts = append(parts, part("slowest_queue", "level", trimFloat(c.fill), "n", fmt.Sprint(c.fillN)))
 	}
 	if c.busy != nil {
 		parts = append(parts, part("slowest_busy", "level", trimFloat(*c.busy)))

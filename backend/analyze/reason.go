@@ -57,6 +57,7 @@ var reasonTemplates = map[string]string{
 	"slowest_no_phases":   "it has no per-subtask stats, so its phases are unknown",
 	"slowest_bp":          "backpressure in its window peaked at {{level}} over {{n}} sample(s)",
 	"slowest_no_bp":       "no backpressure samples cover it",
+	"slowest_queue":       "the queue into the vertex its barrier waited for was up to {{level}} full over {{n}} sample(s)",
 	"slowest_busy":        "busy ratio peaked at {{level}}",
 	"slowest_gauge":       "the sampled alignment time reached {{ms}} ms in its window (at most {{others}} ms around the other checkpoints)",
 	"slowest_gauge_mark":  "much of its time went into barrier alignment, which is where backpressure (barriers queued behind buffered data) delays an aligned checkpoint",

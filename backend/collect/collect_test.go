@@ -632,3 +632,31 @@ func TestOnFirstPollComesOnceAfterTheFirstStore(t *testing.T) {
 		t.Error("OnFirstPoll came before the first poll stored the engine's checkpoints")
 	}
 }
+
+// When the next trigger is late (SeaTunnel restoring a pipeline takes tens of seconds), the
+// poller looks once an interval for a minute before it falls back to its slowest poll, so the
+// checkpoints after the restore are seen in flight.
+func TestInFlightWaitWhenTheTriggerIsLate(t *testing.T) {
+	now := time.UnixMilli(1_700_000_100_000)
+	opts := Options{MaxPoll: 10 * time.Second, Now: func() time.Time { return now }}
+	j := &jobPoller{c: &clusterPoller{opts: opts}}
+	// The last checkpoint failed (expired) at trigger + 20 s; the interval is 2 s.
+	trig := now.UnixMilli() - 60_000
+	h := model.History{IntervalMs: 2000, Checkpoints: []model.Checkpoint{
+		{ID: 5, Status: model.StatusFailed, TriggerMs: trig, FailureMs: trig + 20_000}}}
+	for _, tc := range []struct {
+		sinceEnd time.Duration // now − the failure
+		want     time.Duration
+	}{
+		{-5 * time.Second, 5*time.Second + 300*time.Millisecond}, // before it is due: until then
+		{time.Second, inFlightEvery},                              // due: look until it shows
+		{10 * time.Second, 2 * time.Second},                       // late: once an interval
+		{55 * time.Second, 2 * time.Second},
+		{2 * time.Minute, 10 * time.Second}, // long gone quiet: the slowest poll
+	} {
+		now = time.UnixMilli(trig + 20_000).Add(tc.sinceEnd)
+		if got := j.inFlightWait(h); got != tc.want {
+			t.Errorf("%v after the failure: wait %v, want %v", tc.sinceEnd, got, tc.want)
+		}
+	}
+}

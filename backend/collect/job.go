@@ -1114,6 +1114,9 @@ func (j *jobPoller) nextInterval(h model.History, capacity, fresh int, traits Tr
 const (
 	inFlightEvery = 500 * time.Millisecond
 	afterTrigger  = 300 * time.Millisecond
+	// lateTrigger is how long after a trigger was due polls still come once
+	// an interval (a pipeline restore), before they fall back to the slowest.
+	lateTrigger = time.Minute
 )
 
 // inFlightWait is how long until the next ack-progress sample is due. An
@@ -1141,6 +1144,11 @@ func (j *jobPoller) inFlightWait(h model.History) time.Duration {
 		return time.Duration(due-now) * time.Millisecond
 	case now-due <= h.IntervalMs:
 		return inFlightEvery // due: look until it shows
+	case now-due <= lateTrigger.Milliseconds():
+		// Late: an engine restoring a pipeline after a failure takes tens of
+		// seconds before it triggers again. Look once an interval meanwhile,
+		// so the first checkpoints after it are not missed at the slowest poll.
+		return max(time.Duration(h.IntervalMs)*time.Millisecond, time.Second)
 	}
 	return j.c.opts.MaxPoll
 }

@@ -169,16 +169,21 @@ func TestRealNodeSlowSink(t *testing.T) {
 	h := newRealCollector(t, realClient(t, e))
 	ctx := context.Background()
 	q := store.Query{Cluster: "real", JobID: id}
-	h.wait(t, "a slow completed checkpoint (≥ 2 s) after fast ones", 150*time.Second, func() bool {
-		fast, slow := 0, 0
+	// The queue into the sink fills (2,048 rows per sink subtask): checkpoints take 1 s, 3 s, 6 s,
+	// 12 s, then one expires at the 20 s timeout and Zeta restores the pipeline, emptying the queue.
+	// Three such rounds give the verdict the 8 checkpoints with evidence a correlation needs,
+	// however the polls fell against the short ones.
+	h.wait(t, "11 completed checkpoints, 4 of them slow (≥ 5 s)", 5*time.Minute, func() bool {
+		completed, slow := 0, 0
 		for _, cp := range h.checkpoints(t, q) {
-			if cp.Status == model.StatusCompleted && cp.EndToEndMs >= 2000 {
-				slow++
-			} else if cp.Status == model.StatusCompleted && cp.EndToEndMs < 1000 {
-				fast++
+			if cp.Status == model.StatusCompleted {
+				completed++
+				if cp.EndToEndMs >= 5000 {
+					slow++
+				}
 			}
 		}
-		return slow >= 3 && fast >= 3
+		return completed >= 11 && slow >= 4
 	})
 	acks, err := h.st.AckSamples(ctx, q)
 	if err != nil {
@@ -235,7 +240,23 @@ func TestRealNodeSlowSink(t *testing.T) {
 
 	ja := analyseStored(t, h, job, q)
 	if ja.Correlation.Verdict != analyze.VerdictBackpressure {
+		for _, cp := range h.checkpoints(t, q) {
+			t.Logf("checkpoint %d %s trigger %d end-to-end %d", cp.ID, cp.Status, cp.TriggerMs, cp.EndToEndMs)
+		}
+		for _, m := range ms {
+			if m.Metric == model.MetricQueueFillRatio || m.Metric == model.MetricQueueSize {
+				t.Logf("sample %s %s→%s at %d: %.3f", m.Metric, m.VertexID, m.Target, m.TimeMs, m.Value)
+			}
+		}
+	}
+	if ja.Correlation.Verdict != analyze.VerdictBackpressure {
 		t.Errorf("verdict %s (%s), want backpressure", ja.Correlation.Verdict, ja.Correlation.Reason)
+	}
+	// The evidence is named: the statistic and the queue the slowest checkpoint's barrier waited in.
+	for _, code := range []string{"slowest_queue"} {
+		if !slices.ContainsFunc(ja.Correlation.ReasonParts, func(p analyze.ReasonPart) bool { return p.Code == code }) {
+			t.Errorf("reason %q lacks %s", ja.Correlation.Reason, code)
+		}
 	}
 	t.Logf("verdict %s: %s", ja.Correlation.Verdict, ja.Correlation.Reason)
 	sampled := 0

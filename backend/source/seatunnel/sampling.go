@@ -156,6 +156,10 @@ type flightKey struct {
 // clock, so no skew against the engine's), and how long the job's checkpoints usually take.
 type flights struct {
 	since map[flightKey]time.Time
+	// sampled marks the flights a /job-info sample was taken during: the queue ahead of a
+	// barrier when it was triggered is what decides how long it waits, so each checkpoint gets
+	// a sample as soon as it is seen in flight.
+	sampled map[flightKey]bool
 	// usual is the median end-to-end time of the completed checkpoints the engine lists.
 	usual time.Duration
 }
@@ -178,9 +182,34 @@ func (f *flights) observe(o CheckpointOverview, now time.Time) {
 		}
 	}
 	f.since = seen
+	for k := range f.sampled {
+		if _, ok := seen[k]; !ok {
+			delete(f.sampled, k)
+		}
+	}
 	if len(done) > 0 {
 		slices.Sort(done)
 		f.usual = time.Duration(done[len(done)/2]) * time.Millisecond
+	}
+}
+
+// unsampled reports whether a checkpoint in flight has had no sample yet.
+func (f *flights) unsampled() bool {
+	for k := range f.since {
+		if !f.sampled[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// markSampled notes a sample taken during every checkpoint now in flight.
+func (f *flights) markSampled() {
+	if f.sampled == nil {
+		f.sampled = map[flightKey]bool{}
+	}
+	for k := range f.since {
+		f.sampled[k] = true
 	}
 }
 

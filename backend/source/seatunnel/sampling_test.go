@@ -312,3 +312,43 @@ func TestSourceKeepsTheSettingsOfAnEndedJob(t *testing.T) {
 		t.Errorf("config %+v, %v; want the timeout read while it ran", cfg, err)
 	}
 }
+
+// Each checkpoint gets a /job-info sample as soon as it is seen in flight, not at the next 5 s
+// tick: the queue ahead of its barrier at the trigger is what decides how long it waits.
+func TestJobInfoSampledAtEachTrigger(t *testing.T) {
+	e, url := newLiveEngine(t)
+	src := NewSource(newClient(t, url), nil)
+	src.now = e.clk.Now
+	ctx := context.Background()
+	job, err := src.Job(ctx, fakeJobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := func() int {
+		t.Helper()
+		before := e.f.count("/job-info/:jobId")
+		if _, err := src.Metrics(ctx, &job, 0); err != nil {
+			t.Fatal(err)
+		}
+		return e.f.count("/job-info/:jobId") - before
+	}
+	if n := metrics(); n != 1 {
+		t.Fatalf("first Metrics made %d job-info requests, want 1", n)
+	}
+	e.clk.Add(1200 * time.Millisecond)
+	if n := metrics(); n != 0 {
+		t.Fatalf("1.2 s later with nothing in flight: %d requests, want none before the 5 s tick", n)
+	}
+	e.f.trigger(1, TypeCheckpoint, 4)
+	if _, err := src.History(ctx, &job); err != nil {
+		t.Fatal(err)
+	}
+	e.clk.Add(100 * time.Millisecond)
+	if n := metrics(); n != 1 {
+		t.Errorf("a checkpoint just seen in flight: %d requests, want its sample now", n)
+	}
+	e.clk.Add(300 * time.Millisecond)
+	if n := metrics(); n != 0 {
+		t.Errorf("the same checkpoint 0.3 s later: %d requests, want none (sampled, not long yet)", n)
+	}
+}

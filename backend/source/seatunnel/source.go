@@ -253,18 +253,20 @@ func (s *Source) realtimeMetrics(ctx context.Context, job *model.Job, sinceMs in
 // queues in front of the sinks (queueSize, queueFillRatio), the sinks' committed records and
 // commit lag, and, from the second snapshot on, the records per second of sources and sinks,
 // stamped with the middle of the request. Every JobInfoEvery; every JobInfoFastEvery while a
-// checkpoint runs long and the budget has requests to spare. After a pipeline restore the queue
+// checkpoint runs long, and once as each checkpoint is first seen in flight (the queue ahead of
+// its barrier decides its wait), when the budget has requests to spare. After a pipeline restore the queue
 // size and the commit lag are counted from the new attempt on (see infoSampler).
 func (s *Source) jobInfoMetrics(ctx context.Context, job *model.Job, now time.Time) ([]model.MetricSample, error) {
 	s.mu.Lock()
 	st := s.stateLocked(job.ID)
 	every := s.infoEvery
-	if st.flights.long(now) && s.spare(2) {
+	if (st.flights.long(now) || st.flights.unsampled()) && s.spare(2) {
 		every = s.infoFastEvery
 	}
 	due := st.info.due(now, every)
 	if due {
 		st.info.asked = now
+		st.flights.markSampled()
 	}
 	s.mu.Unlock()
 	if !due {
