@@ -101,19 +101,15 @@ test-desktop: $(BIN) $(WINDOW_BIN)
 test-package: package
 	testenv/package-test.sh build/package
 
-# Every test: vet, frontend unit tests, Go (with the real Flink, Prometheus and Jaeger it starts),
-# each fuzz target briefly, the browser end-to-end test, the desktop window under Xvfb, the
-# package. Jaeger's first build (minutes) runs at a low priority beside the first suites.
+# Every test: vet, frontend unit tests, Go (with the real Flink, SeaTunnel, Prometheus and Jaeger
+# it starts), each fuzz target briefly, the browser end-to-end test, the desktop window under
+# Xvfb, the package. testenv/test-suites.sh keeps each suite's output in test-results/<suite>.log
+# (printed when it fails) and ends with each suite's wall time. Jaeger's first build (minutes)
+# runs at a low priority beside the first suites.
 test: deps-test
-	@trap 'testenv/stop-all.sh' EXIT; \
-	(nice -n 19 testenv/jaeger/build.sh >test-results-jaeger-build.log 2>&1 &); \
-	$(MAKE) --no-print-directory vet && \
-	$(MAKE) --no-print-directory test-frontend && \
-	$(MAKE) --no-print-directory test-go && \
-	$(MAKE) --no-print-directory test-fuzz && \
-	$(MAKE) --no-print-directory test-e2e && \
-	$(MAKE) --no-print-directory test-desktop && \
-	$(MAKE) --no-print-directory test-package
+	@mkdir -p test-results; trap 'testenv/stop-all.sh' EXIT; \
+	(nice -n 19 testenv/jaeger/build.sh >test-results/jaeger-build.log 2>&1 &); \
+	testenv/test-suites.sh
 
 bench: deps-test $(BIN)
 	@trap 'testenv/stop-all.sh' EXIT; testenv/bench.sh

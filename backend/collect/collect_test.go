@@ -649,8 +649,8 @@ func TestInFlightWaitWhenTheTriggerIsLate(t *testing.T) {
 		want     time.Duration
 	}{
 		{-5 * time.Second, 5*time.Second + 300*time.Millisecond}, // before it is due: until then
-		{time.Second, inFlightEvery},                              // due: look until it shows
-		{10 * time.Second, 2 * time.Second},                       // late: once an interval
+		{time.Second, inFlightEvery},                             // due: look until it shows
+		{10 * time.Second, 2 * time.Second},                      // late: once an interval
 		{55 * time.Second, 2 * time.Second},
 		{2 * time.Minute, 10 * time.Second}, // long gone quiet: the slowest poll
 	} {
