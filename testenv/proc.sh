@@ -37,3 +37,42 @@ stop_pid() {
   kill -KILL "$pid" 2>/dev/null || true
   while [[ -d "/proc/$pid" ]]; do sleep 0.1; done
 }
+
+# recorded_pid PIDFILE EXE PATTERN... prints the pid PIDFILE records if that process is alive
+# and ours: unless EXE is "", its executable is EXE (or EXE.tmp.*, a build in progress; or EXE
+# replaced while it runs), and its command line contains every PATTERN. A recycled pid or anyone
+# else's process is never reported, so a stop script never kills a stranger.
+recorded_pid() {
+  local file="$1" want="$2" pid cmd exe p
+  shift 2
+  [[ -f "$file" ]] || return 1
+  pid="$(cat "$file")"
+  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
+  if [[ -n "$want" ]]; then
+    exe="$(readlink "/proc/$pid/exe" 2>/dev/null || true)"
+    exe="${exe% (deleted)}"
+    [[ "$exe" == "$want" || "$exe" == "$want".tmp.* ]] || return 1
+  fi
+  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+  for p in "$@"; do
+    [[ "$cmd" == *"$p"* ]] || return 1
+  done
+  echo "$pid"
+}
+
+# listens reports whether PID holds the listening socket of 127.0.0.1:PORT.
+listens() {
+  local pid="$1" port="$2" hexport inode
+  hexport="$(printf '%04X' "$port")"
+  inode="$(awk -v a="0100007F:$hexport" '$2 == a && $4 == "0A" {print $10; exit}' /proc/net/tcp)"
+  [[ -n "$inode" ]] || return 1
+  ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "socket:\[$inode\]"
+}
+
+# tail_file FILE N prints the last N lines of FILE, under a header, to stderr (nothing when FILE
+# is missing or empty).
+tail_file() {
+  [[ -s "$1" ]] || return 0
+  echo "----- tail -n $2 $1" >&2
+  tail -n "$2" "$1" >&2
+}

@@ -29,7 +29,7 @@ if [[ -f "$JAEGER_PORTS_FILE" ]]; then
 fi
 
 write_env() {
-  cat >"$JAEGER_ENV_FILE.tmp" <<ENV
+  publish_env <<ENV
 JAEGER_QUERY_URL=http://127.0.0.1:$QUERY_PORT
 JAEGER_OTLP_GRPC_ENDPOINT=http://127.0.0.1:$OTLP_GRPC_PORT
 JAEGER_OTLP_HTTP_URL=http://127.0.0.1:$OTLP_HTTP_PORT
@@ -39,11 +39,9 @@ JAEGER_OTLP_GRPC_PORT=$OTLP_GRPC_PORT
 JAEGER_OTLP_HTTP_PORT=$OTLP_HTTP_PORT
 JAEGER_HEALTH_PORT=$HEALTH_PORT
 JAEGER_PID=$(running_pid || true)
-JAEGER_RUN_DIR=$JAEGER_RUN_DIR
+JAEGER_RUN_DIR=$SVC_RUN_DIR
 JAEGER_VERSION=$(pinned_version 2>/dev/null || true)
 ENV
-  mv "$JAEGER_ENV_FILE.tmp" "$JAEGER_ENV_FILE"
-  cat "$JAEGER_ENV_FILE"
 }
 
 if pid="$(running_pid)"; then
@@ -81,7 +79,7 @@ OTLP_GRPC_PORT=$OTLP_GRPC_PORT
 OTLP_HTTP_PORT=$OTLP_HTTP_PORT
 HEALTH_PORT=$HEALTH_PORT
 EOF2
-rm -f "$JAEGER_ENV_FILE"
+rm -f "$SVC_ENV_FILE"
 
 # Only what the tests need: OTLP in, memory storage, the query API. No Jaeger/Zipkin receivers,
 # no sampling or zpages servers, no Prometheus endpoint for Jaeger's own metrics.
@@ -132,25 +130,7 @@ exporters:
     trace_storage: memstore
 EOF2
 
-(
-  close_lock_fds
-  exec setsid nohup "$JAEGER_BIN" --config "$JAEGER_CONF" --set=service.telemetry.logs.encoding=console \
-    >>"$JAEGER_LOG" 2>&1 </dev/null
-) &
-echo $! >"$JAEGER_PID_FILE"
-for _ in $(seq 50); do running_pid >/dev/null && break; sleep 0.1; done
-log "started (pid $(cat "$JAEGER_PID_FILE"), query http://127.0.0.1:$QUERY_PORT, OTLP gRPC 127.0.0.1:$OTLP_GRPC_PORT)"
-
-deadline=$(($(date +%s) + ${JAEGER_START_TIMEOUT:-60}))
-until ours; do
-  if ! running_pid >/dev/null; then
-    tail_log
-    die "jaeger exited during start-up"
-  fi
-  if (($(date +%s) >= deadline)); then
-    tail_log
-    die "not ready after ${JAEGER_START_TIMEOUT:-60}s (http://127.0.0.1:$QUERY_PORT/api/services)"
-  fi
-  sleep 0.2
-done
+launch "$SVC_BIN" --config "$JAEGER_CONF" --set=service.telemetry.logs.encoding=console
+log "started (pid $(cat "$SVC_PID_FILE"), query http://127.0.0.1:$QUERY_PORT, OTLP gRPC 127.0.0.1:$OTLP_GRPC_PORT)"
+wait_ready "${JAEGER_START_TIMEOUT:-60}" "http://127.0.0.1:$QUERY_PORT/api/services" ours
 write_env

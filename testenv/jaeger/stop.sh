@@ -4,9 +4,4 @@
 # with it; the binary in testenv/.cache/jaeger is kept.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-with_lock
-if pid="$(running_pid)"; then
-  stop_pid "$pid" "${JAEGER_STOP_TIMEOUT:-10}" jaeger
-fi
-rm -f "$JAEGER_PID_FILE" "$JAEGER_ENV_FILE"
-log "stopped"
+stop_service "${JAEGER_STOP_TIMEOUT:-10}"

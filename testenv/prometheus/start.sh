@@ -85,17 +85,15 @@ YAML
 }
 
 write_env() {
-  cat >"$PROM_ENV_FILE.tmp" <<ENV
+  publish_env <<ENV
 PROMETHEUS_URL=http://127.0.0.1:$PORT
 PROMETHEUS_PORT=$PORT
 PROMETHEUS_SCRAPE_INTERVAL=$SCRAPE_INTERVAL
 PROMETHEUS_PID=$(running_pid || true)
-PROMETHEUS_RUN_DIR=$PROM_RUN_DIR
+PROMETHEUS_RUN_DIR=$SVC_RUN_DIR
 PROMETHEUS_JM_TARGET=$JM_TARGET
 PROMETHEUS_TM_TARGET=$TM_TARGET
 ENV
-  mv "$PROM_ENV_FILE.tmp" "$PROM_ENV_FILE"
-  cat "$PROM_ENV_FILE"
 }
 
 # scraped reports whether both Flink targets of the "flink" job are up.
@@ -107,20 +105,9 @@ scraped() {
   [[ "$n" == 2 ]]
 }
 
-wait_ready() {
-  local deadline=$(($(date +%s) + ${PROMETHEUS_START_TIMEOUT:-60}))
-  until curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$PORT/-/ready" && ours "$PORT" && scraped; do
-    if ! running_pid >/dev/null; then
-      tail_log
-      die "prometheus exited during start-up"
-    fi
-    if (($(date +%s) >= deadline)); then
-      tail_log
-      die "not ready after ${PROMETHEUS_START_TIMEOUT:-60}s (http://127.0.0.1:$PORT/-/ready, both Flink targets up)"
-    fi
-    sleep 0.3
-  done
-}
+# ready reports whether the server is ready, ours, and scrapes both Flink targets.
+ready() { curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$PORT/-/ready" && ours "$PORT" && scraped; }
+await_ready() { wait_ready "${PROMETHEUS_START_TIMEOUT:-60}" "http://127.0.0.1:$PORT/-/ready, both Flink targets up" ready; }
 
 PORT=""
 [[ -f "$PROM_PORT_FILE" ]] && PORT="$(cat "$PROM_PORT_FILE")"
@@ -133,35 +120,24 @@ if pid="$(running_pid)"; then
     else
       log "already running (pid $pid)"
     fi
-    wait_ready
+    await_ready
     write_env
     exit 0
   fi
   die "prometheus pid $pid is ours but does not answer on port $PORT; run testenv/prometheus/stop.sh"
 fi
 
-if [[ -n "${PROMETHEUS_PORT:-}" ]]; then
-  PORT="$PROMETHEUS_PORT"
-  port_free "$PORT" || die "port $PORT (PROMETHEUS_PORT) is in use on 127.0.0.1"
-elif [[ -z "$PORT" ]] || ! port_free "$PORT"; then
-  PORT="$(free_port)"
-fi
+PORT="$(choose_port "$PORT" PROMETHEUS_PORT)"
 echo "$PORT" >"$PROM_PORT_FILE"
 write_config || true
-rm -f "$PROM_ENV_FILE"
+rm -f "$SVC_ENV_FILE"
 
-(
-  close_lock_fds
-  exec setsid nohup "$PROM_BIN" \
-    "--config.file=$PROM_CONFIG" \
-    "--storage.tsdb.path=$PROM_DATA" \
-    "--storage.tsdb.retention.time=${PROMETHEUS_RETENTION:-2d}" \
-    "--web.listen-address=127.0.0.1:$PORT" \
-    --log.level=warn \
-    >>"$PROM_LOG" 2>&1 </dev/null
-) &
-echo $! >"$PROM_PID_FILE"
-for _ in $(seq 50); do running_pid >/dev/null && break; sleep 0.1; done
-log "started (pid $(cat "$PROM_PID_FILE"), http://127.0.0.1:$PORT, scraping $JM_TARGET and $TM_TARGET every $SCRAPE_INTERVAL)"
-wait_ready
+launch "$PROM_BIN" \
+  "--config.file=$PROM_CONFIG" \
+  "--storage.tsdb.path=$PROM_DATA" \
+  "--storage.tsdb.retention.time=${PROMETHEUS_RETENTION:-2d}" \
+  "--web.listen-address=127.0.0.1:$PORT" \
+  --log.level=warn
+log "started (pid $(cat "$SVC_PID_FILE"), http://127.0.0.1:$PORT, scraping $JM_TARGET and $TM_TARGET every $SCRAPE_INTERVAL)"
+await_ready
 write_env

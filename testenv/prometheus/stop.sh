@@ -4,9 +4,4 @@
 # The TSDB under testenv/.run/prometheus/data is kept.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-with_lock
-if pid="$(running_pid)"; then
-  stop_pid "$pid" "${PROMETHEUS_STOP_TIMEOUT:-20}" prometheus
-fi
-rm -f "$PROM_PID_FILE" "$PROM_ENV_FILE"
-log "stopped"
+stop_service "${PROMETHEUS_STOP_TIMEOUT:-20}"

@@ -20,30 +20,13 @@ ensure_binary
 with_lock
 
 write_env() {
-  cat >"$TOXI_ENV_FILE.tmp" <<ENV
+  publish_env <<ENV
 TOXIPROXY_URL=http://127.0.0.1:$PORT
 TOXIPROXY_PORT=$PORT
 TOXIPROXY_PID=$(running_pid || true)
-TOXIPROXY_RUN_DIR=$TOXI_RUN_DIR
+TOXIPROXY_RUN_DIR=$SVC_RUN_DIR
 TOXIPROXY_VERSION=$(curl -sf --max-time 2 "http://127.0.0.1:$PORT/version" || true)
 ENV
-  mv "$TOXI_ENV_FILE.tmp" "$TOXI_ENV_FILE"
-  cat "$TOXI_ENV_FILE"
-}
-
-wait_ready() {
-  local deadline=$(($(date +%s) + ${TOXIPROXY_START_TIMEOUT:-30}))
-  until ours "$PORT"; do
-    if ! running_pid >/dev/null; then
-      tail_log
-      die "toxiproxy-server exited during start-up"
-    fi
-    if (($(date +%s) >= deadline)); then
-      tail_log
-      die "not ready after ${TOXIPROXY_START_TIMEOUT:-30}s (http://127.0.0.1:$PORT/version)"
-    fi
-    sleep 0.1
-  done
 }
 
 PORT=""
@@ -58,22 +41,11 @@ if pid="$(running_pid)"; then
   die "toxiproxy-server pid $pid is ours but does not answer on port $PORT; run testenv/toxiproxy/stop.sh"
 fi
 
-if [[ -n "${TOXIPROXY_PORT:-}" ]]; then
-  PORT="$TOXIPROXY_PORT"
-  [[ "$PORT" =~ ^[0-9]+$ ]] || die "TOXIPROXY_PORT=$PORT is not a port number"
-  port_free "$PORT" || die "port $PORT (TOXIPROXY_PORT) is in use on 127.0.0.1"
-elif [[ -z "$PORT" ]] || ! port_free "$PORT"; then
-  PORT="$(free_port)"
-fi
+PORT="$(choose_port "$PORT" TOXIPROXY_PORT)"
 echo "$PORT" >"$TOXI_PORT_FILE"
-rm -f "$TOXI_ENV_FILE"
+rm -f "$SVC_ENV_FILE"
 
-(
-  close_lock_fds
-  LOG_LEVEL="${TOXIPROXY_LOG_LEVEL:-info}" exec setsid nohup "$TOXI_BIN" -host 127.0.0.1 -port "$PORT" >>"$TOXI_LOG" 2>&1 </dev/null
-) &
-echo $! >"$TOXI_PID_FILE"
-for _ in $(seq 50); do running_pid >/dev/null && break; sleep 0.1; done
-log "started (pid $(cat "$TOXI_PID_FILE"), http://127.0.0.1:$PORT)"
-wait_ready
+launch env LOG_LEVEL="${TOXIPROXY_LOG_LEVEL:-info}" "$SVC_BIN" -host 127.0.0.1 -port "$PORT"
+log "started (pid $(cat "$SVC_PID_FILE"), http://127.0.0.1:$PORT)"
+wait_ready "${TOXIPROXY_START_TIMEOUT:-30}" "http://127.0.0.1:$PORT/version" ours "$PORT"
 write_env

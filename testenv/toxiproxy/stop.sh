@@ -4,9 +4,4 @@
 # Its proxies go with it; the binary in testenv/.cache/toxiproxy is kept.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-with_lock
-if pid="$(running_pid)"; then
-  stop_pid "$pid" "${TOXIPROXY_STOP_TIMEOUT:-10}" toxiproxy
-fi
-rm -f "$TOXI_PID_FILE" "$TOXI_ENV_FILE"
-log "stopped"
+stop_service "${TOXIPROXY_STOP_TIMEOUT:-10}"
