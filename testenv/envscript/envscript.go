@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -102,4 +103,49 @@ func Tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// RunEnv runs testenv/<dir>/<name> with extraEnv and returns the KEY=VALUE lines it printed and
+// its whole output.
+func RunEnv(ctx context.Context, extraEnv []string, dir, name string, args ...string) (vars map[string]string, out string, err error) {
+	script, err := Path(dir, name)
+	if err != nil {
+		return nil, "", err
+	}
+	if out, err = Run(ctx, extraEnv, script, args...); err != nil {
+		return nil, "", err
+	}
+	return ParseEnv(out), out, nil
+}
+
+// Shared is a service a test binary starts once and its tests share.
+type Shared[T any] struct {
+	// Pkg prefixes the failure of a test ("jaegerenv: ...").
+	Pkg string
+	// What completes the skip message: "skipping test against " + What.
+	What string
+	// Timeout bounds the start.
+	Timeout time.Duration
+
+	once sync.Once
+	v    T
+	err  error
+}
+
+// Get returns the service, calling start on first use. It skips the test when CE_SKIP_REAL=1 and
+// fails it when the service cannot start.
+func (s *Shared[T]) Get(t testing.TB, start func(context.Context) (T, error)) T {
+	t.Helper()
+	if os.Getenv("CE_SKIP_REAL") == "1" {
+		t.Skip("CE_SKIP_REAL=1: skipping test against " + s.What)
+	}
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.Timeout)
+		defer cancel()
+		s.v, s.err = start(ctx)
+	})
+	if s.err != nil {
+		t.Fatalf("%s: %v", s.Pkg, s.err)
+	}
+	return s.v
 }

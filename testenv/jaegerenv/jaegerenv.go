@@ -15,9 +15,7 @@ package jaegerenv
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,44 +41,24 @@ type Env struct {
 // cores).
 const startTimeout = 20 * time.Minute
 
-var (
-	once   sync.Once
-	shared *Env
-	envErr error
-)
+var shared = envscript.Shared[*Env]{Pkg: "jaegerenv", What: "a real Jaeger", Timeout: startTimeout}
 
 // Ensure returns the shared Jaeger, starting it on first use in this test binary. It skips the
 // test when CE_SKIP_REAL=1 and fails it when the server cannot start.
 func Ensure(t testing.TB) *Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Jaeger")
-	}
-	once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		shared, envErr = Start(ctx)
-	})
-	if envErr != nil {
-		t.Fatalf("jaegerenv: %v", envErr)
-	}
-	return shared
+	return shared.Get(t, func(ctx context.Context) (*Env, error) { return Start(ctx) })
 }
 
 // Start runs testenv/jaeger/start.sh (idempotent: a running Jaeger of ours is reused) with
 // extraEnv (e.g. JAEGER_RUN_DIR=... for a server of one's own) and returns it.
 func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
-	script, err := envscript.Path("jaeger", "start.sh")
-	if err != nil {
-		return nil, err
-	}
-	out, err := envscript.Run(ctx, extraEnv, script)
+	v, out, err := envscript.RunEnv(ctx, extraEnv, "jaeger", "start.sh")
 	if err != nil {
 		return nil, fmt.Errorf("jaegerenv: %w", err)
 	}
-	v := envscript.ParseEnv(out)
 	if v["JAEGER_QUERY_URL"] == "" || v["JAEGER_OTLP_GRPC_ENDPOINT"] == "" {
-		return nil, fmt.Errorf("jaegerenv: %s printed no JAEGER_QUERY_URL / JAEGER_OTLP_GRPC_ENDPOINT:\n%s", script, out)
+		return nil, fmt.Errorf("jaegerenv: start.sh printed no JAEGER_QUERY_URL / JAEGER_OTLP_GRPC_ENDPOINT:\n%s", out)
 	}
 	pid, _ := strconv.Atoi(v["JAEGER_PID"])
 	return &Env{QueryURL: v["JAEGER_QUERY_URL"], OTLPGRPCEndpoint: v["JAEGER_OTLP_GRPC_ENDPOINT"],
@@ -90,11 +68,7 @@ func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
 // Stop runs testenv/jaeger/stop.sh with extraEnv (normally JAEGER_RUN_DIR=... of a server
 // started with the same). It stops only the pid that start.sh recorded, if it still is ours.
 func Stop(ctx context.Context, extraEnv ...string) error {
-	script, err := envscript.Path("jaeger", "stop.sh")
-	if err != nil {
-		return err
-	}
-	if _, err := envscript.Run(ctx, extraEnv, script); err != nil {
+	if _, _, err := envscript.RunEnv(ctx, extraEnv, "jaeger", "stop.sh"); err != nil {
 		return fmt.Errorf("jaegerenv: %w", err)
 	}
 	return nil

@@ -6,15 +6,11 @@
 package promenv
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,11 +32,7 @@ type Env struct {
 
 const startTimeout = 3 * time.Minute
 
-var (
-	once   sync.Once
-	env    Env
-	envErr error
-)
+var shared = envscript.Shared[Env]{Pkg: "promenv", What: "a real Prometheus server", Timeout: startTimeout}
 
 // Ensure returns the server, starting it (and the Flink cluster) on first use. It skips the test
 // when CE_SKIP_REAL=1.
@@ -50,14 +42,10 @@ func Ensure(t testing.TB) Env {
 		t.Skip("CE_SKIP_REAL=1: skipping test against a real Prometheus server")
 	}
 	fe := flinkenv.Ensure(t)
-	once.Do(func() { env, envErr = ensure(fe) })
-	if envErr != nil {
-		t.Fatalf("promenv: %v", envErr)
-	}
-	return env
+	return shared.Get(t, func(ctx context.Context) (Env, error) { return ensure(ctx, fe) })
 }
 
-func ensure(fe flinkenv.Env) (Env, error) {
+func ensure(ctx context.Context, fe flinkenv.Env) (Env, error) {
 	if url := os.Getenv("PROMETHEUS_URL"); url != "" {
 		iv, err := interval(os.Getenv("PROMETHEUS_SCRAPE_INTERVAL"))
 		if err != nil {
@@ -68,29 +56,13 @@ func ensure(fe flinkenv.Env) (Env, error) {
 	if fe.JMPromURL == "" || fe.TMPromURL == "" {
 		return Env{}, errors.New("the Flink cluster has no reporter URLs (FLINK_JM_PROM_PORT, FLINK_TM_PROM_PORT) to scrape")
 	}
-	script, err := script("start.sh")
+	vars, out, err := envscript.RunEnv(ctx, []string{"FLINK_JM_PROM_URL=" + fe.JMPromURL, "FLINK_TM_PROM_URL=" + fe.TMPromURL},
+		"prometheus", "start.sh")
 	if err != nil {
 		return Env{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, script)
-	cmd.Env = append(os.Environ(), "FLINK_JM_PROM_URL="+fe.JMPromURL, "FLINK_TM_PROM_URL="+fe.TMPromURL)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second // the server is detached from our pipes
-	if err := cmd.Run(); err != nil {
-		return Env{}, fmt.Errorf("%s: %w\n%s", script, err, stderr.String())
-	}
-	vars := map[string]string{}
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
-			vars[k] = v
-		}
-	}
 	if vars["PROMETHEUS_URL"] == "" {
-		return Env{}, fmt.Errorf("%s printed no PROMETHEUS_URL:\n%s", script, stdout.String())
+		return Env{}, fmt.Errorf("start.sh printed no PROMETHEUS_URL:\n%s", out)
 	}
 	iv, err := interval(vars["PROMETHEUS_SCRAPE_INTERVAL"])
 	if err != nil {
@@ -110,6 +82,3 @@ func interval(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// script returns the path of a testenv/prometheus script, found from the module root.
-func script(name string) (string, error) { return envscript.Path("prometheus", name) }

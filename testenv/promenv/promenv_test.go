@@ -10,10 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 )
 
 // The scripts on a dedicated server (own run dir) scraping two fake reporters, so the shared
@@ -87,26 +88,11 @@ func TestScriptsOnADedicatedServer(t *testing.T) {
 
 func runScript(t *testing.T, name string, vars []string) map[string]string {
 	t.Helper()
-	p, err := script(name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, p)
-	cmd.Env = append(os.Environ(), vars...)
-	cmd.WaitDelay = 5 * time.Second
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	env, _, err := envscript.RunEnv(ctx, vars, "prometheus", name)
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", name, err, stderr.String())
-	}
-	env := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			env[k] = v
-		}
+		t.Fatal(err)
 	}
 	return env
 }

@@ -16,7 +16,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,13 +45,10 @@ type Env struct {
 // startTimeout covers a first run that resolves the jars from Maven Central (~110 MB).
 const startTimeout = 10 * time.Minute
 
-type node struct {
-	once sync.Once
-	env  Env
-	err  error
+var nodes = map[string]*envscript.Shared[Env]{
+	Version:   {Pkg: "seatunnelenv", What: "a real SeaTunnel node", Timeout: startTimeout},
+	VersionV1: {Pkg: "seatunnelenv", What: "a real SeaTunnel node", Timeout: startTimeout},
 }
-
-var nodes = map[string]*node{Version: {}, VersionV1: {}}
 
 // Ensure returns the 2.3.13 node (or the one SEATUNNEL_REST_URL names), starting it on first use.
 // It skips the test when CE_SKIP_REAL=1.
@@ -69,18 +65,10 @@ func EnsureV1(t testing.TB) Env {
 
 func ensureVersion(t testing.TB, version string, external bool) Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real SeaTunnel node")
-	}
-	n := nodes[version]
-	n.once.Do(func() { n.env, n.err = start(version, external) })
-	if n.err != nil {
-		t.Fatalf("seatunnelenv: %v", n.err)
-	}
-	return n.env
+	return nodes[version].Get(t, func(ctx context.Context) (Env, error) { return start(ctx, version, external) })
 }
 
-func start(version string, external bool) (Env, error) {
+func start(ctx context.Context, version string, external bool) (Env, error) {
 	if url := os.Getenv("SEATUNNEL_REST_URL"); url != "" && external {
 		return fromVars(map[string]string{
 			"SEATUNNEL_REST_URL":       url,
@@ -89,17 +77,11 @@ func start(version string, external bool) (Env, error) {
 			"SEATUNNEL_REALTIME_API":   os.Getenv("SEATUNNEL_REALTIME_API"),
 		})
 	}
-	script, err := Script("start.sh")
+	vars, _, err := envscript.RunEnv(ctx, []string{"SEATUNNEL_VERSION=" + version}, "seatunnel", "start.sh")
 	if err != nil {
 		return Env{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	out, err := envscript.Run(ctx, []string{"SEATUNNEL_VERSION=" + version}, script)
-	if err != nil {
-		return Env{}, err
-	}
-	return fromVars(envscript.ParseEnv(out))
+	return fromVars(vars)
 }
 
 // SubmitJob submits the test job to e with the given knobs (SEATUNNEL_SLOW_MS=50, ... see

@@ -52,28 +52,13 @@ type Env struct {
 
 const startTimeout = 5 * time.Minute // the first start builds the server (about 20-30 s)
 
-var (
-	once   sync.Once
-	shared *Env
-	envErr error
-)
+var shared = envscript.Shared[*Env]{Pkg: "toxienv", What: "a real Toxiproxy server", Timeout: startTimeout}
 
 // Ensure returns the shared server, starting it on first use in this test binary. It skips the
 // test when CE_SKIP_REAL=1 and fails it when the server cannot start.
 func Ensure(t testing.TB) *Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Toxiproxy server")
-	}
-	once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		shared, envErr = Start(ctx)
-	})
-	if envErr != nil {
-		t.Fatalf("toxienv: %v", envErr)
-	}
-	return shared
+	return shared.Get(t, func(ctx context.Context) (*Env, error) { return Start(ctx) })
 }
 
 // Start runs testenv/toxiproxy/start.sh (idempotent: a running server of ours is reused) and
@@ -84,17 +69,12 @@ func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
 	if u := os.Getenv("TOXIPROXY_URL"); u != "" && len(extraEnv) == 0 {
 		return external(ctx, u)
 	}
-	script, err := envscript.Path("toxiproxy", "start.sh")
-	if err != nil {
-		return nil, err
-	}
-	out, err := envscript.Run(ctx, extraEnv, script)
+	vars, out, err := envscript.RunEnv(ctx, extraEnv, "toxiproxy", "start.sh")
 	if err != nil {
 		return nil, fmt.Errorf("toxienv: %w", err)
 	}
-	vars := envscript.ParseEnv(out)
 	if vars["TOXIPROXY_URL"] == "" {
-		return nil, fmt.Errorf("toxienv: %s printed no TOXIPROXY_URL:\n%s", script, out)
+		return nil, fmt.Errorf("toxienv: start.sh printed no TOXIPROXY_URL:\n%s", out)
 	}
 	pid, _ := strconv.Atoi(vars["TOXIPROXY_PID"])
 	return &Env{
@@ -109,11 +89,7 @@ func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
 // Stop runs testenv/toxiproxy/stop.sh with extraEnv (normally TOXIPROXY_RUN_DIR=... of a server
 // started with the same). The shared server is left to testenv/stop-all.sh.
 func Stop(ctx context.Context, extraEnv ...string) error {
-	script, err := envscript.Path("toxiproxy", "stop.sh")
-	if err != nil {
-		return err
-	}
-	if _, err := envscript.Run(ctx, extraEnv, script); err != nil {
+	if _, _, err := envscript.RunEnv(ctx, extraEnv, "toxiproxy", "stop.sh"); err != nil {
 		return fmt.Errorf("toxienv: %w", err)
 	}
 	return nil
