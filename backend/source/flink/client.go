@@ -8,8 +8,8 @@ package flink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -86,36 +86,15 @@ func (c *Client) getLenient(ctx context.Context, endpoint, path string, query ur
 func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values, out any, lenient bool) (err error) {
 	start := time.Now()
 	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() { c.observe(&info, start, err) }()
-	where := path
-	if len(query) > 0 {
-		where += "?" + query.Encode()
-	}
-
-	req := c.http.R().SetContext(ctx).SetDoNotParseResponse(true)
-	if len(query) > 0 {
-		req.SetQueryParamsFromValues(query)
-	}
-	resp, err := req.Get(path)
-	if err != nil {
+	defer func() { restclient.Report(c.cfg.OnRequest, info, start, err) }()
+	where := restclient.PathQuery(path, query)
+	data, err := restclient.Fetch(ctx, c.http, path, query, c.cfg.MaxBodyBytes, &info)
+	var tooLarge *restclient.BodyTooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return newError(where, endpoint, info.Status, tooLarge.Error(), nil)
+	case err != nil:
 		return c.transportError(where, err)
-	}
-	body := resp.RawBody()
-	defer body.Close()
-	info.Status = resp.StatusCode()
-
-	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
-		return newError(where, endpoint, info.Status,
-			fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes), nil)
-	}
-	data, err := io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
-	info.Bytes = int64(len(data))
-	if err != nil {
-		return c.transportError(where, fmt.Errorf("read body: %w", err))
-	}
-	if int64(len(data)) > c.cfg.MaxBodyBytes {
-		return newError(where, endpoint, info.Status,
-			fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes), nil)
 	}
 	if info.Status < 200 || info.Status > 299 {
 		return newError(where, endpoint, info.Status, c.redact(errorMessage(data)), nil)
@@ -127,15 +106,6 @@ func (c *Client) do(ctx context.Context, endpoint, path string, query url.Values
 		return newError(where, endpoint, info.Status, c.redact(decodeProblem(data, err)), nil)
 	}
 	return nil
-}
-
-// observe tells the request hook about a finished request.
-func (c *Client) observe(info *RequestInfo, start time.Time, err error) {
-	if c.cfg.OnRequest != nil {
-		info.Duration = time.Since(start)
-		info.Err = err
-		c.cfg.OnRequest(*info)
-	}
 }
 
 func (c *Client) transportError(where string, err error) error {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // LogFile is one entry of GET /jobmanager/logs.
@@ -59,7 +60,7 @@ func (c *Client) JobManagerLog(ctx context.Context, limit int64) (*LogHistory, e
 func (c *Client) stream(ctx context.Context, endpoint, path string, limit int64, read func(io.Reader) error) (err error) {
 	start := time.Now()
 	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() { c.observe(&info, start, err) }()
+	defer func() { restclient.Report(c.cfg.OnRequest, info, start, err) }()
 	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).Get(path)
 	if err != nil {
 		return c.transportError(path, err)

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -163,33 +162,15 @@ func (c *Client) getTraces(ctx context.Context, query url.Values) ([]byte, error
 func (c *Client) get(ctx context.Context, endpoint string, query url.Values) (data []byte, err error) {
 	start := time.Now()
 	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() {
-		if c.cfg.OnRequest != nil {
-			info.Duration, info.Err = time.Since(start), err
-			c.cfg.OnRequest(info)
-		}
-	}()
-	where := endpoint
-	if len(query) > 0 {
-		where += "?" + query.Encode()
-	}
-	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).SetQueryParamsFromValues(query).Get(endpoint)
-	if err != nil {
-		return nil, newError(where, 0, c.secrets.Redact(err.Error()), err)
-	}
-	body := resp.RawBody()
-	defer body.Close()
-	info.Status = resp.StatusCode()
-	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
-		return nil, newError(where, info.Status, fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes), errBodyTooLarge)
-	}
-	data, err = io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
-	info.Bytes = int64(len(data))
-	if err != nil {
-		return nil, newError(where, info.Status, c.secrets.Redact("read body: "+err.Error()), err)
-	}
-	if int64(len(data)) > c.cfg.MaxBodyBytes {
-		return nil, newError(where, info.Status, fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes), errBodyTooLarge)
+	defer func() { restclient.Report(c.cfg.OnRequest, info, start, err) }()
+	where := restclient.PathQuery(endpoint, query)
+	data, err = restclient.Fetch(ctx, c.http, endpoint, query, c.cfg.MaxBodyBytes, &info)
+	var tooLarge *restclient.BodyTooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, newError(where, info.Status, tooLarge.Error(), errBodyTooLarge)
+	case err != nil:
+		return nil, newError(where, info.Status, c.secrets.Redact(err.Error()), err)
 	}
 	if info.Status < 200 || info.Status > 299 {
 		return nil, newError(where, info.Status, c.secrets.Redact(errorMessage(data)), nil)
