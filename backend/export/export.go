@@ -62,12 +62,11 @@ func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
 	if r.Format != "" && r.Format != FormatCapture {
 		return writeFormat(ctx, st, r)
 	}
-	dir := filepath.Dir(r.Path)
-	tmp, err := os.CreateTemp(dir, ".export-*.ckpt.gz")
+	tmp, err := newTempFile(r.Path, ".export-*.ckpt.gz")
 	if err != nil {
-		return Result{}, fmt.Errorf("export: %w", err)
+		return Result{}, err
 	}
-	defer os.Remove(tmp.Name())
+	defer tmp.discard()
 	host, _ := os.Hostname()
 	w, err := capture.NewWriter(tmp, capture.Header{
 		RecordedBy: "checkpoint-explorer export", RecordedAt: time.Now().UTC(),
@@ -141,30 +140,20 @@ func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
 		}
 		return w.Close()
 	}()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return Result{}, fmt.Errorf("export %s: %w", r.Path, err)
-	}
-	if err := os.Rename(tmp.Name(), r.Path); err != nil {
-		return Result{}, fmt.Errorf("export: %w", err)
+	if res.Bytes, err = tmp.finish(err); err != nil {
+		return Result{}, err
 	}
 	res.Records = w.Records()
-	if fi, err := os.Stat(r.Path); err == nil {
-		res.Bytes = fi.Size()
-	}
 	return res, nil
 }
 
 // writeFormat writes a job's checkpoints in another tool's format.
 func writeFormat(ctx context.Context, st *store.Store, r Request) (Result, error) {
-	dir := filepath.Dir(r.Path)
-	tmp, err := os.CreateTemp(dir, ".export-*")
+	tmp, err := newTempFile(r.Path, ".export-*")
 	if err != nil {
-		return Result{}, fmt.Errorf("export: %w", err)
+		return Result{}, err
 	}
-	defer os.Remove(tmp.Name())
+	defer tmp.discard()
 	res := Result{Path: r.Path}
 	q := store.Query{Cluster: r.Cluster.Name, JobID: r.Job.ID, FromMs: r.FromMs, ToMs: r.ToMs}
 	each := func(add func(c *model.Checkpoint) error) error {
@@ -208,20 +197,48 @@ func writeFormat(ctx context.Context, st *store.Store, r Request) (Result, error
 		}
 		return fmt.Errorf("%w %q: choose capture, perfetto, otlp or csv", ErrFormat, r.Format)
 	}()
-	if cerr := tmp.Close(); err == nil {
+	if res.Bytes, err = tmp.finish(err); err != nil {
+		return Result{}, err
+	}
+	res.Records = res.Checkpoints
+	return res, nil
+}
+
+// tempFile is an export being written: a temporary file beside its path, which replaces the
+// path only when the export is whole.
+type tempFile struct {
+	*os.File
+	path string
+}
+
+func newTempFile(path, pattern string) (*tempFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return &tempFile{File: f, path: path}, nil
+}
+
+// discard removes the temporary file (nothing once finish moved it).
+func (t *tempFile) discard() { os.Remove(t.Name()) }
+
+// finish closes the file and, when writing it went well (err is nil), moves it to its path; it
+// returns the size of the export.
+func (t *tempFile) finish(err error) (int64, error) {
+	if cerr := t.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("export %s: %w", r.Path, err)
+		return 0, fmt.Errorf("export %s: %w", t.path, err)
 	}
-	if err := os.Rename(tmp.Name(), r.Path); err != nil {
-		return Result{}, fmt.Errorf("export: %w", err)
+	if err := os.Rename(t.Name(), t.path); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
 	}
-	res.Records = res.Checkpoints
-	if fi, err := os.Stat(r.Path); err == nil {
-		res.Bytes = fi.Size()
+	var size int64
+	if fi, err := os.Stat(t.path); err == nil {
+		size = fi.Size()
 	}
-	return res, nil
+	return size, nil
 }
 
 // Ext is the file name ending a format's export gets by default.

@@ -37,15 +37,8 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // Add writes c's row(s).
 func (w *CSVWriter) Add(c *model.Checkpoint) error {
-	if !w.header {
-		w.header = true
-		cols := CheckpointColumns
-		if w.perSubtask {
-			cols = SubtaskColumns
-		}
-		if err := w.w.Write(cols); err != nil {
-			return err
-		}
+	if err := w.writeHeader(); err != nil {
+		return err
 	}
 	kind := string(c.Kind)
 	if kind == "" {
@@ -74,17 +67,23 @@ func (w *CSVWriter) Add(c *model.Checkpoint) error {
 	return nil
 }
 
+// writeHeader writes the column names, before the first row.
+func (w *CSVWriter) writeHeader() error {
+	if w.header {
+		return nil
+	}
+	w.header = true
+	cols := CheckpointColumns
+	if w.perSubtask {
+		cols = SubtaskColumns
+	}
+	return w.w.Write(cols)
+}
+
 // Close flushes what was written; the header is written even for no rows.
 func (w *CSVWriter) Close() error {
-	if !w.header {
-		w.header = true
-		cols := CheckpointColumns
-		if w.perSubtask {
-			cols = SubtaskColumns
-		}
-		if err := w.w.Write(cols); err != nil {
-			return err
-		}
+	if err := w.writeHeader(); err != nil {
+		return err
 	}
 	w.w.Flush()
 	return w.w.Error()

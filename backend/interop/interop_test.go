@@ -2,17 +2,15 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 )
 
@@ -20,26 +18,9 @@ import (
 // per-subtask stats): one job's checkpoints and the job.
 func realCheckpoints(t *testing.T) (model.Job, []model.Checkpoint) {
 	t.Helper()
-	var job model.Job
-	var cps []model.Checkpoint
-	_, err := capture.ReadFile(context.Background(), filepath.Join("..", "..", "app", "sample", "flink-knobs.ckpt.gz"), capture.DefaultLimits(), capture.Visitor{
-		Job: func(j model.Job) error {
-			if job.ID == "" {
-				job = j
-			}
-			return nil
-		},
-		Checkpoint: func(c *model.Checkpoint) error { cps = append(cps, *c); return nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mine []model.Checkpoint
-	for _, c := range cps {
-		if c.JobID == job.ID {
-			mine = append(mine, c)
-		}
-	}
+	rec := capturetest.Read(t, capturetest.Sample("flink-knobs.ckpt.gz"))
+	job := rec.Jobs[0]
+	mine := rec.CheckpointsOf(job.ID)
 	if len(mine) < 5 {
 		t.Fatalf("the recording holds %d checkpoints of %s", len(mine), job.ID)
 	}

@@ -54,30 +54,38 @@ const (
 	attrFailure  = "checkpoint_explorer.failure_message"
 )
 
-// The OTLP JSON encoding (opentelemetry-proto, ExportTraceServiceRequest).
-type otlpFile struct {
-	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
+// The OTLP JSON encoding (opentelemetry-proto, ExportTraceServiceRequest), what WriteTo
+// writes and ReadOTLP reads; a source with spans of another shape (Jaeger's) builds these.
+
+// OTLPFile is a whole file (a request): the spans by resource.
+type OTLPFile struct {
+	ResourceSpans []OTLPResourceSpans `json:"resourceSpans"`
 }
 
-type otlpResourceSpans struct {
-	Resource   otlpResource     `json:"resource"`
-	ScopeSpans []otlpScopeSpans `json:"scopeSpans"`
+// OTLPResourceSpans are one resource's spans, by instrumentation scope.
+type OTLPResourceSpans struct {
+	Resource   OTLPResource     `json:"resource"`
+	ScopeSpans []OTLPScopeSpans `json:"scopeSpans"`
 }
 
-type otlpResource struct {
-	Attributes []otlpAttr `json:"attributes,omitempty"`
+// OTLPResource is what produced the spans (its service.name and other attributes).
+type OTLPResource struct {
+	Attributes []OTLPAttr `json:"attributes,omitempty"`
 }
 
-type otlpScopeSpans struct {
-	Scope otlpScope  `json:"scope"`
-	Spans []otlpSpan `json:"spans"`
+// OTLPScopeSpans are one instrumentation scope's spans.
+type OTLPScopeSpans struct {
+	Scope OTLPScope  `json:"scope"`
+	Spans []OTLPSpan `json:"spans"`
 }
 
-type otlpScope struct {
+// OTLPScope names an instrumentation scope (Flink's is FlinkSpanScope).
+type OTLPScope struct {
 	Name string `json:"name"`
 }
 
-type otlpSpan struct {
+// OTLPSpan is one span; times are nanoseconds since the epoch, as decimal strings.
+type OTLPSpan struct {
 	TraceID      string     `json:"traceId"`
 	SpanID       string     `json:"spanId"`
 	ParentSpanID string     `json:"parentSpanId,omitempty"`
@@ -85,28 +93,29 @@ type otlpSpan struct {
 	Kind         int        `json:"kind"`
 	StartNano    string     `json:"startTimeUnixNano"`
 	EndNano      string     `json:"endTimeUnixNano"`
-	Attributes   []otlpAttr `json:"attributes"`
+	Attributes   []OTLPAttr `json:"attributes"`
 }
 
-type otlpAttr struct {
+// OTLPAttr is a span's or a resource's attribute.
+type OTLPAttr struct {
 	Key   string    `json:"key"`
-	Value otlpValue `json:"value"`
+	Value OTLPValue `json:"value"`
 }
 
-// otlpValue is an AnyValue; OTLP JSON writes 64-bit integers as strings
+// OTLPValue is an AnyValue; OTLP JSON writes 64-bit integers as strings
 // (some writers as numbers: both are read).
-type otlpValue struct {
+type OTLPValue struct {
 	String *string          `json:"stringValue,omitempty"`
 	Int    *json.RawMessage `json:"intValue,omitempty"`
 	Double *float64         `json:"doubleValue,omitempty"`
 	Bool   *bool            `json:"boolValue,omitempty"`
 }
 
-func strAttr(k, v string) otlpAttr { return otlpAttr{Key: k, Value: otlpValue{String: &v}} }
+func strAttr(k, v string) OTLPAttr { return OTLPAttr{Key: k, Value: OTLPValue{String: &v}} }
 
-func intAttr(k string, v int64) otlpAttr {
+func intAttr(k string, v int64) OTLPAttr {
 	raw := json.RawMessage(strconv.Quote(strconv.FormatInt(v, 10)))
-	return otlpAttr{Key: k, Value: otlpValue{Int: &raw}}
+	return OTLPAttr{Key: k, Value: OTLPValue{Int: &raw}}
 }
 
 func nanos(ms int64) string { return strconv.FormatInt(ms*1_000_000, 10) }
@@ -125,7 +134,7 @@ func spanID(parts ...string) (trace, span string) {
 // out (Flink reports a span when a checkpoint ends).
 type OTLPWriter struct {
 	job   model.Job
-	spans []otlpSpan
+	spans []OTLPSpan
 }
 
 // NewOTLPWriter starts a file of job's checkpoints.
@@ -142,7 +151,7 @@ func (w *OTLPWriter) Add(c *model.Checkpoint) {
 	if c.Kind == model.KindSavepoint {
 		kind = "SAVEPOINT"
 	}
-	attrs := []otlpAttr{
+	attrs := []OTLPAttr{
 		intAttr("checkpointId", c.ID),
 		intAttr("fullSize", c.StateSize),
 		intAttr("checkpointedSize", c.CheckpointedSize),
@@ -168,7 +177,7 @@ func (w *OTLPWriter) Add(c *model.Checkpoint) {
 		}
 	}
 	attrs = append(attrs, aggregates(all)...)
-	w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: root, Name: SpanCheckpoint, Kind: 1,
+	w.spans = append(w.spans, OTLPSpan{TraceID: trace, SpanID: root, Name: SpanCheckpoint, Kind: 1,
 		StartNano: nanos(c.TriggerMs), EndNano: nanos(c.EndMs()), Attributes: attrs})
 	for t := range c.Tasks {
 		task := &c.Tasks[t]
@@ -183,27 +192,27 @@ func (w *OTLPWriter) Add(c *model.Checkpoint) {
 		if end == 0 {
 			end = c.EndMs()
 		}
-		tattrs := append([]otlpAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID)}, aggregates(subs)...)
-		w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: tid, ParentSpanID: root, Name: SpanCheckpointTask, Kind: 1,
+		tattrs := append([]OTLPAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID)}, aggregates(subs)...)
+		w.spans = append(w.spans, OTLPSpan{TraceID: trace, SpanID: tid, ParentSpanID: root, Name: SpanCheckpointTask, Kind: 1,
 			StartNano: nanos(c.TriggerMs), EndNano: nanos(end), Attributes: tattrs})
 		for _, st := range subs {
 			_, sid := spanID(append(key, task.VertexID, strconv.Itoa(st.Index))...)
-			sattrs := []otlpAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID), intAttr("subtaskId", int64(st.Index))}
+			sattrs := []OTLPAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID), intAttr("subtaskId", int64(st.Index))}
 			for _, m := range spanMetrics {
 				sattrs = append(sattrs, intAttr(m.name, m.get(st)))
 			}
-			w.spans = append(w.spans, otlpSpan{TraceID: trace, SpanID: sid, ParentSpanID: tid, Name: SpanCheckpointSubtask, Kind: 1,
+			w.spans = append(w.spans, OTLPSpan{TraceID: trace, SpanID: sid, ParentSpanID: tid, Name: SpanCheckpointSubtask, Kind: 1,
 				StartNano: nanos(c.TriggerMs + st.StartDelayMs), EndNano: nanos(st.AckMs), Attributes: sattrs})
 		}
 	}
 }
 
 // aggregates are Flink's max<Metric> and sum<Metric> over subtasks.
-func aggregates(subs []*model.SubtaskStats) []otlpAttr {
+func aggregates(subs []*model.SubtaskStats) []OTLPAttr {
 	if len(subs) == 0 {
 		return nil
 	}
-	var out []otlpAttr
+	var out []OTLPAttr
 	for _, m := range spanMetrics {
 		var mx, sum int64
 		for _, s := range subs {
@@ -221,12 +230,12 @@ func aggregates(subs []*model.SubtaskStats) []otlpAttr {
 
 // WriteTo writes the file.
 func (w *OTLPWriter) WriteTo(out io.Writer) (int64, error) {
-	f := otlpFile{ResourceSpans: []otlpResourceSpans{{
-		Resource:   otlpResource{Attributes: []otlpAttr{strAttr("service.name", "checkpoint-explorer")}},
-		ScopeSpans: []otlpScopeSpans{{Scope: otlpScope{Name: FlinkSpanScope}, Spans: w.spans}},
+	f := OTLPFile{ResourceSpans: []OTLPResourceSpans{{
+		Resource:   OTLPResource{Attributes: []OTLPAttr{strAttr("service.name", "checkpoint-explorer")}},
+		ScopeSpans: []OTLPScopeSpans{{Scope: OTLPScope{Name: FlinkSpanScope}, Spans: w.spans}},
 	}}}
 	if f.ResourceSpans[0].ScopeSpans[0].Spans == nil {
-		f.ResourceSpans[0].ScopeSpans[0].Spans = []otlpSpan{}
+		f.ResourceSpans[0].ScopeSpans[0].Spans = []OTLPSpan{}
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
@@ -237,7 +246,7 @@ func (w *OTLPWriter) WriteTo(out io.Writer) (int64, error) {
 }
 
 // attrs indexes a span's attributes.
-type attrs map[string]otlpValue
+type attrs map[string]OTLPValue
 
 func (a attrs) str(k string) string {
 	if v, ok := a[k]; ok && v.String != nil {
@@ -281,7 +290,7 @@ func (a attrs) job() string {
 	return ""
 }
 
-func indexAttrs(as []otlpAttr) attrs {
+func indexAttrs(as []OTLPAttr) attrs {
 	m := make(attrs, len(as))
 	for _, a := range as {
 		m[a.Key] = a.Value
@@ -311,13 +320,13 @@ type Spans struct {
 // children of 2.2+. cluster names the cluster the checkpoints are stored
 // under when the spans do not say (Flink's do not).
 func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
-	var f otlpFile
+	var f OTLPFile
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&f); err != nil {
 		return Spans{}, fmt.Errorf("otlp: not OTLP JSON: %w", err)
 	}
 	type node struct {
-		span  *otlpSpan
+		span  *OTLPSpan
 		attrs attrs
 	}
 	var roots []node

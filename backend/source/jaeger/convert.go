@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"checkpoint-explorer/backend/interop"
 )
 
 // Jaeger's query JSON (GET /api/traces; model/json in Jaeger): traces of spans whose times are
@@ -48,43 +50,6 @@ type jTag struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// The OTLP JSON that interop.ReadOTLP reads (ExportTraceServiceRequest), only what it looks at.
-type oFile struct {
-	ResourceSpans []oResourceSpans `json:"resourceSpans"`
-}
-
-type oResourceSpans struct {
-	Resource   oResource     `json:"resource"`
-	ScopeSpans []oScopeSpans `json:"scopeSpans"`
-}
-
-type oResource struct {
-	Attributes []oAttr `json:"attributes"`
-}
-
-type oScopeSpans struct {
-	Scope struct {
-		Name string `json:"name"`
-	} `json:"scope"`
-	Spans []oSpan `json:"spans"`
-}
-
-type oSpan struct {
-	TraceID      string  `json:"traceId"`
-	SpanID       string  `json:"spanId"`
-	ParentSpanID string  `json:"parentSpanId,omitempty"`
-	Name         string  `json:"name"`
-	Kind         int     `json:"kind"`
-	StartNano    string  `json:"startTimeUnixNano"`
-	EndNano      string  `json:"endTimeUnixNano"`
-	Attributes   []oAttr `json:"attributes"`
-}
-
-type oAttr struct {
-	Key   string         `json:"key"`
-	Value map[string]any `json:"value"`
-}
-
 // The tag Jaeger stores an OpenTelemetry span's instrumentation scope under.
 const tagScopeName = "otel.scope.name"
 
@@ -102,18 +67,18 @@ func decodeAnswer(data []byte) (tracesAnswer, error) {
 // and tags), a scope per otel.scope.name, times in nanoseconds, a CHILD_OF reference as the
 // parent, tags as typed attributes.
 func toOTLP(traces []jTrace) ([]byte, error) {
-	var f oFile
+	var f interop.OTLPFile
 	for ti := range traces {
 		tr := &traces[ti]
-		byProc := map[string]*oResourceSpans{}
+		byProc := map[string]*interop.OTLPResourceSpans{}
 		var order []string
 		for si := range tr.Spans {
 			sp := &tr.Spans[si]
 			rs, ok := byProc[sp.ProcessID]
 			if !ok {
-				rs = &oResourceSpans{}
+				rs = &interop.OTLPResourceSpans{}
 				if p, ok := tr.Processes[sp.ProcessID]; ok {
-					rs.Resource.Attributes = append(rs.Resource.Attributes, oAttr{Key: "service.name", Value: map[string]any{"stringValue": p.ServiceName}})
+					rs.Resource.Attributes = append(rs.Resource.Attributes, stringAttr("service.name", p.ServiceName))
 					for _, t := range p.Tags {
 						if a, ok := attrOf(t); ok {
 							rs.Resource.Attributes = append(rs.Resource.Attributes, a)
@@ -123,7 +88,7 @@ func toOTLP(traces []jTrace) ([]byte, error) {
 				byProc[sp.ProcessID] = rs
 				order = append(order, sp.ProcessID)
 			}
-			o := oSpan{TraceID: sp.TraceID, SpanID: sp.SpanID, Name: sp.OperationName, Kind: 1,
+			o := interop.OTLPSpan{TraceID: sp.TraceID, SpanID: sp.SpanID, Name: sp.OperationName, Kind: 1,
 				StartNano: strconv.FormatInt(sp.StartTime*1000, 10),
 				EndNano:   strconv.FormatInt((sp.StartTime+sp.Duration)*1000, 10)}
 			if o.TraceID == "" {
@@ -145,14 +110,14 @@ func toOTLP(traces []jTrace) ([]byte, error) {
 					o.Attributes = append(o.Attributes, a)
 				}
 			}
-			var ss *oScopeSpans
+			var ss *interop.OTLPScopeSpans
 			for i := range rs.ScopeSpans {
 				if rs.ScopeSpans[i].Scope.Name == scope {
 					ss = &rs.ScopeSpans[i]
 				}
 			}
 			if ss == nil {
-				rs.ScopeSpans = append(rs.ScopeSpans, oScopeSpans{})
+				rs.ScopeSpans = append(rs.ScopeSpans, interop.OTLPScopeSpans{})
 				ss = &rs.ScopeSpans[len(rs.ScopeSpans)-1]
 				ss.Scope.Name = scope
 			}
@@ -163,40 +128,45 @@ func toOTLP(traces []jTrace) ([]byte, error) {
 		}
 	}
 	if f.ResourceSpans == nil {
-		f.ResourceSpans = []oResourceSpans{}
+		f.ResourceSpans = []interop.OTLPResourceSpans{}
 	}
 	return json.Marshal(f)
 }
 
 // attrOf maps a Jaeger tag to an OTLP attribute; int64 values stay exact (as OTLP JSON's
 // strings). Binary tags are left out.
-func attrOf(t jTag) (oAttr, bool) {
-	a := oAttr{Key: t.Key}
+func stringAttr(k, v string) interop.OTLPAttr {
+	return interop.OTLPAttr{Key: k, Value: interop.OTLPValue{String: &v}}
+}
+
+func attrOf(t jTag) (interop.OTLPAttr, bool) {
+	a := interop.OTLPAttr{Key: t.Key}
 	switch t.Type {
 	case "string", "":
 		var s string
 		if json.Unmarshal(t.Value, &s) != nil {
 			return a, false
 		}
-		a.Value = map[string]any{"stringValue": s}
+		a.Value.String = &s
 	case "int64":
 		n := bytes.TrimSpace(t.Value)
 		if _, err := strconv.ParseInt(string(n), 10, 64); err != nil {
 			return a, false
 		}
-		a.Value = map[string]any{"intValue": string(n)}
+		raw := json.RawMessage(strconv.Quote(string(n)))
+		a.Value.Int = &raw
 	case "float64":
 		var v float64
 		if json.Unmarshal(t.Value, &v) != nil {
 			return a, false
 		}
-		a.Value = map[string]any{"doubleValue": v}
+		a.Value.Double = &v
 	case "bool":
 		var v bool
 		if json.Unmarshal(t.Value, &v) != nil {
 			return a, false
 		}
-		a.Value = map[string]any{"boolValue": v}
+		a.Value.Bool = &v
 	default:
 		return a, false
 	}
