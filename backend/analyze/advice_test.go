@@ -1,14 +1,12 @@
 package analyze
 
 import (
-	"context"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 )
 
@@ -263,28 +261,9 @@ func TestTimeoutAdviceQuotesTheP99(t *testing.T) {
 // backpressure), the analysis advises unaligned checkpoints when they are
 // off, and not when the configuration says they are on.
 func TestAdviceOnARealRecording(t *testing.T) {
-	var job model.Job
-	var cps []model.Checkpoint
-	var metrics []model.MetricSample
-	_, err := capture.ReadFile(context.Background(), filepath.Join("..", "..", "app", "sample", "flink120-mixed.ckpt.gz"), capture.DefaultLimits(), capture.Visitor{
-		Job: func(j model.Job) error {
-			if job.ID == "" {
-				job = j
-			}
-			return nil
-		},
-		Checkpoint:   func(c *model.Checkpoint) error { cps = append(cps, *c); return nil },
-		MetricSample: func(m model.MetricSample) error { metrics = append(metrics, m); return nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mine []model.Checkpoint
-	for _, c := range cps {
-		if c.JobID == job.ID {
-			mine = append(mine, c)
-		}
-	}
+	rec := capturetest.Read(t, capturetest.Sample("flink120-mixed.ckpt.gz"))
+	job, metrics := rec.Jobs[0], rec.MetricSamples
+	mine := rec.CheckpointsOf(job.ID)
 	run := func(cfg *model.JobConfig) JobAnalysis {
 		a := NewAnalyzer(job, nil, metrics)
 		a.SetConfig(cfg)

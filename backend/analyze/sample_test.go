@@ -1,13 +1,12 @@
 package analyze
 
 import (
-	"context"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
-	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 )
 
@@ -35,15 +34,10 @@ type sampleData struct {
 }
 
 func readSample(t testing.TB) sampleData {
-	var d sampleData
-	_, err := capture.ReadFile(context.Background(), samplePath(t), capture.DefaultLimits(), capture.Visitor{
-		Job:          func(j model.Job) error { d.job = j; return nil },
-		Checkpoint:   func(c *model.Checkpoint) error { d.cps = append(d.cps, *c); return nil },
-		MetricSample: func(m model.MetricSample) error { d.metrics = append(d.metrics, m); return nil },
-		Gap:          func(g model.Gap) error { d.gaps = append(d.gaps, g); return nil },
-	})
-	if err != nil {
-		t.Fatal(err)
+	rec := capturetest.Read(t, samplePath(t))
+	d := sampleData{cps: rec.Checkpoints, metrics: rec.MetricSamples, gaps: rec.Gaps}
+	if n := len(rec.Jobs); n > 0 {
+		d.job = rec.Jobs[n-1]
 	}
 	return d
 }

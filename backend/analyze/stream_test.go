@@ -2,16 +2,14 @@ package analyze
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 )
 
@@ -152,34 +150,10 @@ func TestStreamedAnalysisEqualsAnalyze(t *testing.T) {
 	}
 	var inputs []input
 	for _, f := range []string{"flink-knobs.ckpt.gz", "flink120-mixed.ckpt.gz", "flink120-iceberg.ckpt.gz"} {
-		byJob := map[string]*input{}
-		var order []string
-		var acks []model.AckSample
-		var metrics []model.MetricSample
-		var gaps []model.Gap
-		_, err := capture.ReadFile(context.Background(), filepath.Join("..", "..", "app", "sample", f), capture.DefaultLimits(), capture.Visitor{
-			Job: func(j model.Job) error {
-				byJob[j.ID] = &input{name: f + " " + j.Name, job: j}
-				order = append(order, j.ID)
-				return nil
-			},
-			Checkpoint: func(c *model.Checkpoint) error {
-				if in := byJob[c.JobID]; in != nil {
-					in.cps = append(in.cps, *c)
-				}
-				return nil
-			},
-			AckSample:    func(s model.AckSample) error { acks = append(acks, s); return nil },
-			MetricSample: func(m model.MetricSample) error { metrics = append(metrics, m); return nil },
-			Gap:          func(g model.Gap) error { gaps = append(gaps, g); return nil },
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range order {
-			in := byJob[id]
-			in.acks, in.metrics, in.gaps = acks, metrics, gaps
-			inputs = append(inputs, *in)
+		rec := capturetest.Read(t, capturetest.Sample(f))
+		for _, j := range rec.Jobs {
+			inputs = append(inputs, input{name: f + " " + j.Name, job: j, cps: rec.CheckpointsOf(j.ID),
+				acks: rec.AckSamples, metrics: rec.MetricSamples, gaps: rec.Gaps})
 		}
 	}
 	job, cps, ms := benchInput(300)

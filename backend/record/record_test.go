@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/prometheus"
 	"checkpoint-explorer/testenv/flinkenv"
@@ -55,20 +56,12 @@ type recorded struct {
 
 func readCapture(t *testing.T, path string) recorded {
 	t.Helper()
-	var r recorded
-	var err error
-	r.sum, err = capture.ReadFile(context.Background(), path, capture.DefaultLimits(), capture.Visitor{
-		Job:        func(j model.Job) error { r.jobs = append(r.jobs, j); return nil },
-		Checkpoint: func(*model.Checkpoint) error { r.checkpoints++; return nil },
-		MetricSample: func(m model.MetricSample) error {
-			if m.Source == prometheus.SourceName {
-				r.prom = append(r.prom, m)
-			}
-			return nil
-		},
-	})
-	if err != nil {
-		t.Fatalf("the capture does not read back: %v", err)
+	rec := capturetest.Read(t, path)
+	r := recorded{sum: rec.Summary, jobs: rec.Jobs, checkpoints: len(rec.Checkpoints)}
+	for _, m := range rec.MetricSamples {
+		if m.Source == prometheus.SourceName {
+			r.prom = append(r.prom, m)
+		}
 	}
 	return r
 }
