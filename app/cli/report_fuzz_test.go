@@ -2,14 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"checkpoint-explorer/app"
+	"checkpoint-explorer/app/apptest"
 	"checkpoint-explorer/testenv/fuzzenv"
 )
 
@@ -34,15 +32,7 @@ func cutReport(r app.Report) app.Report {
 // `go test` runs every seed and every input under testdata/fuzz/ (found problems, kept as
 // regressions); testenv/fuzz.sh (make fuzz) fuzzes it for a while.
 func FuzzReportRenderers(f *testing.F) {
-	svc, err := app.NewService(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil { // opens the bundled samples
-		f.Fatal(err)
-	}
-	a := svc.App()
+	a := apptest.Start(f, true, nil).App()
 	jobs, err := a.ListJobs("")
 	if err != nil || len(jobs) == 0 {
 		f.Fatalf("the samples hold no job: %v", err)
@@ -58,7 +48,6 @@ func FuzzReportRenderers(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	svc.Close()
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzenv.Count()

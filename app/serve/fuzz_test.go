@@ -2,11 +2,8 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -14,6 +11,7 @@ import (
 	"testing"
 
 	"checkpoint-explorer/app"
+	"checkpoint-explorer/app/apptest"
 	"checkpoint-explorer/testenv/fuzzenv"
 )
 
@@ -33,15 +31,7 @@ var fuzzMethods = []string{"Checkpoint", "CheckpointView", "Checkpoints", "Compa
 // `go test` runs every seed and every input under testdata/fuzz/ (found problems, kept as
 // regressions); testenv/fuzz.sh (make fuzz) fuzzes it for a while.
 func FuzzServeCall(f *testing.F) {
-	svc, err := app.NewService(context.Background(), app.Options{DataDir: f.TempDir(), NoCollect: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil { // opens the bundled samples
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { svc.Close() })
+	svc := apptest.Start(f, true, nil)
 	a := svc.App()
 	srv, err := New(svc, Options{Token: "fuzz"})
 	if err != nil {

@@ -70,13 +70,7 @@ func TestServeRefusesWithoutTokenAndForeignHostOrOrigin(t *testing.T) {
 		if auth != "" {
 			req.Header.Set("Authorization", "Bearer "+auth)
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return do(t, req)
 	}
 	for _, tc := range []struct {
 		name, method, path, host, origin, auth string
@@ -99,22 +93,15 @@ func TestServeRefusesWithoutTokenAndForeignHostOrOrigin(t *testing.T) {
 		}
 	}
 	// A call with bad arguments is a 400 naming the problem.
-	req, _ := http.NewRequest("POST", ts.URL+"/api/app.App.Checkpoints", strings.NewReader(`["x"]`))
-	req.Header.Set("Authorization", "Bearer secret-token")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 400 || !strings.Contains(string(b), "takes 4 arguments") {
-		t.Errorf("bad arity: %d %s", res.StatusCode, b)
+	if code, b := send(t, "POST", ts.URL+"/api/app.App.Checkpoints", "secret-token", strings.NewReader(`["x"]`)); code != 400 || !strings.Contains(b, "takes 4 arguments") {
+		t.Errorf("bad arity: %d %s", code, b)
 	}
 	// The token cookie set by the page URL lets later requests through.
 	jar := &cookieJar{}
 	cl := &http.Client{Jar: jar}
-	req, _ = http.NewRequest("POST", ts.URL+"/api/app.App.Version?token=secret-token", nil)
-	if res, err = cl.Do(req); err != nil {
+	req, _ := http.NewRequest("POST", ts.URL+"/api/app.App.Version?token=secret-token", nil)
+	res, err := cl.Do(req)
+	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
@@ -122,7 +109,7 @@ func TestServeRefusesWithoutTokenAndForeignHostOrOrigin(t *testing.T) {
 	if res, err = cl.Do(req); err != nil {
 		t.Fatal(err)
 	}
-	b, _ = io.ReadAll(res.Body)
+	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 200 || !strings.Contains(string(b), "result") {
 		t.Errorf("cookie call: %d %s", res.StatusCode, b)
@@ -147,16 +134,8 @@ func TestUploadOfABadFileIsRefusedWhole(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	before := contentDigest(t, a)
-	req, _ := http.NewRequest("POST", ts.URL+"/upload?name=broken.ckpt.gz", strings.NewReader("\x1f\x8b\x08garbage"))
-	req.Header.Set("Authorization", "Bearer t")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 400 || !strings.Contains(string(b), "broken.ckpt.gz") {
-		t.Errorf("bad upload: %d %s", res.StatusCode, b)
+	if code, b := send(t, "POST", ts.URL+"/upload?name=broken.ckpt.gz", "t", strings.NewReader("\x1f\x8b\x08garbage")); code != 400 || !strings.Contains(b, "broken.ckpt.gz") {
+		t.Errorf("bad upload: %d %s", code, b)
 	}
 	if contentDigest(t, a) != before {
 		t.Error("a refused upload changed the cache")
@@ -168,17 +147,11 @@ func TestUploadOfABadFileIsRefusedWhole(t *testing.T) {
 	w.Job(model.Job{Cluster: "up", ID: "j", Name: "J", Engine: model.EngineFlink, State: "RUNNING"})
 	w.Checkpoint(&model.Checkpoint{Cluster: "up", JobID: "j", ID: 1, Kind: model.KindCheckpoint, Status: model.StatusCompleted, TriggerMs: 1000, EndToEndMs: 5})
 	w.Close()
-	req, _ = http.NewRequest("POST", ts.URL+"/upload?name=good.ckpt.gz", &buf)
-	req.Header.Set("Authorization", "Bearer t")
-	res, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code, b := send(t, "POST", ts.URL+"/upload?name=good.ckpt.gz", "t", &buf)
 	var ir app.ImportResult
-	json.NewDecoder(res.Body).Decode(&ir)
-	res.Body.Close()
-	if res.StatusCode != 200 || ir.Checkpoints != 1 || len(ir.Sources) != 1 || ir.Sources[0] != "capture: up" {
-		t.Errorf("good upload: %d %+v", res.StatusCode, ir)
+	json.Unmarshal([]byte(b), &ir)
+	if code != 200 || ir.Checkpoints != 1 || len(ir.Sources) != 1 || ir.Sources[0] != "capture: up" {
+		t.Errorf("good upload: %d %+v", code, ir)
 	}
 }
 
@@ -197,16 +170,8 @@ func TestServeExportsTheAppsOwnMetricsBehindTheToken(t *testing.T) {
 	if res.StatusCode != 401 {
 		t.Errorf("/metrics without the token: %d", res.StatusCode)
 	}
-	req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer t")
-	res, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "checkpoint_explorer_store_checkpoints 0") {
-		t.Errorf("/metrics with the token: %d\n%s", res.StatusCode, body)
+	if code, body := send(t, "GET", ts.URL+"/metrics", "t", nil); code != 200 || !strings.Contains(body, "checkpoint_explorer_store_checkpoints 0") {
+		t.Errorf("/metrics with the token: %d\n%s", code, body)
 	}
 }
 
