@@ -70,6 +70,17 @@ func (a *App) configuredTracesCluster(name string) (model.Cluster, error) {
 	return c, nil
 }
 
+// tracesJob is the configured cluster named, which must have a traces URL, and the job as the
+// cache holds it (store.ErrNotFound when it holds none).
+func (a *App) tracesJob(ctx context.Context, cluster, job string) (model.Cluster, model.Job, error) {
+	c, err := a.configuredTracesCluster(cluster)
+	if err != nil {
+		return c, model.Job{}, err
+	}
+	j, err := a.store.Job(ctx, cluster, job)
+	return c, j, err
+}
+
 // BackfillTraces reads, from the cluster's traces, the job's checkpoints the cache has no
 // record of — before its first cached one (history the engine no longer lists), between
 // cached ones whose ids skip, and after the last one when the app no longer follows the job —
@@ -79,13 +90,9 @@ func (a *App) BackfillTraces(cluster, job string) (TracesResult, error) {
 	if job == "" {
 		return TracesResult{}, badRequest("a job id is required")
 	}
-	c, err := a.configuredTracesCluster(cluster)
-	if err != nil {
-		return TracesResult{}, err
-	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	j, err := a.store.Job(ctx, cluster, job)
+	c, j, err := a.tracesJob(ctx, cluster, job)
 	if errors.Is(err, store.ErrNotFound) {
 		return TracesResult{}, badRequest("no job %q cached for cluster %q (open it from traces first)", job, cluster)
 	}
@@ -167,13 +174,9 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 	if !jaeger.ValidJobID(job) {
 		return TracesResult{}, badRequest("job id %q: a Flink job id is 32 hexadecimal digits", job)
 	}
-	c, err := a.configuredTracesCluster(cluster)
-	if err != nil {
-		return TracesResult{}, err
-	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	j, err := a.store.Job(ctx, cluster, job)
+	c, j, err := a.tracesJob(ctx, cluster, job)
 	switch {
 	case err == nil:
 		return a.backfillTraces(ctx, c, j, !a.follows(cluster, j), TracesOpenRequests)

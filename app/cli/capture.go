@@ -58,8 +58,7 @@ func captureCmd(g *globals) *cobra.Command {
 	fs.StringVar(&f.since, "since", "7d", "with --traces-url: how far back to read (e.g. 6h, 2d)")
 	fs.StringVar(&f.auth, "auth", "none", "none, basic or bearer")
 	fs.StringVar(&f.user, "user", "", "user name for basic auth")
-	fs.BoolVar(&f.pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
-	fs.BoolVar(&f.tokStdin, "token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
+	addSecretFlags(fs, &f.pwStdin, &f.tokStdin)
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM file of a custom CA")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	addBudgetFlags(fs, &f.rps, &f.inFlight)
@@ -67,11 +66,7 @@ func captureCmd(g *globals) *cobra.Command {
 	flagGroup(fs, "Output", "out", "name")
 	flagGroup(fs, "Metrics and logs", "prometheus", "prometheus-every", "lane", "jobmanager-log")
 	flagGroup(fs, "From traces alone", "traces-url", "traces-service", "since")
-	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
-	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
-	completeValues(cmd, "engine", "flink", "seatunnel")
-	completeValues(cmd, "auth", "none", "basic", "bearer")
-	completeValues(cmd, "jobmanager-log", "auto", "on", "off")
+	engineFlagGroups(cmd, fs)
 	return cmd
 }
 
@@ -104,13 +99,7 @@ func runCapture(cmd *cobra.Command, g *globals, f *captureFlags) error {
 	if err := app.CheckLanes(c); err != nil {
 		return usageErrorf(cmd, "capture: --lane: %w", err)
 	}
-	switch c.Auth.Kind {
-	case model.AuthBasic:
-		c.Auth.Password, err = readSecret(f.pwStdin, "CE_PASSWORD")
-	case model.AuthBearer:
-		c.Auth.Token, err = readSecret(f.tokStdin, "CE_TOKEN")
-	}
-	if err != nil {
+	if err := readAuthSecret(&c.Auth, f.pwStdin, f.tokStdin); err != nil {
 		return err
 	}
 	tty := isTerminal(g.stderr)

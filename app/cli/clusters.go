@@ -154,19 +154,14 @@ func clustersAddCmd(g *globals) *cobra.Command {
 	fs.StringVar(&in.TracesService, "traces-service", "", "with --traces-url: the service name of those spans (traces.reporter.<name>.service.name)")
 	fs.StringVar(&f.auth, "auth", "none", "none, basic or bearer")
 	fs.StringVar(&in.Auth.Username, "user", "", "user name for basic auth")
-	fs.BoolVar(&f.pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
-	fs.BoolVar(&f.tokStdin, "token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
+	addSecretFlags(fs, &f.pwStdin, &f.tokStdin)
 	fs.StringVar(&in.CAFile, "ca-file", "", "PEM file of a custom CA")
 	fs.BoolVar(&in.InsecureSkipVerify, "insecure", false, "skip TLS certificate verification")
 	addBudgetFlags(fs, &in.RequestsPerSecond, &in.MaxInFlight)
 	flagGroup(fs, "The cluster", "name", "engine", "url", "test")
 	flagGroup(fs, "Metrics and logs", "prometheus", "reporter", "prometheus-name", "lane", "jobmanager-log")
 	flagGroup(fs, "Traces", "traces-url", "traces-service")
-	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
-	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
-	completeValues(cmd, "engine", "flink", "seatunnel")
-	completeValues(cmd, "auth", "none", "basic", "bearer")
-	completeValues(cmd, "jobmanager-log", "auto", "on", "off")
+	engineFlagGroups(cmd, fs)
 	return cmd
 }
 
@@ -177,14 +172,7 @@ func clustersAdd(ctx context.Context, g *globals, f *clustersAddFlags) error {
 		in.JobManagerLog = "" // the default applies to Flink only
 	}
 	in.Auth.Kind = model.AuthKind(f.auth)
-	var err error
-	switch in.Auth.Kind {
-	case model.AuthBasic:
-		in.Auth.Password, err = readSecret(f.pwStdin, "CE_PASSWORD")
-	case model.AuthBearer:
-		in.Auth.Token, err = readSecret(f.tokStdin, "CE_TOKEN")
-	}
-	if err != nil {
+	if err := readAuthSecret(&in.Auth, f.pwStdin, f.tokStdin); err != nil {
 		return err
 	}
 	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})

@@ -109,6 +109,25 @@ func limitText(n int64, f func(int64) string) string {
 	return f(n)
 }
 
+// addSecretFlags adds --password-stdin and --token-stdin: where the secret of basic or bearer
+// auth comes from (else $CE_PASSWORD or $CE_TOKEN).
+func addSecretFlags(fs *pflag.FlagSet, pwStdin, tokStdin *bool) {
+	fs.BoolVar(pwStdin, "password-stdin", false, "read the basic-auth password from stdin (else $CE_PASSWORD)")
+	fs.BoolVar(tokStdin, "token-stdin", false, "read the bearer token from stdin (else $CE_TOKEN)")
+}
+
+// readAuthSecret fills in the secret auth's kind needs (see addSecretFlags).
+func readAuthSecret(auth *model.Auth, pwStdin, tokStdin bool) error {
+	var err error
+	switch auth.Kind {
+	case model.AuthBasic:
+		auth.Password, err = readSecret(pwStdin, "CE_PASSWORD")
+	case model.AuthBearer:
+		auth.Token, err = readSecret(tokStdin, "CE_TOKEN")
+	}
+	return err
+}
+
 func readSecret(stdin bool, env string) (string, error) {
 	if stdin {
 		line, err := bufio.NewReader(os.Stdin).ReadString('\n')

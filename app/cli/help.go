@@ -262,6 +262,17 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// engineFlagGroups ends the help of a command that reaches an engine (capture, clusters add)
+// with the groups of the flags they share, authentication and TLS then the request budget, and
+// completes the values of --engine, --auth and --jobmanager-log.
+func engineFlagGroups(cmd *cobra.Command, fs *pflag.FlagSet) {
+	flagGroup(fs, "Authentication and TLS", "auth", "user", "password-stdin", "token-stdin", "ca-file", "insecure")
+	flagGroup(fs, "Request budget", "requests-per-second", "max-in-flight")
+	completeValues(cmd, "engine", "flink", "seatunnel")
+	completeValues(cmd, "auth", "none", "basic", "bearer")
+	completeValues(cmd, "jobmanager-log", "auto", "on", "off")
+}
+
 // completeValues completes a flag's value from a fixed list.
 func completeValues(cmd *cobra.Command, flag string, values ...string) {
 	if err := cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)); err != nil {
