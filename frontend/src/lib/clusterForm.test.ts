@@ -6,6 +6,23 @@ function valid() {
   return { ...emptyCluster(), name: 'prod', base_url: 'http://127.0.0.1:8081' };
 }
 
+/** source is a stored Flink cluster without options, as the backend lists it, with patch over it. */
+function source(patch: Partial<SourceView> = {}): SourceView {
+  return {
+    name: 'prod',
+    engine: 'flink',
+    base_url: 'http://127.0.0.1:8081',
+    prometheus_url: '',
+    auth_kind: 'none',
+    ca_file: '',
+    insecure_skip_verify: false,
+    kind: 'cluster',
+    read_only: false,
+    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
+    ...patch,
+  };
+}
+
 describe('validateCluster', () => {
   it('accepts a minimal valid cluster', () => {
     expect(validateCluster(valid(), [], false)).toEqual([]);
@@ -53,56 +70,36 @@ describe('normalise', () => {
 
 describe('fromSource', () => {
   it('fills the form without secrets so the stored ones are kept', () => {
-    const s: SourceView = {
-      name: 'prod',
+    const s = source({
       engine: 'seatunnel',
       base_url: 'https://zeta:5801',
-      prometheus_url: '',
       auth_kind: 'basic',
       username: 'ops',
       ca_file: '/ca.pem',
       insecure_skip_verify: true,
-      kind: 'cluster',
-      read_only: false,
       health: { state: 'ok', last_error: '', last_ok_ms: 1, requests_per_sec: 0 },
-    };
+    });
     const f = fromSource(s);
+    // Every other field as a new cluster's: nothing else is configured.
     expect(f).toEqual({
+      ...emptyCluster(),
       name: 'prod',
       engine: 'seatunnel',
       base_url: 'https://zeta:5801',
-      prometheus_url: '',
       auth: { kind: 'basic', username: 'ops', password: '', token: '' },
       ca_file: '/ca.pem',
       insecure_skip_verify: true,
-      names_text: '',
-      reporters_text: '',
-      rps_text: '',
-      in_flight_text: '',
-      jm_log: 'auto',
-      lane_rows: [],
-      traces_url: '',
-      traces_service: '',
     });
   });
 });
 
 describe('Prometheus names and reporter URLs', () => {
   it('round-trip between the stored values and the text the user edits', () => {
-    const s: SourceView = {
-      name: 'prod',
-      engine: 'flink',
-      base_url: 'http://127.0.0.1:8081',
+    const s = source({
       prometheus_url: 'http://127.0.0.1:9090',
-      auth_kind: 'none',
-      ca_file: '',
-      insecure_skip_verify: false,
       prometheus_names: { task_label: 'vertex_id', busy: '-' },
       reporter_urls: ['http://127.0.0.1:9249/metrics', 'http://127.0.0.1:9250/metrics'],
-      kind: 'cluster',
-      read_only: false,
-      health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
-    };
+    });
     const form = fromSource(s);
     expect(form.names_text).toBe('busy=-\ntask_label=vertex_id');
     expect(form.reporters_text).toBe('http://127.0.0.1:9249/metrics\nhttp://127.0.0.1:9250/metrics');
@@ -156,20 +153,7 @@ describe('request budget', () => {
   });
 
   it('round-trips a configured budget', () => {
-    const s: SourceView = {
-      name: 'busy',
-      engine: 'seatunnel',
-      base_url: 'http://127.0.0.1:8080',
-      prometheus_url: '',
-      auth_kind: 'none',
-      ca_file: '',
-      insecure_skip_verify: false,
-      requests_per_second: 2.5,
-      max_in_flight: 2,
-      kind: 'cluster',
-      read_only: false,
-      health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
-    };
+    const s = source({ name: 'busy', engine: 'seatunnel', base_url: 'http://127.0.0.1:8080', requests_per_second: 2.5, max_in_flight: 2 });
     const form = fromSource(s);
     expect([form.rps_text, form.in_flight_text]).toEqual(['2.5', '2']);
     expect(validateCluster(form, [], true)).toEqual([]);
@@ -196,19 +180,7 @@ describe('request budget', () => {
 });
 
 describe('JobManager log', () => {
-  const flink = (jobmanager_log?: SourceView['jobmanager_log']): SourceView => ({
-    name: 'prod',
-    engine: 'flink',
-    base_url: 'http://127.0.0.1:8081',
-    prometheus_url: '',
-    auth_kind: 'none',
-    ca_file: '',
-    insecure_skip_verify: false,
-    ...(jobmanager_log ? { jobmanager_log } : {}),
-    kind: 'cluster',
-    read_only: false,
-    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
-  });
+  const flink = (jobmanager_log?: SourceView['jobmanager_log']) => source(jobmanager_log ? { jobmanager_log } : {});
 
   it('starts at automatic, which is sent as nothing (absent = auto)', () => {
     expect(emptyCluster().jm_log).toBe('auto');
@@ -245,19 +217,7 @@ describe('JobManager log', () => {
 });
 
 describe('custom lanes', () => {
-  const flink = (lanes?: SourceView['lanes'], prometheus_url = 'http://127.0.0.1:9090'): SourceView => ({
-    name: 'prod',
-    engine: 'flink',
-    base_url: 'http://127.0.0.1:8081',
-    prometheus_url,
-    auth_kind: 'none',
-    ca_file: '',
-    insecure_skip_verify: false,
-    ...(lanes ? { lanes } : {}),
-    kind: 'cluster',
-    read_only: false,
-    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
-  });
+  const flink = (lanes?: SourceView['lanes'], prometheus_url = 'http://127.0.0.1:9090') => source({ prometheus_url, ...(lanes ? { lanes } : {}) });
   const stored = [
     { name: 'Kafka lag', promql: 'sum(kafka_consumergroup_lag{job_id="$job_id"})' },
     { name: 'Records out/s', metric: 'numRecordsOutPerSecond' },
@@ -330,20 +290,8 @@ describe('custom lanes', () => {
 });
 
 describe('traces (Jaeger query URL and service)', () => {
-  const flinkWithTraces = (traces_url?: string, traces_service?: string): SourceView => ({
-    name: 'prod',
-    engine: 'flink',
-    base_url: 'http://127.0.0.1:8081',
-    prometheus_url: '',
-    auth_kind: 'none',
-    ca_file: '',
-    insecure_skip_verify: false,
-    ...(traces_url !== undefined ? { traces_url } : {}),
-    ...(traces_service !== undefined ? { traces_service } : {}),
-    kind: 'cluster',
-    read_only: false,
-    health: { state: 'ok', requests_per_sec: 0, last_error: '', last_ok_ms: 0 },
-  });
+  const flinkWithTraces = (traces_url?: string, traces_service?: string) =>
+    source({ ...(traces_url !== undefined ? { traces_url } : {}), ...(traces_service !== undefined ? { traces_service } : {}) });
 
   it('starts empty and sends neither field', () => {
     const f = emptyCluster();

@@ -119,19 +119,22 @@ export function df(locale: string, opts: Intl.DateTimeFormatOptions): Intl.DateT
   return f;
 }
 
+/** A date and a 24-hour time with milliseconds, as formatDateTime shows an instant. */
+export const DATE_TIME_MS: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  fractionalSecondDigits: 3,
+  hourCycle: 'h23',
+};
+
 /** formatDateTime renders an epoch-ms instant in local time with milliseconds. */
 export function formatDateTime(ms: number, locale: string): string {
   if (!ms || !Number.isFinite(ms)) return '—';
-  return df(locale, {
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    fractionalSecondDigits: 3,
-    hourCycle: 'h23',
-  }).format(ms);
+  return df(locale, DATE_TIME_MS).format(ms);
 }
 
 /** formatTime renders only the local time of day, with or without milliseconds. */

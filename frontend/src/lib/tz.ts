@@ -2,7 +2,7 @@
 // it next to the local time the UI uses everywhere. Engines do not report
 // their zone, so the user picks it per cluster; '' means "local only".
 
-const formats = new Map<string, Intl.DateTimeFormat>();
+import { DATE_TIME_MS, df } from './format';
 
 /** validZone reports whether Intl knows the IANA zone (or "UTC"). */
 export function validZone(zone: string): boolean {
@@ -18,24 +18,7 @@ export function validZone(zone: string): boolean {
 /** formatInZone renders an instant in zone with milliseconds and the zone's UTC offset, e.g. "2026-05-27 18:16:10.034 GMT+8". */
 export function formatInZone(ms: number, locale: string, zone: string): string {
   if (!ms || !Number.isFinite(ms) || !validZone(zone)) return '—';
-  const key = `${locale}\u0000${zone}`;
-  let f = formats.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(locale, {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      fractionalSecondDigits: 3,
-      hourCycle: 'h23',
-      timeZoneName: 'shortOffset',
-    });
-    formats.set(key, f);
-  }
-  return f.format(ms);
+  return df(locale, { ...DATE_TIME_MS, timeZone: zone, timeZoneName: 'shortOffset' }).format(ms);
 }
 
 /** localOffsetLabel is the browser's UTC offset at ms, e.g. "UTC+08:00". */
