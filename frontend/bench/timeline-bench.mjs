@@ -27,6 +27,7 @@
 import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { captureBytes, generate } from '../testdata/gen-capture.mjs';
+import { door } from '../dev/door.mjs';
 
 if (process.env.CE_BENCH_COLD_CMD) {
   await coldStart(JSON.parse(process.env.CE_BENCH_COLD_CMD));
@@ -114,8 +115,7 @@ if (!CE_URL) {
   process.exit(2);
 }
 const ROUNDS = Number(process.env.CE_BENCH_ROUNDS || 3);
-const origin = new URL(CE_URL).origin;
-const token = new URL(CE_URL).searchParams.get('token') ?? '';
+const { origin, token, api } = door(CE_URL);
 
 function quantile(xs, q) {
   if (xs.length === 0) return NaN;
@@ -124,17 +124,6 @@ function quantile(xs, q) {
 }
 const ms = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} ms` : 'n/a');
 const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
-
-async function api(method, ...args) {
-  const res = await fetch(`${origin}/api/app.App.${method}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: JSON.stringify(args),
-  });
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${method}: ${body.error ?? res.status}`);
-  return body.result;
-}
 
 if (process.env.CE_BENCH_GENERATE === '1') {
   const t = Date.now();

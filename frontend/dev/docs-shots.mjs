@@ -9,27 +9,16 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { captureBytes, generate } from '../testdata/gen-capture.mjs';
+import { door } from './door.mjs';
 
 const CE_URL = process.env.CE_URL;
 if (!CE_URL) throw new Error('set CE_URL');
 const out = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 mkdirSync(out, { recursive: true });
-const origin = new URL(CE_URL).origin;
-const token = new URL(CE_URL).searchParams.get('token');
+const { origin, token, api } = door(CE_URL);
 const enc = encodeURIComponent;
 const FLINK = 'capture: prod-flink';
 const ST = 'capture: etl-seatunnel';
-
-async function api(method, ...args) {
-  const res = await fetch(`${origin}/api/app.App.${method}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: JSON.stringify(args),
-  });
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${method}: ${body.error}`);
-  return body.result;
-}
 
 const sources = await api('ListClusters');
 if (!sources.some((s) => s.name === FLINK)) {

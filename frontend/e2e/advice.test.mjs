@@ -11,13 +11,9 @@
 // one, the sample none). The expected values are read from the fake's own
 // answers, the words from the message catalogues. It starts that server itself
 // and needs only dist/. Screenshots go to test-results/advice-*.png.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fakePage, resultsDir, skip } from './fakepage.mjs';
-
-const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
-const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
+import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const JOB = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'; // orders-enrichment: three items
@@ -42,13 +38,7 @@ describe('advice in the UI (fake bridge)', { skip }, () => {
   const pageErrors = [];
 
   const enc = encodeURIComponent;
-  const go = (hash) => page.evaluate((h) => (location.hash = h), hash);
-  const shot = (name) => page.screenshot({ path: `${resultsDir}advice-${name}.png` });
-  const call = (method, ...args) => page.evaluate(([m, a]) => window.go.app.App[m](...a), [method, args]);
-  const setLang = async (lang) => {
-    await page.getByTestId(`lang-${lang}`).click();
-    await page.waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
-  };
+  const { go, shot, call, setLang } = pageHelpers(() => page, 'advice');
   /** waitCheckpoint waits for the checkpoint view of id (its title formats the id: 2,102). */
   const waitCheckpoint = (id) =>
     page.waitForFunction(
@@ -99,14 +89,7 @@ describe('advice in the UI (fake bridge)', { skip }, () => {
       docsTarget: '_blank',
     }));
 
-  let stop;
-  before(async () => {
-    ({ page, stop } = await fakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }));
-  });
-
-  after(async () => {
-    await stop?.();
-  });
+  withFakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }, (p) => (page = p));
 
   it('the insights panel lists the advice, most severe first, with keys, current values and evidence, in both languages', async () => {
     const advice = (await call('Insights', CLUSTER, JOB, 0, 0)).advice;

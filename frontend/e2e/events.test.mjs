@@ -3,31 +3,20 @@
 // languages (the desktop door sends it as import-error, app/events.go).
 // Needs the built frontend (`make frontend`); screenshots go to
 // test-results/events-*.png.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fakePage, resultsDir, skip } from './fakepage.mjs';
+import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
 
-const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
-const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
 const fill = (s, v) => s.replace(/{{(\w+)}}/g, (_, k) => v[k]);
 
 describe('events without a call (fake bridge)', { skip }, () => {
   let page;
-  let stop;
   const pageErrors = [];
-  before(async () => {
-    ({ page, stop } = await fakePage({ viewport: { width: 1280, height: 800 }, pageErrors }));
-  });
-  after(async () => {
-    await stop?.();
-  });
+  withFakePage({ viewport: { width: 1280, height: 800 }, pageErrors }, (p) => (page = p));
+  const { setLang } = pageHelpers(() => page, 'events');
 
   const dropFailed = async (lang, file, error) => {
-    if (lang) {
-      await page.getByTestId(`lang-${lang}`).click();
-      await page.waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
-    }
+    if (lang) await setLang(lang);
     if (await page.getByTestId('toast').isVisible()) await page.getByTestId('toast').getByRole('button').click();
     await page.evaluate(([f, e]) => window.__ceFakeEmit('import-error', { file: f, error: e }), [file, error]);
     const toast = page.getByTestId('toast');

@@ -3,20 +3,11 @@
 // CE_URL is the app URL including ?token=...; without it the suite skips.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { en, i18nKeys, launchChromium, resultsDir } from './fakepage.mjs';
 
 const CE_URL = process.env.CE_URL;
 const SAMPLE_JOB_ID = '469237c073b0c1ea872fc0403694fc68';
-const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
-const enKeys = flattenKeys(JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8')));
-
-function flattenKeys(obj, prefix = '') {
-  return Object.entries(obj).flatMap(([k, v]) =>
-    v && typeof v === 'object' ? flattenKeys(v, `${prefix}${k}.`) : [`${prefix}${k}`],
-  );
-}
+const enKeys = i18nKeys(en);
 
 if (!CE_URL) {
   it('first screen', (t) => {
@@ -32,12 +23,7 @@ describe('first screen', { skip: !CE_URL }, () => {
   const pageErrors = [];
 
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));

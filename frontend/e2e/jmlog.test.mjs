@@ -11,13 +11,9 @@
 // prod-flink has checkpoints from the log; window.__ceReadJobManagerLog
 // records the calls). It starts that server itself and needs only dist/
 // (`make frontend`). Screenshots go to test-results/jmlog-*.png.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fakePage, resultsDir, skip } from './fakepage.mjs';
-
-const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
-const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
+import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const JOB = 'ffee00112233445566778899aabbccdd'; // clickstream-sessionize
@@ -34,28 +30,9 @@ describe('the JobManager log in the UI (fake bridge)', { skip }, () => {
   const pageErrors = [];
 
   const enc = encodeURIComponent;
-  const go = (hash) => page.evaluate((h) => (location.hash = h), hash);
-  const text = async (testid) => (await page.getByTestId(testid).first().innerText()).trim();
-  const shot = (name) => page.screenshot({ path: `${resultsDir}jmlog-${name}.png` });
-  const setLang = async (lang) => {
-    await page.getByTestId(`lang-${lang}`).click();
-    await page.waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
-  };
-  const waitText = (testid, want) =>
-    page.waitForFunction(
-      ([id, w]) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.includes(w),
-      [testid, want],
-      { timeout: 5000 },
-    );
+  const { go, text, shot, setLang, waitText } = pageHelpers(() => page, 'jmlog');
 
-  let stop;
-  before(async () => {
-    ({ page, stop } = await fakePage({ viewport: { width: 1440, height: 900 }, pageErrors }));
-  });
-
-  after(async () => {
-    await stop?.();
-  });
+  withFakePage({ viewport: { width: 1440, height: 900 }, pageErrors }, (p) => (page = p));
 
   it('the job header says what the log added and its state, in both languages', async () => {
     await go(`#/job?cluster=${enc(CLUSTER)}&job=${JOB}`);

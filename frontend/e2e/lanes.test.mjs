@@ -10,13 +10,9 @@
 // prod-flink has commit samples, #2499 and #2500 share a 1,900 ms commit, and
 // prod-flink has the lanes "Kafka lag" and "Records out/s"). It starts that
 // server itself and needs only dist/. Screenshots go to test-results/lanes-*.png.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fakePage, resultsDir, skip } from './fakepage.mjs';
-
-const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
-const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
+import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const JOB = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'; // orders-enrichment: commits and custom lanes
@@ -39,43 +35,10 @@ describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () =
   const pageErrors = [];
 
   const enc = encodeURIComponent;
-  const go = (hash) => page.evaluate((h) => (location.hash = h), hash);
-  const text = async (testid) => (await page.getByTestId(testid).first().innerText()).trim();
-  const shot = (name) => page.screenshot({ path: `${resultsDir}lanes-${name}.png` });
-  const call = (method, ...args) => page.evaluate(([m, a]) => window.go.app.App[m](...a), [method, args]);
-  const setLang = async (lang) => {
-    await page.getByTestId(`lang-${lang}`).click();
-    await page.waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
-  };
-  const waitText = (testid, want) =>
-    page.waitForFunction(
-      ([id, w]) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.includes(w),
-      [testid, want],
-      { timeout: 5000 },
-    );
+  const { go, text, shot, call, setLang, waitText, colourPixels } = pageHelpers(() => page, 'lanes');
   const drawnLanes = async () => (await page.getByTestId('timeline-canvas').getAttribute('data-lanes')).split('\n');
   const waitLanes = (want) =>
     page.waitForFunction((w) => document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanes === w, want.join('\n'), { timeout: 10_000 });
-
-  /** colourPixels counts pixels of a CSS colour variable on a canvas. */
-  const colourPixels = (selector, cssVar) =>
-    page.evaluate(
-      ([sel, v]) => {
-        const canvas = document.querySelector(sel);
-        const probe = document.createElement('span');
-        probe.style.color = `var(${v})`;
-        document.body.append(probe);
-        const [r, g, b] = getComputedStyle(probe).color.match(/\d+/g).map(Number);
-        probe.remove();
-        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-        let n = 0;
-        for (let i = 0; i < data.length; i += 4) {
-          if (Math.abs(data[i] - r) < 10 && Math.abs(data[i + 1] - g) < 10 && Math.abs(data[i + 2] - b) < 10) n++;
-        }
-        return n;
-      },
-      [selector, cssVar],
-    );
 
   /**
    * hoverLane moves the pointer to the middle of the lane drawn at index
@@ -94,14 +57,7 @@ describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () =
     return tip;
   };
 
-  let stop;
-  before(async () => {
-    ({ page, stop } = await fakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }));
-  });
-
-  after(async () => {
-    await stop?.();
-  });
+  withFakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }, (p) => (page = p));
 
   it('the timeline draws a Sink commit lane and the custom lanes, labelled, in both languages', async () => {
     await go(`#/job?cluster=${enc(CLUSTER)}&job=${JOB}`);

@@ -11,13 +11,9 @@
 // finds nothing missing; TraceJobs lists nightly-compaction, not cached, which
 // OpenTracesJob caches with 48 checkpoints from traces. Needs only dist/
 // (`make frontend`). Screenshots go to test-results/traces-*.png.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fakePage, resultsDir, skip } from './fakepage.mjs';
-
-const en = JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8'));
-const zh = JSON.parse(readFileSync(new URL('../src/i18n/zh.json', import.meta.url), 'utf8'));
+import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const ORDERS = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'; // orders-enrichment
@@ -27,30 +23,16 @@ const TRACES_URL = 'http://127.0.0.1:16686';
 
 describe('traces in the UI (fake bridge)', { skip }, () => {
   let page;
-  let stop;
   const pageErrors = [];
 
   const enc = encodeURIComponent;
-  const go = (hash) => page.evaluate((h) => (location.hash = h), hash);
-  const call = (method, ...args) => page.evaluate(([m, a]) => window.go.app.App[m](...a), [method, args]);
-  const text = async (testid, root = page) => (await root.getByTestId(testid).first().innerText()).trim();
-  const shot = (name) => page.screenshot({ path: `${resultsDir}traces-${name}.png` });
-  const setLang = async (lang) => {
-    await page.getByTestId(`lang-${lang}`).click();
-    await page.waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
-  };
+  const { go, call, text, shot, setLang } = pageHelpers(() => page, 'traces');
   const stored = async () => {
     const c = (await call('ListClusters')).find((x) => x.name === CLUSTER);
     return [c.traces_url, c.traces_service];
   };
 
-  before(async () => {
-    ({ page, stop } = await fakePage({ viewport: { width: 1440, height: 900 }, pageErrors }));
-  });
-
-  after(async () => {
-    await stop?.();
-  });
+  withFakePage({ viewport: { width: 1440, height: 900 }, pageErrors }, (p) => (page = p));
 
   it('cluster form: traces URL and service for Flink only, checked, saved trimmed and shown again', async () => {
     const dialog = page.getByTestId('cluster-dialog');

@@ -9,22 +9,13 @@
 // Screenshots of each view go to test-results/views-*.png.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { en, i18nKeys, launchChromium, pageHelpers, resultsDir } from './fakepage.mjs';
 import { CHAIN_JOB, CHAIN_STORY, captureBytes, ENDED_UNSEEN, generate, MISSED_DETAILS, PARTIAL_DETAILS } from '../testdata/gen-capture.mjs';
 
 const CE_URL = process.env.CE_URL;
-const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
-const enKeys = flattenKeys(JSON.parse(readFileSync(new URL('../src/i18n/en.json', import.meta.url), 'utf8')));
+const enKeys = i18nKeys(en);
 const FLINK = 'capture: prod-flink';
 const SEATUNNEL = 'capture: etl-seatunnel';
-
-function flattenKeys(obj, prefix = '') {
-  return Object.entries(obj).flatMap(([k, v]) =>
-    v && typeof v === 'object' ? flattenKeys(v, `${prefix}${k}.`) : [`${prefix}${k}`.replace(/_(one|other)$/, '')],
-  );
-}
 
 if (!CE_URL) {
   it('views', (t) => {
@@ -39,34 +30,9 @@ describe('views', { skip: !CE_URL }, () => {
   let flinkJob = '';
   const pageErrors = [];
 
-  /** call runs a facade method through the page's bridge, for expected values. */
-  const call = (method, ...args) => page.evaluate(([m, a]) => window.go.app.App[m](...a), [method, args]);
   const hashParams = async () => Object.fromEntries(new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1] ?? ''));
-  const shot = (name) => page.screenshot({ path: `${resultsDir}views-${name}.png` });
-  const go = async (hash) => {
-    await page.evaluate((h) => (location.hash = h), hash);
-  };
+  const { call, shot, go, colourPixels } = pageHelpers(() => page, 'views');
   const enc = encodeURIComponent;
-
-  /** statusPixels counts pixels of a CSS colour variable on a canvas. */
-  const colourPixels = (selector, cssVar) =>
-    page.evaluate(
-      ([sel, v]) => {
-        const canvas = document.querySelector(sel);
-        const probe = document.createElement('span');
-        probe.style.color = `var(${v})`;
-        document.body.append(probe);
-        const [r, g, b] = getComputedStyle(probe).color.match(/\d+/g).map(Number);
-        probe.remove();
-        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-        let n = 0;
-        for (let i = 0; i < data.length; i += 4) {
-          if (Math.abs(data[i] - r) < 10 && Math.abs(data[i + 1] - g) < 10 && Math.abs(data[i + 2] - b) < 10) n++;
-        }
-        return n;
-      },
-      [selector, cssVar],
-    );
 
   /** rawKeys lists i18n keys that appear verbatim in the page's text. */
   const rawKeys = async () => {
@@ -75,12 +41,7 @@ describe('views', { skip: !CE_URL }, () => {
   };
 
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(CE_URL).origin });
     page = await context.newPage();
