@@ -54,6 +54,11 @@ line="report from the cache, 10,000 x 8 x 64: ${secs}, peak RSS $((rss / 1024)) 
 echo "$line"
 summary+=("$line")
 
+echo "== collection overhead on the real SeaTunnel 2.3.13 node, through a counting proxy (2 minutes)"
+out=$(CE_BENCH_OVERHEAD=1 go test -count=1 -run 'TestSeaTunnelOverhead' -v ./backend/source/seatunnel/ 2>&1)
+echo "$out" | grep -E 'seatunnel overhead|FAIL' || echo "$out" | tail -20
+while IFS= read -r l; do summary+=("$l"); done < <(echo "$out" | grep -o 'seatunnel overhead.*')
+
 echo "== collection overhead on the real Flink test cluster, through a counting proxy (2 minutes)"
 out=$(CE_BENCH_OVERHEAD=1 go test -count=1 -run 'TestFlinkOverheadStaysWithinTheDocumentedBoundary' -v ./app/ 2>&1)
 echo "$out" | sed -n '/overhead:/,/^---/p' | grep -v '^---' || echo "$out" | tail -20
