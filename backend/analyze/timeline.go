@@ -57,8 +57,11 @@ type Lanes struct {
 	// Size is the checkpointed bytes of each completed checkpoint.
 	Size []Point `json:"size"`
 	// Commit is the duration (ms) of the sink's last commit, as sampled from
-	// its committer's metrics; empty where the job has none.
-	Commit []Point `json:"commit"`
+	// its committer's metrics, or, where the engine gives no commit duration
+	// (SeaTunnel 2.3.13), the records written and not yet committed
+	// (CommitUnit says which); empty where the job has neither.
+	Commit     []Point `json:"commit"`
+	CommitUnit string  `json:"commit_unit,omitempty"`
 	// Custom are the cluster's custom lanes that have samples in the range
 	// (model.Lane), in the order given.
 	Custom []CustomLane `json:"custom"`
@@ -73,8 +76,15 @@ type CustomLane struct {
 // IsTimelineMetric reports whether a metric feeds a timeline lane:
 // backpressure, the sink's commit duration, or a custom lane.
 func IsTimelineMetric(name string) bool {
-	return IsBackpressureMetric(name) || name == model.MetricCommitDurationMs || strings.HasPrefix(name, model.MetricLanePrefix)
+	return IsBackpressureMetric(name) || name == model.MetricCommitDurationMs || name == model.MetricCommitLagRecords ||
+		strings.HasPrefix(name, model.MetricLanePrefix)
 }
+
+// Units of the commit lane (Lanes.CommitUnit).
+const (
+	CommitUnitMs      = "ms"
+	CommitUnitRecords = "records"
+)
 
 // Timeline is what the timeline view draws for one range and width.
 type Timeline struct {
@@ -244,7 +254,7 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 	}
 
 	t.Lanes.Backpressure = laneMax(metrics, fromMs, toMs, column)
-	var commit []Point
+	var commit, lag []Point
 	custom := map[string][]Point{}
 	for _, s := range metrics {
 		if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
@@ -253,6 +263,8 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 		switch {
 		case s.Metric == model.MetricCommitDurationMs:
 			commit = append(commit, Point{TMs: s.TimeMs, Value: s.Value})
+		case s.Metric == model.MetricCommitLagRecords:
+			lag = append(lag, Point{TMs: s.TimeMs, Value: s.Value})
 		case strings.HasPrefix(s.Metric, model.MetricLanePrefix):
 			n := strings.TrimPrefix(s.Metric, model.MetricLanePrefix)
 			custom[n] = append(custom[n], Point{TMs: s.TimeMs, Value: s.Value})
@@ -262,7 +274,14 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 		slices.SortStableFunc(p, byPointTime)
 		return downsampleMax(p, fromMs, toMs, column)
 	}
-	t.Lanes.Commit = byTime(commit)
+	switch {
+	case len(commit) > 0:
+		t.Lanes.Commit, t.Lanes.CommitUnit = byTime(commit), CommitUnitMs
+	case len(lag) > 0:
+		// No commit durations: how far commits trail the writes shows the
+		// sink's commits instead (they move at each completed checkpoint).
+		t.Lanes.Commit, t.Lanes.CommitUnit = byTime(lag), CommitUnitRecords
+	}
 	order := slices.Clone(lanes)
 	var rest []string
 	for n := range custom {

@@ -190,3 +190,28 @@ func TestBuildTimelineEndedUnseen(t *testing.T) {
 		}
 	}
 }
+
+// The commit lane shows the sink's commit durations; where the engine gives none (SeaTunnel
+// 2.3.13), the records written and not yet committed, in their own unit.
+func TestBuildTimelineCommitLane(t *testing.T) {
+	cps := []model.Span{{ID: 1, TriggerMs: 1_000, EndToEndMs: 40, Status: model.StatusCompleted}}
+	lag := []model.MetricSample{
+		{Metric: model.MetricCommitLagRecords, TimeMs: 2_000, Value: 400},
+		{Metric: model.MetricCommitLagRecords, TimeMs: 6_000, Value: 1_800},
+	}
+	tl := BuildTimeline(cps, nil, lag, nil, 0, 10_000, 100, model.EngineSeaTunnel)
+	if tl.Lanes.CommitUnit != CommitUnitRecords || len(tl.Lanes.Commit) != 2 || tl.Lanes.Commit[1].Value != 1_800 {
+		t.Errorf("commit lane %+v (%q), want the lag in records", tl.Lanes.Commit, tl.Lanes.CommitUnit)
+	}
+	both := append(lag, model.MetricSample{Metric: model.MetricCommitDurationMs, TimeMs: 3_000, Value: 250})
+	tl = BuildTimeline(cps, nil, both, nil, 0, 10_000, 100, model.EngineFlink)
+	if tl.Lanes.CommitUnit != CommitUnitMs || len(tl.Lanes.Commit) != 1 || tl.Lanes.Commit[0].Value != 250 {
+		t.Errorf("commit lane %+v (%q), want the durations where there are some", tl.Lanes.Commit, tl.Lanes.CommitUnit)
+	}
+	if tl = BuildTimeline(cps, nil, nil, nil, 0, 10_000, 100, model.EngineFlink); tl.Lanes.CommitUnit != "" || len(tl.Lanes.Commit) != 0 {
+		t.Errorf("no commit samples: lane %+v (%q)", tl.Lanes.Commit, tl.Lanes.CommitUnit)
+	}
+	if !IsTimelineMetric(model.MetricCommitLagRecords) {
+		t.Error("the timeline must read the commit lag")
+	}
+}

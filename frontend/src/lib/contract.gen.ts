@@ -584,6 +584,7 @@ export interface Lanes {
   backpressure: Point[] | null;
   size: Point[] | null;
   commit: Point[] | null;
+  commit_unit?: string;
   custom: CustomLane[] | null;
 }
 
