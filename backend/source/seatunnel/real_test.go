@@ -273,6 +273,18 @@ func TestRealNodeSlowSink(t *testing.T) {
 	if sampled == 0 {
 		t.Errorf("no checkpoint with sampled ack progress p50/p90/p100")
 	}
+	// The sink's commits per checkpoint, from the committed count: the first sample after a
+	// checkpoint completed in which it moved.
+	commits := 0
+	for _, ca := range ja.Checkpoints {
+		if ca.Commit != nil && ca.Commit.Records != nil && *ca.Commit.Records > 0 {
+			commits++
+		}
+	}
+	if commits == 0 {
+		t.Errorf("no checkpoint with a commit stage from the sink's committed count")
+	}
+	t.Logf("%d of %d checkpoints with a commit stage", commits, len(ja.Checkpoints))
 }
 
 // TestRealNodeExpiriesRestartsFailure: behind a sink that sleeps 50 ms a row, with a 2 s
