@@ -79,8 +79,10 @@ vet: frontend/dist/index.html
 	gofmt -l . | grep -v '^frontend/' | (! grep .) || (echo "gofmt needed on the files above" && false)
 	go vet ./...
 
+# The Go tests: app's (whose real tests run side by side, a track per cluster) beside every
+# other package's; testenv/test-suites.sh says how.
 test-go: frontend/dist/index.html
-	go test -race -count=1 -timeout 28m ./...
+	@SUITES="go-app go" testenv/test-suites.sh
 
 # Every Go fuzz target briefly (its seeds also run in test-go); `make fuzz` searches longer.
 test-fuzz: frontend/dist/index.html
@@ -103,8 +105,9 @@ test-package: package
 
 # Every test: vet, frontend unit tests, Go (with the real Flink, SeaTunnel, Prometheus and Jaeger
 # it starts), each fuzz target briefly, the browser end-to-end test, the desktop window under
-# Xvfb, the package. testenv/test-suites.sh keeps each suite's output in test-results/<suite>.log
-# (printed when it fails) and ends with each suite's wall time. Jaeger's first build (minutes)
+# Xvfb, the package. testenv/test-suites.sh runs them side by side where they share nothing,
+# keeps each suite's output in test-results/<suite>.log (printed when it fails) and ends with each
+# suite's wall time. Jaeger's first build (minutes)
 # runs at a low priority beside the first suites.
 test: deps-test
 	@mkdir -p test-results; trap 'testenv/stop-all.sh' EXIT; \

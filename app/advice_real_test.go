@@ -1,17 +1,14 @@
 package app
 
 import (
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/flinkenv"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"checkpoint-explorer/backend/analyze"
-	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/testenv/flinkenv"
 )
 
 // The advice rules (#16, docs/advice.md) on real clusters: for each rule a knob job that makes
@@ -19,32 +16,38 @@ import (
 // Each test asserts the evidence the analysis already shows (so a failure there is the job's,
 // not the rule's) and then the advice, and logs the figures the thresholds are judged on.
 
-// TestFlinkAdviceUnalignedUnderBackpressure: a Slow Map backpressures the source, so aligned
-// checkpoints' barriers wait behind data: unaligned_checkpoints. The same job with unaligned
-// checkpoints gets no such advice.
-func TestFlinkAdviceUnalignedUnderBackpressure(t *testing.T) {
-	checkUnalignedAdvice(t, flinkenv.Ensure(t))
-}
-
-// TestFlinkAdviceIncrementalForGrowingRocksDBState: full RocksDB snapshots of a growing state
-// spend their time in async: incremental_checkpoints; with --incremental true (whose
-// checkpointed size stays below the state size on 2.3) none.
-func TestFlinkAdviceIncrementalForGrowingRocksDBState(t *testing.T) {
-	checkIncrementalAdvice(t, flinkenv.Ensure(t))
-}
-
-// TestFlinkAdviceTimeoutForExpiringCheckpoints: every third checkpoint's snapshot outlasts the
-// timeout while still acknowledging (its last ack before the expiry at ~90 % of it), the others
-// complete: timeout_vs_p99 quoting the configured timeout and the completed ones' p99.
-func TestFlinkAdviceTimeoutForExpiringCheckpoints(t *testing.T) {
-	checkTimeoutAdvice(t, flinkenv.Ensure(t))
-}
-
-// TestFlinkAdviceTolerableFailuresForDeclines: every fifth checkpoint is declined (its async
-// part throws) with no tolerable failures, so the job fails over on each and carries on from
-// the last completed one: tolerable_failures.
-func TestFlinkAdviceTolerableFailuresForDeclines(t *testing.T) {
-	checkTolerableAdvice(t, flinkenv.Ensure(t))
+// TestFlinkAdvice runs each rule's scenario on Flink 2.3 (its second shared cluster) and on 1.20
+// (the user story's version), side by side:
+//
+//   - unaligned: a Slow Map backpressures the source, so aligned checkpoints' barriers wait
+//     behind data: unaligned_checkpoints. The same job with unaligned checkpoints gets no such
+//     advice.
+//   - incremental: full RocksDB snapshots of a growing state spend their time in async:
+//     incremental_checkpoints; with --incremental true (whose checkpointed size stays below the
+//     state size, on 1.20.5 too once RocksDB has memory of its own) none.
+//   - timeout: every third checkpoint's snapshot outlasts the timeout while still acknowledging
+//     (its last ack before the expiry at ~90 % of it), the others complete: timeout_vs_p99
+//     quoting the configured timeout and the completed ones' p99.
+//   - tolerable (2.3): every fifth checkpoint is declined (its async part throws) with no
+//     tolerable failures, so the job fails over on each and carries on from the last completed
+//     one: tolerable_failures.
+func TestFlinkAdvice(t *testing.T) {
+	t.Parallel() // its scenarios go on their tracks beside the other tests' (tracks_real_test.go)
+	for _, tc := range []struct {
+		name  string
+		track track
+		check func(*testing.T, flinkenv.Env)
+	}{
+		{"2.3/unaligned", trackFlinkB, checkUnalignedAdvice},
+		{"2.3/incremental", trackFlinkB, checkIncrementalAdvice},
+		{"2.3/timeout", trackFlinkB, checkTimeoutAdvice},
+		{"2.3/tolerable", trackFlinkB, checkTolerableAdvice},
+		{"1.20/unaligned", trackFlink120, checkUnalignedAdvice},
+		{"1.20/incremental", trackFlink120, checkIncrementalAdvice},
+		{"1.20/timeout", trackFlink120, checkTimeoutAdvice},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, flinkOn(t, tc.track)) })
+	}
 }
 
 // newAdviceApp is newCollectingApp with a request budget of 100/s instead of 20: the shared
@@ -53,12 +56,7 @@ func TestFlinkAdviceTolerableFailuresForDeclines(t *testing.T) {
 // to leave Flink's 10-deep history before their details were fetched (no bottleneck then).
 func newAdviceApp(t *testing.T, restURL string) *App {
 	t.Helper()
-	a := startTestApp(t, Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL, RequestsPerSecond: 100}); err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return newCollectingAppBudget(t, restURL, Options{}, 100)
 }
 
 // adviceOf is the advice item with code, or nil.
@@ -271,6 +269,32 @@ func sizesOf(cps []model.Checkpoint) sizeFigures {
 
 // logAnalysis logs the job-level figures every rule reads: verdict, async share, bottlenecks of
 // the slowest quarter, durations against interval and min pause, failures.
+// stopAndCancel stops the app's collector, then cancels the jobs (not at the end of the test:
+// they are not needed any more, and the CPU is).
+func stopAndCancel(t *testing.T, a *App, env flinkenv.Env, jids ...string) {
+	t.Helper()
+	a.stopCollector()
+	for _, jid := range jids {
+		if err := flinkenv.Cancel(env, jid); err != nil {
+			t.Logf("cancel %s: %v", jid, err)
+		}
+	}
+}
+
+// analysed is what a scenario judges of one job: its final checkpoints, its configuration and
+// its report from fromMs (0: the whole history), logged under label.
+func analysed(t *testing.T, a *App, label, jid string, fromMs int64) ([]model.Checkpoint, model.JobConfig, Report) {
+	t.Helper()
+	cps := finalCheckpoints(t, a, jid)
+	cfg := jobConfigEventually(t, a, jid)
+	r, err := a.Report("flink", jid, fromMs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logAnalysis(t, label, r, cps, cfg)
+	return cps, cfg, r
+}
+
 func logAnalysis(t *testing.T, label string, r Report, cps []model.Checkpoint, cfg model.JobConfig) {
 	t.Helper()
 	share := "absent"
@@ -302,18 +326,8 @@ func logAnalysis(t *testing.T, label string, r Report, cps []model.Checkpoint, c
 			phases = append(phases, fmt.Sprintf("%d:%d/%d/%d/%d/%d", c.ID, v(ph.StartDelay), v(ph.Alignment), v(ph.Sync), v(ph.Async), v(ph.Ack)))
 		}
 	}
-	p := func(v *int64) string {
-		if v == nil {
-			return "-"
-		}
-		return fmt.Sprint(*v)
-	}
-	b := func(v *bool) string {
-		if v == nil {
-			return "-"
-		}
-		return fmt.Sprint(*v)
-	}
+	p := func(v *int64) string { return optText(v, "-") }
+	b := func(v *bool) string { return optText(v, "-") }
 	t.Logf("%s: verdict %s (%s), async share %s; %s", label, r.Correlation.Verdict, r.Correlation.Basis, share, r.Correlation.Reason)
 	t.Logf("%s: %d checkpoints, %d completed: duration p50 %d, p90 %d, p99 %d, max %d ms; slowest quarter %v, bottlenecks %v",
 		label, len(cps), len(d), nearestRank(d, 0.5), nearestRank(d, 0.9), nearestRank(d, 0.99), nearestRank(d, 1), slowest, bn)
@@ -357,13 +371,7 @@ func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 		}
 		return n(aligned) >= 10 && n(unaligned) >= 10
 	})
-	a.stopCollector()
-	// The jobs are not needed any more: cancel them now, not at the end, to free the CPU.
-	for _, jid := range []string{aligned, unaligned} {
-		if err := flinkenv.Cancel(env, jid); err != nil {
-			t.Logf("cancel %s: %v", jid, err)
-		}
-	}
+	stopAndCancel(t, a, env, aligned, unaligned)
 
 	// The checkpoints from when the backpressure showed: Flink's backpressure gauge is a
 	// trailing average that takes the job's first half minute to rise, while the barriers
@@ -371,18 +379,12 @@ func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 	// show a backpressure below the sustained level: the verdict was inconclusive in one of the
 	// first three 2.3 runs (ρ = −0.40 against upstream backpressure), backpressure in the others.
 	t.Run("aligned", func(t *testing.T) {
-		cps := finalCheckpoints(t, a, aligned)
-		cfg := jobConfigEventually(t, a, aligned)
 		whole, err := a.Report("flink", aligned, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("whole history: verdict %s (%s), advice %v", whole.Correlation.Verdict, whole.Correlation.Basis, adviceCodes(whole))
-		r, err := a.Report("flink", aligned, fromMs, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logAnalysis(t, env.Version+" aligned, from the backpressure", r, cps, cfg)
+		cps, cfg, r := analysed(t, a, env.Version+" aligned, from the backpressure", aligned, fromMs)
 		t.Run("evidence", func(t *testing.T) {
 			if r.Correlation.Verdict != analyze.VerdictBackpressure {
 				t.Errorf("verdict %s (%s): %s; want backpressure", r.Correlation.Verdict, r.Correlation.Basis, r.Correlation.Reason)
@@ -399,13 +401,7 @@ func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 		wantAdvice(t, r, analyze.AdviceUnaligned, cps)
 	})
 	t.Run("unaligned", func(t *testing.T) {
-		cps := finalCheckpoints(t, a, unaligned)
-		cfg := jobConfigEventually(t, a, unaligned)
-		r, err := a.Report("flink", unaligned, fromMs, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logAnalysis(t, env.Version+" unaligned, from the backpressure", r, cps, cfg)
+		cps, cfg, r := analysed(t, a, env.Version+" unaligned, from the backpressure", unaligned, fromMs)
 		t.Run("evidence", func(t *testing.T) {
 			kinds := 0
 			for _, c := range cps {
@@ -449,21 +445,10 @@ func checkIncrementalAdvice(t *testing.T, env flinkenv.Env) {
 	incr := env.Submit(t, append([]string{"--name", "ce-advice-rocksdb-incremental", "--incremental", "true"}, growArgs...)...)
 	a := newAdviceApp(t, env.RESTURL)
 	waitDetailed(t, a, 2*time.Minute, 24, full, incr)
-	a.stopCollector()
-	for _, jid := range []string{full, incr} {
-		if err := flinkenv.Cancel(env, jid); err != nil {
-			t.Logf("cancel %s: %v", jid, err)
-		}
-	}
+	stopAndCancel(t, a, env, full, incr)
 
 	t.Run("full", func(t *testing.T) {
-		cps := finalCheckpoints(t, a, full)
-		cfg := jobConfigEventually(t, a, full)
-		r, err := a.Report("flink", full, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logAnalysis(t, env.Version+" full", r, cps, cfg)
+		cps, cfg, r := analysed(t, a, env.Version+" full", full, 0)
 		sz := sizesOf(cps)
 		t.Logf("%s full: sizes %s", env.Version, sz)
 		t.Run("evidence", func(t *testing.T) {
@@ -483,13 +468,7 @@ func checkIncrementalAdvice(t *testing.T, env flinkenv.Env) {
 		wantAdvice(t, r, analyze.AdviceIncremental, cps)
 	})
 	t.Run("incremental", func(t *testing.T) {
-		cps := finalCheckpoints(t, a, incr)
-		cfg := jobConfigEventually(t, a, incr)
-		r, err := a.Report("flink", incr, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logAnalysis(t, env.Version+" incremental", r, cps, cfg)
+		cps, _, r := analysed(t, a, env.Version+" incremental", incr, 0)
 		sz := sizesOf(cps)
 		t.Logf("%s incremental: sizes %s", env.Version, sz)
 		t.Run("evidence", func(t *testing.T) {
@@ -533,17 +512,8 @@ func checkTimeoutAdvice(t *testing.T, env flinkenv.Env) {
 		}
 		return e >= 4 && d >= 8
 	})
-	a.stopCollector()
-	if err := flinkenv.Cancel(env, jid); err != nil {
-		t.Logf("cancel %s: %v", jid, err)
-	}
-	cps := finalCheckpoints(t, a, jid)
-	cfg := jobConfigEventually(t, a, jid)
-	r, err := a.Report("flink", jid, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logAnalysis(t, env.Version+" expiring", r, cps, cfg)
+	stopAndCancel(t, a, env, jid)
+	cps, cfg, r := analysed(t, a, env.Version+" expiring", jid, 0)
 	d := completedDurations(cps)
 
 	t.Run("evidence", func(t *testing.T) {
@@ -630,17 +600,8 @@ func checkTolerableAdvice(t *testing.T, env flinkenv.Env) {
 		}
 		return n >= 3
 	})
-	a.stopCollector()
-	if err := flinkenv.Cancel(env, jid); err != nil {
-		t.Logf("cancel %s: %v", jid, err)
-	}
-	cps := finalCheckpoints(t, a, jid)
-	cfg := jobConfigEventually(t, a, jid)
-	r, err := a.Report("flink", jid, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logAnalysis(t, env.Version+" declines", r, cps, cfg)
+	stopAndCancel(t, a, env, jid)
+	cps, cfg, r := analysed(t, a, env.Version+" declines", jid, 0)
 	t.Run("evidence", func(t *testing.T) {
 		for _, c := range cps {
 			if c.Status == model.StatusFailed {
@@ -668,3 +629,117 @@ func checkTolerableAdvice(t *testing.T, env flinkenv.Env) {
 	wantAdvice(t, r, analyze.AdviceTolerable, cps)
 	t.Logf("%s: %v", t.Name(), time.Since(start).Round(time.Second))
 }
+
+// On the real cluster, a job with both problems at once — Slow Map
+// backpressures the Source (--sleep-ms) and Slow Snapshot's sync takes
+// 300 ms — has causes that follow the barrier: first the queue at Slow Map's
+// input behind the Source, and Slow Snapshot's sync after it. With only the
+// slow snapshot, the sync comes first and no barrier queue is invented.
+func TestFlinkCausesNameWhereBarriersQueued(t *testing.T) {
+	checkCausesOnACluster(t, flinkOn(t, trackFlinkA))
+}
+
+// The same on Flink 1.20 (the version of the user story), on its shared test cluster.
+func TestFlink120CausesNameWhereBarriersQueued(t *testing.T) {
+	checkCausesOnACluster(t, flinkOn(t, trackFlink120))
+}
+
+func checkCausesOnACluster(t *testing.T, env flinkenv.Env) {
+	mixed := env.Submit(t, "--name", "ce-causes-mixed", "--interval-ms", "2000", "--rate", "2000",
+		"--sleep-ms", "3", "--slow-snapshot-ms", "300")
+	snapOnly := env.Submit(t, "--name", "ce-causes-snap", "--interval-ms", "2000", "--rate", "100",
+		"--slow-snapshot-ms", "300")
+	a := newCollectingApp(t, env.RESTURL)
+	src := vertexByNameEventually(t, a, mixed, "Numbers")
+	slowMap := vertexByName(t, a, mixed, "Slow Map")
+	slowSnap := vertexByName(t, a, mixed, "Slow Snapshot")
+	snapOnlySnap := vertexByNameEventually(t, a, snapOnly, "Slow Snapshot")
+	// The source's backpressure shows in Flink's metrics some seconds after the job starts (1.20
+	// later than 2.3): the verdict is judged on the checkpoints after it does.
+	waitFor(t, 2*time.Minute, "the source's backpressure in the cache", func() bool {
+		return maxMetric(t, a, mixed, src, model.MetricBackPressuredMsPerSec) > 500
+	})
+	fromMs := time.Now().UnixMilli()
+	waitFor(t, 2*time.Minute, "10 completed checkpoints of each job, of the mixed one after its backpressure showed", func() bool {
+		after := 0
+		for _, c := range finalCheckpoints(t, a, mixed) {
+			if c.TriggerMs >= fromMs {
+				after++
+			}
+		}
+		return after >= 10 && len(finalCheckpoints(t, a, snapOnly)) >= 10
+	})
+	a.stopCollector()
+
+	describe := func(cs []analyze.Cause) string {
+		var b strings.Builder
+		for i, c := range cs {
+			if i == 4 {
+				break
+			}
+			b.WriteString(string(c.Phase) + "@" + c.VertexName + "<" + c.UpstreamVertexName + ">" + " " + fmtDuration(c.Ms) + "; ")
+		}
+		return b.String()
+	}
+	r, err := a.Report("flink", mixed, fromMs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var completed, queued, thenSync int
+	for _, c := range r.Checkpoints {
+		if c.Status != "COMPLETED" || len(c.Causes) == 0 || c.ID <= 2 { // the first ones start before the queue builds
+			continue
+		}
+		completed++
+		first := c.Causes[0]
+		if first.Phase == analyze.PhaseStartDelay && first.VertexID == slowMap && first.UpstreamVertexID == src {
+			queued++
+			for _, later := range c.Causes[1:] {
+				if later.Phase == analyze.PhaseSync && later.VertexID == slowSnap {
+					thenSync++
+					break
+				}
+			}
+		} else {
+			t.Logf("checkpoint %d: %s", c.ID, describe(c.Causes))
+		}
+	}
+	if completed == 0 || queued*10 < completed*8 || thenSync*10 < completed*8 {
+		t.Errorf("of %d completed checkpoints, %d start with barriers queued at Slow Map behind the Source and %d list Slow Snapshot's sync after it; want 80 %%",
+			completed, queued, thenSync)
+	}
+
+	// The verdict names the slow operator, though Slow Snapshot's sync makes the last acknowledgement.
+	var named bool
+	for _, p := range r.Correlation.ReasonParts {
+		named = named || p.Code == "queue_dominant" && strings.Contains(p.Args["vertex"], "Slow Map")
+	}
+	if r.Correlation.Verdict != analyze.VerdictBackpressure || !named {
+		t.Errorf("verdict %s (%s): %s; want backpressure naming Slow Map", r.Correlation.Verdict, r.Correlation.Basis, r.Correlation.Reason)
+	}
+
+	r, err = a.Report("flink", snapOnly, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	completed, first := 0, 0
+	for _, c := range r.Checkpoints {
+		if c.Status != "COMPLETED" || len(c.Causes) == 0 {
+			continue
+		}
+		completed++
+		if c.Causes[0].Phase == analyze.PhaseSync && c.Causes[0].VertexID == snapOnlySnap {
+			first++
+		}
+		for _, cs := range c.Causes {
+			if cs.Phase == analyze.PhaseStartDelay && cs.UpstreamVertexID != "" && cs.Ms > 100 {
+				t.Errorf("checkpoint %d: a barrier queue of %d ms at %s invented without backpressure (%s)", c.ID, cs.Ms, cs.VertexName, describe(c.Causes))
+			}
+		}
+	}
+	if completed == 0 || first*10 < completed*8 {
+		t.Errorf("%d of %d completed checkpoints start with Slow Snapshot's sync, want 80 %%", first, completed)
+	}
+}
+
+func fmtDuration(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }

@@ -10,7 +10,6 @@ import (
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/backend/store"
-	"checkpoint-explorer/testenv/flinkenv"
 	"checkpoint-explorer/testenv/promenv"
 )
 
@@ -18,9 +17,9 @@ import (
 // here stored straight from the REST client) get it from the real Prometheus
 // that scrapes the real cluster's reporter.
 func TestBackfillBackpressureFromARealPrometheus(t *testing.T) {
+	fe := flinkOn(t, trackFlinkA)
 	pe := promenv.Ensure(t)
-	fe := flinkenv.Ensure(t)
-	jid := flinkenv.SubmitJob(t, "--name", "ce-backfill", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
+	jid := fe.Submit(t, "--name", "ce-backfill", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
 	a := newTestApp(t, Options{NoSample: true})
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: pe.URL}); err != nil {
 		t.Fatal(err)
@@ -111,11 +110,11 @@ func storeQuery(cluster, job string) store.Query { return store.Query{Cluster: c
 // With reporter addresses the collector scrapes Flink's Prometheus reporters
 // directly for backpressure, within the cluster's budget.
 func TestCollectorScrapesTheReportersDirectly(t *testing.T) {
-	fe := flinkenv.Ensure(t)
+	fe := flinkOn(t, trackFlinkA)
 	if fe.JMPromURL == "" || fe.TMPromURL == "" {
 		t.Skip("the cluster's reporter addresses are unknown")
 	}
-	jid := flinkenv.SubmitJob(t, "--name", "ce-reporter", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
+	jid := fe.Submit(t, "--name", "ce-reporter", "--interval-ms", "1000", "--rate", "0", "--sleep-ms", "5")
 	a := newTestApp(t, Options{NoSample: true})
 	a.opts.NoCollect = false
 	a.opts.JobsEvery = 2 * time.Second

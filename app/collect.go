@@ -25,29 +25,17 @@ func (a *App) startCollector(ctx context.Context) {
 		OnJob: func(cluster, job string) {
 			// Checkpoints cached before this connection may lack backpressure:
 			// the cluster's Prometheus has it.
-			if c, ok := a.configuredCluster(cluster); ok && c.PrometheusURL != "" {
-				a.wg.Add(1)
-				go func() {
-					defer a.wg.Done()
-					if _, err := a.BackfillBackpressure(cluster, job); err != nil {
-						a.log.Warn("backfill from Prometheus failed", "cluster", cluster, "job", job, "err", err)
-					}
-				}()
-			}
+			a.backfillInBackground(cluster, func(c model.Cluster) bool { return c.PrometheusURL != "" }, func() {
+				if _, err := a.BackfillBackpressure(cluster, job); err != nil {
+					a.log.Warn("backfill from Prometheus failed", "cluster", cluster, "job", job, "err", err)
+				}
+			})
 		},
 		OnFirstPoll: func(cluster, job string) {
 			// What the engine no longer lists may be in the cluster's traces.
-			if c, ok := a.configuredCluster(cluster); ok && c.TracesURL != "" {
-				a.wg.Add(1)
-				go func() {
-					defer a.wg.Done()
-					if res, err := a.BackfillTraces(cluster, job); err != nil {
-						a.log.Warn("reading checkpoints from traces failed", "cluster", cluster, "job", job, "err", err)
-					} else if res.Warning != "" {
-						a.log.Warn("checkpoints from traces: "+res.Warning, "cluster", cluster, "job", job)
-					}
-				}()
-			}
+			a.backfillInBackground(cluster, func(c model.Cluster) bool { return c.TracesURL != "" }, func() {
+				a.backfillTracesWhileGaps(cluster, job)
+			})
 		},
 		OnHealth: func(cluster string, h collect.Health) {
 			a.emit(HealthEvent{Cluster: cluster, State: h.State, LastError: h.LastError})
@@ -57,6 +45,19 @@ func (a *App) startCollector(ctx context.Context) {
 	a.coll = m
 	a.mu.Unlock()
 	a.applyCollector()
+}
+
+// backfillInBackground runs backfill on a goroutine Close waits for, when
+// cluster is configured and has the source it reads (has says).
+func (a *App) backfillInBackground(cluster string, has func(model.Cluster) bool, backfill func()) {
+	if c, ok := a.configuredCluster(cluster); !ok || !has(c) {
+		return
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		backfill()
+	}()
 }
 
 func (a *App) stopCollector() {

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"checkpoint-explorer/testenv/flinkenv"
 )
 
 // TestFlinkCollectorLosesNothingThroughHTTPFaults puts faultProxy between the
@@ -18,8 +16,8 @@ import (
 // whole at most once (a checkpoint whose subtask requests failed asks only
 // for them again), and the errors reported name the endpoint and the fault.
 func TestFlinkCollectorLosesNothingThroughHTTPFaults(t *testing.T) {
-	env := flinkenv.Ensure(t)
-	jid := flinkenv.SubmitJob(t, "--name", "ce-faults-http", "--interval-ms", "1000", "--rate", "100")
+	env := flinkOn(t, trackFlinkA)
+	jid := env.Submit(t, "--name", "ce-faults-http", "--interval-ms", "1000", "--rate", "100")
 	obs := observeFlink(t, env.RESTURL, jid)
 	proxy, srv := startFaultProxy(t, env.RESTURL, jid, 7)
 	start := time.Now()
@@ -54,19 +52,11 @@ func TestFlinkCollectorLosesNothingThroughHTTPFaults(t *testing.T) {
 	close(stopWatch)
 	<-watched
 
-	if err := flinkenv.Cancel(env, jid); err != nil {
-		t.Fatal(err)
-	}
-	seen, counts := obs.final(t)
-	var top int64
-	for id := range seen {
-		top = max(top, id)
-	}
-	r := waitForFinalReconciliation(t, a, jid, counts, top, 20*time.Second)
+	seen, counts, r := endJob(t, a, env, jid, obs)
 	// The link heals; the details still deferred come (Flink keeps an ended
 	// job's history).
 	proxy.setEvery(0)
-	waitForDetailsSettled(t, a, jid, r, 15*time.Second)
+	waitForDetailsSettled(t, a, jid, r, time.Minute)
 	after := checkNoGoroutineLeft(t, a, base)
 	sc := checkSpan(t, a, jid, r, true)
 	stored, expected := checkAgainstFlink(t, proxy, sc, seen, nil, 0.95)

@@ -3,13 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/backend/store"
 	"checkpoint-explorer/testenv/flinkenv"
 )
@@ -31,6 +31,7 @@ const flink120 = "1.20.5"
 // and their history can take the collector's request budget (20/s) for seconds, long enough for
 // the main job's 10-deep history to roll over. The three jobs need about 15 requests/s.
 func TestFlink120CollectorOnARealCluster(t *testing.T) {
+	onTrack(t, trackOwnA)
 	env := flinkenv.DedicatedVersion(t, "app-flink120", flink120)
 	bp := env.Submit(t, "--name", "ce-flink120-bp", "--interval-ms", "5000", "--rate", "0", "--sleep-ms", "5")
 	expiring := env.Submit(t, "--name", "ce-flink120-expire", "--interval-ms", "2000", "--rate", "50",
@@ -40,12 +41,12 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 	// looks (checkpoints every second).
 	jid := env.Submit(t, "--name", "ce-flink120", "--parallelism", "2", "--interval-ms", "1000",
 		"--rate", "200", "--slow-snapshot-ms", "800", "--fail-every", "7", "--state-bytes-per-record", "32")
-	a := newCollectingApp(t, env.RESTURL)
+	// A budget of 100 requests/s: the three jobs want ~15/s, which the default 20 holds on an
+	// idle machine; on a busy one the collector falls behind and details are lost (their
+	// summaries kept, the loss marked), which overhead_real_test.go is about, not this test.
+	a := newCollectingAppBudget(t, env.RESTURL, Options{}, 100)
 
-	cl, err := flink.New(flink.Config{BaseURL: env.RESTURL, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := flinkClient(t, env.RESTURL)
 	ctx := context.Background()
 	if v, err := cl.Version(ctx); err != nil || v != flink120 {
 		t.Fatalf("cluster version %q, %v; want %s", v, err, flink120)
@@ -88,51 +89,23 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 	a.stopCollector()
 	cps := finalCheckpoints(t, a, jid)
 
-	t.Run("every checkpoint stored", func(t *testing.T) {
-		list, err := cl.Checkpoints(ctx, jid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored := map[int64]bool{}
-		var maxID int64
-		for _, c := range cps {
-			stored[c.ID] = true
-			maxID = max(maxID, c.ID)
-		}
-		for id := int64(1); id <= maxID; id++ {
-			if !stored[id] {
-				t.Errorf("checkpoint %d was never stored", id)
-			}
-		}
-		if gaps, err := a.store.Gaps(ctx, store.Query{Cluster: "flink", JobID: jid}); err != nil || len(gaps) != 0 {
-			t.Errorf("gaps %+v, %v; want none", gaps, err)
-		}
-		// Flink's counters agree, once the checkpoints it finished after the collector stopped
-		// and those that failed before getting an id are set aside.
-		var later, top int64
-		for _, h := range list.History {
-			top = max(top, h.ID)
-			if h.Status.Final() && h.ID > maxID {
-				later++
-			}
-		}
-		noID := list.Counts.Total - top
-		if got, want := int64(len(cps))+later, list.Counts.Completed+list.Counts.Failed-noID; got != want || noID < 0 || noID > 2 {
-			t.Errorf("stored %d final checkpoints + %d finished later; Flink counts %+v with newest id %d", len(cps), later, list.Counts, top)
-		}
-	})
+	t.Run("every checkpoint stored", func(t *testing.T) { checkEveryCheckpointStored(t, a, cl, jid, cps) })
 
 	t.Run("every subtask field", func(t *testing.T) {
-		var completed, failed int
+		var completed, failed, lost int
 		for _, c := range cps {
 			switch c.Status {
 			case model.StatusFailed:
 				failed++
-				if c.ID%7 != 0 || c.FailureMessage != "Asynchronous task checkpoint failed." || c.FailureMs < c.TriggerMs {
-					t.Errorf("failed checkpoint %d: message %q, failure at %d (trigger %d)", c.ID, c.FailureMessage, c.FailureMs, c.TriggerMs)
-				}
+				wantDeclinedEvery(t, c, 7)
 			case model.StatusCompleted:
 				completed++
+				if len(c.Tasks) == 0 && c.DetailLoss != "" {
+					// Its details left Flink's history before the collector's budget reached
+					// them (three jobs, a busy machine): summary kept, the loss marked.
+					lost++
+					continue
+				}
 				if c.ID%7 == 0 || len(c.Tasks) != 6 || c.NumSubtasks != 12 || c.NumAcknowledged != 12 || c.StateSize <= 0 ||
 					!strings.Contains(c.ExternalPath, fmt.Sprintf("chk-%d", c.ID)) {
 					t.Errorf("completed checkpoint %d: %d vertices, %d/%d acks, state %d, path %q",
@@ -142,8 +115,8 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 				checkKnobSubtasks(t, &c, slow, 700) // --slow-snapshot-ms 800
 			}
 		}
-		if completed < 25 || failed < 3 {
-			t.Errorf("%d completed and %d failed checkpoints, want a mix", completed, failed)
+		if completed < 25 || failed < 3 || completed-lost < 20 {
+			t.Errorf("%d completed (%d without details) and %d failed checkpoints, want a mix, most with details", completed, lost, failed)
 		}
 		// Field by field against Flink 1.20's own JSON, for the completed checkpoints it still
 		// holds details of.
@@ -181,7 +154,7 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 		if compared < 6 {
 			t.Errorf("compared %d vertices' subtasks with Flink's JSON, want at least one checkpoint's 6", compared)
 		}
-		t.Logf("%d completed, %d failed checkpoints; %d vertex details compared with Flink's JSON", completed, failed, compared)
+		t.Logf("%d completed (%d without details), %d failed checkpoints; %d vertex details compared with Flink's JSON", completed, lost, failed, compared)
 	})
 
 	r, err := a.Report("flink", jid, 0, 0)
@@ -222,7 +195,9 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 		if len(re.Failures) == 0 || !re.Failures[0].Expired || re.Failures[0].Example != "Checkpoint expired before completing." {
 			t.Fatalf("failure clusters %+v, want Flink's expiry first", re.Failures)
 		}
-		if f := re.Failures[0]; f.Phase != analyze.PhaseSync || len(f.Vertices) == 0 || f.Vertices[0].VertexName != "Slow Snapshot" {
+		// Slow Snapshot never acknowledges before the timeout; on a busy machine the Slow Map
+		// before it may not have either, and then both are named.
+		if f := re.Failures[0]; f.Phase != analyze.PhaseSync || !slices.ContainsFunc(f.Vertices, func(v analyze.VertexRef) bool { return v.VertexName == "Slow Snapshot" }) {
 			t.Errorf("expiry cluster during %q at %+v, want sync at Slow Snapshot", f.Phase, f.Vertices)
 		}
 	})

@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
-	"checkpoint-explorer/testenv/flinkenv"
 	"checkpoint-explorer/testenv/icebergenv"
 )
 
@@ -20,7 +20,7 @@ import (
 // completed checkpoint gets the commit that followed it; the slow one's
 // commits take seconds, the other's well under one.
 func TestSinkCommitsOfARealIcebergSink(t *testing.T) {
-	env := flinkenv.EnsureVersion(t, icebergenv.Version)
+	env := flinkOn(t, trackFlink120) // icebergenv.Version
 	fast, _ := icebergenv.Submit(t, env, "--name", "ce-iceberg-fast", "--interval-ms", "3000", "--rate", "200")
 	slow, _ := icebergenv.Submit(t, env, "--name", "ce-iceberg-slow", "--interval-ms", "3000", "--rate", "200",
 		"--commit-delay-ms", "300")
@@ -45,10 +45,11 @@ func TestSinkCommitsOfARealIcebergSink(t *testing.T) {
 		}
 		return lane, with, durations
 	}
-	waitFor(t, 3*time.Minute, "commits of both jobs on their checkpoints", func() bool {
+	waitForState(t, 3*time.Minute, "commits of both jobs on their checkpoints", func() (bool, string) {
 		fl, fw, _ := commits(fast)
 		sl, sw, _ := commits(slow)
-		return len(fl) >= 3 && len(sl) >= 3 && fw >= 4 && sw >= 3
+		return len(fl) >= 3 && len(sl) >= 3 && fw >= 4 && sw >= 3,
+			fmt.Sprintf("fast: %d lane points, %d checkpoints with a commit; slow: %d, %d", len(fl), fw, len(sl), sw)
 	})
 	a.stopCollector()
 	fl, fw, fd := commits(fast)

@@ -12,26 +12,29 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/backend/store"
 	"checkpoint-explorer/testenv/flinkenv"
 )
 
 // finalizeInLog reads the finalizationTime of each completed checkpoint of a
 // job straight from the JobManager log file, with a pattern of its own, to
-// check the app's reader against.
+// check the app's reader against. Flink measures the finalization beyond the
+// completion time its checkpointDuration ends at (it also covers adding the
+// checkpoint to the store), so under load it can exceed the duration; the app
+// keeps finalize within the checkpoint's time, as the reader does.
 func finalizeInLog(t *testing.T, env flinkenv.Env, jid string) map[int64]int64 {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(env.LogDir, "jobmanager.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`Completed checkpoint (\d+) for job ` + jid + ` \(\d+ bytes, checkpointDuration=\d+ ms, finalizationTime=(\d+) ms\)`)
+	re := regexp.MustCompile(`Completed checkpoint (\d+) for job ` + jid + ` \(\d+ bytes, checkpointDuration=(\d+) ms, finalizationTime=(\d+) ms\)`)
 	out := map[int64]int64{}
 	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
-		f, _ := strconv.ParseInt(m[2], 10, 64)
-		out[id] = f
+		d, _ := strconv.ParseInt(m[2], 10, 64)
+		f, _ := strconv.ParseInt(m[3], 10, 64)
+		out[id] = min(f, d)
 	}
 	return out
 }
@@ -45,15 +48,15 @@ func testJobManagerLogOnARealCluster(t *testing.T, env flinkenv.Env) {
 		"--parallelism", "2")
 	expiring := env.Submit(t, "--name", "ce-jmlog-expire", "--interval-ms", "1000", "--rate", "20",
 		"--slow-snapshot-ms", "1500", "--checkpoint-timeout-ms", "1000")
-	cl, err := flink.New(flink.Config{BaseURL: env.RESTURL, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := flinkClient(t, env.RESTURL)
 	waitFor(t, 2*time.Minute, "40 checkpoints of the main job before the app follows it", func() bool {
 		l, err := cl.Checkpoints(context.Background(), main)
 		return err == nil && l.Counts.Total >= 40
 	})
-	a := newCollectingAppWith(t, env.RESTURL, Options{JobManagerLogEvery: 3 * time.Second})
+	// The main job checkpoints every 300 ms at parallelism 2: 23 requests/s of details, more
+	// than the default budget of 20, and the log's reads would wait behind them. What is tested
+	// here is the log, not the budget (overhead_real_test.go is).
+	a := newCollectingAppBudget(t, env.RESTURL, Options{JobManagerLogEvery: 3 * time.Second}, 100)
 	q := store.Query{Cluster: "flink", JobID: main}
 	var cps []model.Checkpoint
 	var seen string
@@ -73,7 +76,14 @@ func testJobManagerLogOnARealCluster(t *testing.T, env flinkenv.Env) {
 		if len(cps) > 0 {
 			seen = fmt.Sprintf("%d checkpoints, ids %d–%d, %d with finalize times", len(cps), cps[0].ID, cps[len(cps)-1].ID, fin)
 		}
-		return len(cps) >= 60 && cps[0].ID == 1 && fin >= 45
+		// The last read of the log must have succeeded: on a busy machine one can time out
+		// (the log is read whole, a MB or more), and the next one comes 3 s later.
+		r, ok, _ := a.store.Reconciliation(context.Background(), "flink", main)
+		logRead := ok && r.Log != nil && r.Log.State == model.LogRead
+		if len(cps) > 0 && !logRead && r.Log != nil {
+			seen += fmt.Sprintf("; the log %s (%s)", r.Log.State, r.Log.Reason)
+		}
+		return len(cps) >= 60 && cps[0].ID == 1 && fin >= 45 && logRead
 	})
 	waitFor(t, time.Minute, "expired checkpoints of the expiring job", func() bool {
 		r, err := a.Report("flink", expiring, 0, 0)
@@ -129,7 +139,7 @@ func testJobManagerLogOnARealCluster(t *testing.T, env flinkenv.Env) {
 		}
 		checked++
 		if c.FinalizeMs == nil || *c.FinalizeMs != want {
-			t.Errorf("checkpoint %d (%q): finalize %v, the log says %d ms", c.ID, c.Source, c.FinalizeMs, want)
+			t.Errorf("checkpoint %d (%q): finalize %s, the log says %d ms", c.ID, c.Source, optText(c.FinalizeMs, "none"), want)
 		}
 	}
 	if int64(filled) != r.FromLog {
@@ -171,9 +181,17 @@ func testJobManagerLogOnARealCluster(t *testing.T, env flinkenv.Env) {
 }
 
 func TestJobManagerLogOnFlink23(t *testing.T) {
-	testJobManagerLogOnARealCluster(t, flinkenv.Ensure(t))
+	testJobManagerLogOnARealCluster(t, flinkOn(t, trackFlinkB))
 }
 
 func TestJobManagerLogOnFlink120(t *testing.T) {
-	testJobManagerLogOnARealCluster(t, flinkenv.EnsureVersion(t, flink120))
+	testJobManagerLogOnARealCluster(t, flinkOn(t, trackFlink120))
+}
+
+// optText prints an optional value, or none when it is nil.
+func optText[T any](v *T, none string) string {
+	if v == nil {
+		return none
+	}
+	return fmt.Sprint(*v)
 }

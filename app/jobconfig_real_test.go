@@ -60,15 +60,8 @@ func checkJobConfigOnRealCluster(t *testing.T, env flinkenv.Env, smallerSeen boo
 		t.Run(tc.name, func(t *testing.T) {
 			jid := env.Submit(t, append([]string{"--name", "ce-config-" + tc.name}, tc.args...)...)
 			a := newCollectingApp(t, env.RESTURL)
-			var got *model.JobConfig
-			waitFor(t, time.Minute, "the job's configuration in the cache", func() bool {
-				c, err := a.JobConfig("flink", jid)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = c
-				return c != nil
-			})
+			cfg := jobConfigEventually(t, a, jid)
+			got := &cfg
 			want := tc.want
 			want.Cluster, want.JobID, want.SeenMs, want.Keys = "flink", jid, got.SeenMs, got.Keys
 			if !got.SameSettings(want) {
@@ -126,18 +119,8 @@ func checkJobConfigOnRealCluster(t *testing.T, env flinkenv.Env, smallerSeen boo
 }
 
 func describeConfig(c model.JobConfig) string {
-	p := func(v *int64) string {
-		if v == nil {
-			return "nil"
-		}
-		return fmt.Sprint(*v)
-	}
-	q := func(v *bool) string {
-		if v == nil {
-			return "nil"
-		}
-		return fmt.Sprint(*v)
-	}
+	p := func(v *int64) string { return optText(v, "nil") }
+	q := func(v *bool) string { return optText(v, "nil") }
 	return fmt.Sprintf("mode=%s interval=%s timeout=%s min_pause=%s max_concurrent=%s tolerable=%s unaligned=%s aligned_timeout=%s "+
 		"backend=%s storage=%s changelog=%s incremental=%s debloat=%s", c.Mode, p(c.IntervalMs), p(c.TimeoutMs), p(c.MinPauseMs),
 		p(c.MaxConcurrent), p(c.TolerableFailures), q(c.Unaligned), p(c.AlignedTimeoutMs), c.StateBackend, c.CheckpointStorage,
@@ -145,18 +128,18 @@ func describeConfig(c model.JobConfig) string {
 }
 
 func TestFlinkJobConfigReachesTheCache(t *testing.T) {
-	checkJobConfigOnRealCluster(t, flinkenv.Ensure(t), true)
+	checkJobConfigOnRealCluster(t, flinkOn(t, trackFlinkB), true)
 }
 
 func TestFlink120JobConfigReachesTheCache(t *testing.T) {
-	checkJobConfigOnRealCluster(t, flinkenv.EnsureVersion(t, flink120), false)
+	checkJobConfigOnRealCluster(t, flinkOn(t, trackFlink120), false)
 }
 
 // TestFlinkJobConfigRequests counts, through the counting proxy, what reading the job's
 // configuration costs a real cluster: 3 requests on the first poll (checkpoints/config is asked
 // once more for the poll interval, as before), none more until ConfigEvery (10 min) is up.
 func TestFlinkJobConfigRequests(t *testing.T) {
-	env := flinkenv.Ensure(t)
+	env := flinkOn(t, trackFlinkB)
 	jid := env.Submit(t, "--name", "ce-config-requests", "--interval-ms", "1000")
 	proxy, proxyURL := startCountingProxy(t, env.RESTURL, jid)
 	a := newCollectingApp(t, proxyURL)

@@ -9,7 +9,6 @@ import (
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/testenv/flinkenv"
 	"checkpoint-explorer/testenv/promenv"
 )
 
@@ -19,9 +18,9 @@ import (
 // backpressure, drawn on the timeline in the cluster's order, and kept in a
 // capture with the cluster's lane definitions.
 func TestCustomLanesFromPrometheusAndFlinkMetrics(t *testing.T) {
+	fe := flinkOn(t, trackFlinkA)
 	pe := promenv.Ensure(t)
-	fe := flinkenv.Ensure(t)
-	jid := flinkenv.SubmitJob(t, "--name", "ce-lanes", "--interval-ms", "1000", "--rate", "500")
+	jid := fe.Submit(t, "--name", "ce-lanes", "--interval-ms", "1000", "--rate", "500")
 	lanes := []model.Lane{
 		{Name: "busiest task", PromQL: `max(flink_taskmanager_job_task_busyTimeMsPerSecond{job_id="$job_id"})`},
 		{Name: "records out/s", Metric: "numRecordsOutPerSecond"},
@@ -54,7 +53,10 @@ func TestCustomLanesFromPrometheusAndFlinkMetrics(t *testing.T) {
 	a.stopCollector()
 
 	out := filepath.Join(t.TempDir(), "lanes.ckpt.gz")
-	if _, err := recordAsync(t, RecordOptions{
+	// A minute past its end, a recording still running is stopped (and then what it wrote is judged).
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second+time.Minute)
+	defer cancel()
+	if _, err := Record(ctx, RecordOptions{
 		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: fe.RESTURL, PrometheusURL: pe.URL, Lanes: lanes},
 		JobID:   jid, Duration: 25 * time.Second, Out: out, JobsEvery: time.Second, PromEvery: 10 * time.Second,
 	}); err != nil {
@@ -76,26 +78,4 @@ func TestCustomLanesFromPrometheusAndFlinkMetrics(t *testing.T) {
 	if len(kept) != 2 || kept[0] != lanes[0] || perLane["busiest task"] < 2 || perLane["records out/s"] < 2 {
 		t.Errorf("the capture keeps lanes %+v and samples %v", kept, perLane)
 	}
-}
-
-// recordAsync runs Record in the background and returns its result, failing
-// the test if it runs far past the duration.
-func recordAsync(t *testing.T, o RecordOptions) (RecordProgress, error) {
-	t.Helper()
-	type result struct {
-		p   RecordProgress
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		p, err := Record(context.Background(), o)
-		done <- result{p, err}
-	}()
-	select {
-	case r := <-done:
-		return r.p, r.err
-	case <-time.After(o.Duration + time.Minute):
-		t.Fatalf("recording of %s still running a minute past its end", o.Duration)
-	}
-	return RecordProgress{}, nil
 }

@@ -18,7 +18,6 @@ import (
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
-	"checkpoint-explorer/testenv/flinkenv"
 )
 
 // countingProxy sits between the app and the real Flink REST API and counts
@@ -150,8 +149,8 @@ func (f overheadFigures) String() string {
 }
 
 func measureOverhead(t *testing.T, d time.Duration, jobArgs ...string) (overheadFigures, *countingProxy) {
-	env := flinkenv.Ensure(t)
-	jid := flinkenv.SubmitJob(t, jobArgs...)
+	env := flinkOn(t, trackFlinkA)
+	jid := env.Submit(t, jobArgs...)
 	proxy, proxyURL := startCountingProxy(t, env.RESTURL, jid)
 	a := newCollectingApp(t, proxyURL)
 	// Let the first poll backfill the history, then measure from a clean start.
@@ -237,8 +236,8 @@ func TestFlinkOverheadStaysWithinTheDocumentedBoundary(t *testing.T) {
 // that a job checkpointing every second (which would want about 8 requests/s)
 // gets no more, and that the cluster's health says the budget held it back.
 func TestFlinkRequestBudgetFromTheClusterSettings(t *testing.T) {
-	env := flinkenv.Ensure(t)
-	jid := flinkenv.SubmitJob(t, "--name", "ce-budget", "--interval-ms", "1000", "--rate", "100")
+	env := flinkOn(t, trackFlinkA)
+	jid := env.Submit(t, "--name", "ce-budget", "--interval-ms", "1000", "--rate", "100")
 	// A few checkpoints for the first poll to read; from then on the job alone
 	// wants about 8 requests/s.
 	time.Sleep(4 * time.Second)

@@ -3,17 +3,17 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/testenv/flinkenv"
 )
 
 func TestRecordWritesACompleteCaptureEvenWhenStoppedEarly(t *testing.T) {
-	env := flinkenv.Ensure(t)
-	jid := flinkenv.SubmitJob(t, "--name", "ce-record", "--interval-ms", "1000", "--rate", "100", "--fail-every", "4")
+	env := flinkOn(t, trackFlinkB)
+	jid := env.Submit(t, "--name", "ce-record", "--interval-ms", "1000", "--rate", "100", "--fail-every", "4")
 	out := filepath.Join(t.TempDir(), "rec.ckpt.gz")
 	ctx, cancel := context.WithCancel(context.Background())
 	var ticks int
@@ -81,4 +81,180 @@ func TestRecordWritesACompleteCaptureEvenWhenStoppedEarly(t *testing.T) {
 	if err != nil || imp.Checkpoints != int64(cps) {
 		t.Errorf("import: %+v, %v", imp, err)
 	}
+}
+
+// A 40 s capture of a backpressured job, started with the job: backpressure
+// samples come within its first 12 s (metrics are asked for at every poll
+// until the JobManager answers with values), and at least 90 % of the
+// completed checkpoints carry a backpressure value in the report (from their
+// window or the nearest sample).
+func TestRecordSamplesBackpressureFromTheStart(t *testing.T) {
+	env := flinkOn(t, trackFlinkA)
+	jid := env.Submit(t, "--name", "ce-record-bp", "--interval-ms", "1000", "--rate", "2000", "--sleep-ms", "3")
+	out := filepath.Join(t.TempDir(), "bp.ckpt.gz")
+	start := time.Now()
+	res, err := Record(context.Background(), RecordOptions{
+		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: env.RESTURL},
+		JobID:   jid, Duration: 40 * time.Second, Out: out, JobsEvery: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first int64
+	_, err = capture.ReadFile(context.Background(), out, capture.DefaultLimits(), capture.Visitor{
+		MetricSample: func(m model.MetricSample) error {
+			if m.Metric == model.MetricBackPressuredMsPerSec && (first == 0 || m.TimeMs < first) {
+				first = m.TimeMs
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == 0 || time.UnixMilli(first).Sub(start) > 12*time.Second {
+		t.Errorf("first backpressure sample %v after the recording started, want within 12 s", time.UnixMilli(first).Sub(start))
+	}
+
+	a := newTestApp(t, Options{NoSample: true})
+	if _, err := a.OpenCapture(out); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Report("capture: lab", jid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Those triggered before the first sample have none to take (on a busy machine the first
+	// comes seconds later than on an idle one); from then on, nearly all carry one.
+	completed, covered, nearest := 0, 0, 0
+	for _, c := range r.Checkpoints {
+		if c.Status != model.StatusCompleted || c.TriggerMs < first {
+			continue
+		}
+		completed++
+		if c.Backpressure != nil && c.Backpressure.Max != nil {
+			covered++
+			if c.Backpressure.Basis == "nearest" {
+				nearest++
+			}
+		}
+	}
+	if completed < 20 || covered*10 < completed*9 {
+		t.Errorf("%d of the %d checkpoints completed after the first sample carry a backpressure value, want at least 90 %% (of 20 or more)", covered, completed)
+	}
+	t.Logf("first backpressure sample %v after the start; %d of the %d checkpoints completed after it with backpressure (%d from the nearest sample); %d metric samples, %d requests",
+		time.UnixMilli(first).Sub(start).Round(100*time.Millisecond), covered, completed, nearest, res.MetricSamples, res.Requests)
+}
+
+// TestRecordEndsCleanWithTheLastCheckpoints records a real job checkpointing
+// every second for 12 s and checks, against Flink read directly, that the
+// file holds every checkpoint that completed before the recording's duration
+// ended — those of its last seconds too, which only the final poll sees (the
+// collector polls every third of the 10 s history) — each with all its
+// details, and a reconciliation record with nothing unaccounted.
+func TestRecordEndsCleanWithTheLastCheckpoints(t *testing.T) {
+	env := flinkOn(t, trackFlinkB)
+	jid := env.Submit(t, "--name", "ce-record-final", "--interval-ms", "1000", "--rate", "100")
+	obs := observeFlink(t, env.RESTURL, jid)
+	out := filepath.Join(t.TempDir(), "final.ckpt.gz")
+	const d = 12 * time.Second
+	// Record starts its clock a little after this: endMs is at or before the
+	// moment its duration ended.
+	began := time.Now()
+	endMs := began.Add(d).UnixMilli()
+	res, err := Record(context.Background(), RecordOptions{
+		Cluster: model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: env.RESTURL},
+		JobID:   jid, Duration: d, Out: out, JobsEvery: time.Second,
+	})
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flink's REST API caches checkpoint statistics for up to 3 s
+	// (rest.cache.checkpoint-statistics.timeout): the observer's view covers
+	// the end of the recording once it lists a checkpoint triggered after it.
+	waitFor(t, 15*time.Second, "Flink to list a checkpoint triggered after the recording ended", func() bool {
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		for _, c := range obs.seen {
+			if c.TriggerMs > endMs {
+				return true
+			}
+		}
+		return false
+	})
+	seen, _ := obs.final(t)
+
+	inFile := map[int64]model.Checkpoint{}
+	var recons []model.Reconciliation
+	var configs []model.JobConfig
+	_, err = capture.ReadFile(context.Background(), out, capture.DefaultLimits(), capture.Visitor{
+		JobConfig: func(c model.JobConfig) error {
+			configs = append(configs, c)
+			return nil
+		},
+		Checkpoint: func(c *model.Checkpoint) error {
+			if _, dup := inFile[c.ID]; dup {
+				t.Errorf("checkpoint %d twice in the file", c.ID)
+			}
+			inFile[c.ID] = *c
+			return nil
+		},
+		Reconciliation: func(r model.Reconciliation) error {
+			recons = append(recons, r)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatalf("read the capture back: %v", err)
+	}
+
+	var want, last3s []int64
+	for id, c := range seen {
+		if c.Status == model.StatusCompleted && c.LatestAckMs > 0 && c.LatestAckMs <= endMs {
+			want = append(want, id)
+			if c.LatestAckMs > endMs-3000 {
+				last3s = append(last3s, id)
+			}
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(last3s)
+	if len(want) < 8 || len(last3s) < 2 {
+		t.Fatalf("Flink completed %v before the recording ended (%v in its last 3 s): want a dozen", want, last3s)
+	}
+	for _, id := range want {
+		c, ok := inFile[id]
+		switch {
+		case !ok:
+			t.Errorf("checkpoint %d (completed %d ms before the recording ended) is not in the file", id, endMs-seen[id].LatestAckMs)
+		case c.Status != model.StatusCompleted || c.DetailLoss != "" || len(c.Tasks) != 6:
+			t.Errorf("checkpoint %d in the file: %s with %d vertices, detail loss %q; want completed with all 6", id, c.Status, len(c.Tasks), c.DetailLoss)
+		default:
+			for _, ts := range c.Tasks {
+				if len(ts.Subtasks) == 0 || len(ts.Subtasks) != ts.NumSubtasks || ts.Missing {
+					t.Errorf("checkpoint %d vertex %s: %d of %d subtasks (missing %v)", id, ts.VertexID, len(ts.Subtasks), ts.NumSubtasks, ts.Missing)
+				}
+			}
+		}
+	}
+	if len(recons) != 1 {
+		t.Fatalf("%d reconciliation records in the file, want 1: %+v", len(recons), recons)
+	}
+	// The job's configuration, once (its settings did not change).
+	if len(configs) != 1 || configs[0].JobID != jid || configs[0].IntervalMs == nil || *configs[0].IntervalMs != 1000 ||
+		configs[0].StateBackend != "hashmap" {
+		t.Errorf("job configurations in the file: %+v; want one, interval 1000 ms, hashmap", configs)
+	}
+	r := recons[0]
+	if r.JobID != jid || r.Unaccounted != 0 || r.Stored+r.Gaps != r.IDs || r.LatestID < want[len(want)-1] {
+		t.Errorf("reconciliation in the file: %+v; want the job's, nothing unaccounted, up to checkpoint %d at least", r, want[len(want)-1])
+	}
+	// What the file holds is what the reconciliation says was stored (a
+	// checkpoint still running at the end is accounted for, not written).
+	if int64(len(inFile)) > r.Stored || res.Checkpoints != int64(len(inFile)) {
+		t.Errorf("the file holds %d checkpoints, the result says %d, the reconciliation %d stored", len(inFile), res.Checkpoints, r.Stored)
+	}
+	t.Logf("recorded %v (Record returned after %v): %d checkpoints in the file, all %d completed before the end (%d in its last 3 s: %v) with their details; reconciliation %d ids, %d stored, %d gaps, %d unaccounted, %d requests",
+		d, took.Round(time.Millisecond), len(inFile), len(want), len(last3s), last3s, r.IDs, r.Stored, r.Gaps, r.Unaccounted, res.Requests)
 }

@@ -1,17 +1,17 @@
 package app
 
 import (
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/model/modeltest"
+	"checkpoint-explorer/backend/store"
 	"context"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
-
-	"checkpoint-explorer/backend/analyze"
-	"checkpoint-explorer/backend/model"
-	"checkpoint-explorer/backend/model/modeltest"
-	"checkpoint-explorer/backend/store"
 )
 
 // The timeline's lanes drawn from the store's maxima across series equal
@@ -111,5 +111,32 @@ func TestTimelineLanesFromMaximaEqualThoseFromSamples(t *testing.T) {
 	}
 	if _, err := s.MetricMaxima(ctx, store.Query{Cluster: "c"}); err == nil {
 		t.Error("maxima of a whole cluster (no job) were read")
+	}
+}
+
+func TestParseLane(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want model.Lane
+		err  string
+	}{
+		{in: "lag=promql:max(kafka_lag{job=\"$job_id\"})", want: model.Lane{Name: "lag", PromQL: `max(kafka_lag{job="$job_id"})`}},
+		{in: " out = metric:numRecordsOutPerSecond", want: model.Lane{Name: "out", Metric: "numRecordsOutPerSecond"}},
+		{in: "a=promql:x=y", want: model.Lane{Name: "a", PromQL: "x=y"}},
+		{in: "noequals", err: "want NAME=promql:QUERY"},
+		{in: "=promql:up", err: "want NAME=promql:QUERY"},
+		{in: "a=sql:select", err: `"sql" is neither promql nor metric`},
+		{in: "a=metric:", err: "want NAME="},
+	} {
+		got, err := ParseLane(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
 	}
 }

@@ -102,6 +102,46 @@ func (a *App) BackfillTraces(cluster, job string) (TracesResult, error) {
 	return a.backfillTraces(ctx, c, j, !a.follows(cluster, j), TracesBackfillRequests)
 }
 
+// Flink exports its spans in batches and Jaeger indexes them some seconds after a checkpoint
+// ends, so the read at a job's first poll can miss its newest checkpoints that had already left
+// the engine's history; while the job's ids skip, the traces are read again, TracesRetryEvery
+// apart, at most TracesRetries more times.
+const (
+	TracesRetryEvery = 10 * time.Second
+	TracesRetries    = 3
+)
+
+// backfillTracesWhileGaps is BackfillTraces at a job's first poll, read again while the cache
+// has gaps in the job's ids (see TracesRetryEvery); it ends early when the app closes.
+func (a *App) backfillTracesWhileGaps(cluster, job string) {
+	for attempt := 0; ; attempt++ {
+		res, err := a.BackfillTraces(cluster, job)
+		if err != nil {
+			a.log.Warn("reading checkpoints from traces failed", "cluster", cluster, "job", job, "err", err)
+			return
+		}
+		if res.Warning != "" {
+			a.log.Warn("checkpoints from traces: "+res.Warning, "cluster", cluster, "job", job)
+		}
+		if attempt == TracesRetries {
+			return
+		}
+		ctx, cancel := a.callCtx()
+		gaps, err := a.store.Gaps(ctx, store.Query{Cluster: cluster, JobID: job})
+		if err != nil || len(gaps) == 0 {
+			cancel()
+			return
+		}
+		select {
+		case <-time.After(TracesRetryEvery):
+			cancel()
+		case <-ctx.Done():
+			cancel()
+			return
+		}
+	}
+}
+
 // follows says whether the collector polls the job now: then the engine's API has its latest
 // checkpoints and traces are read only for what lies before them.
 func (a *App) follows(cluster string, j model.Job) bool {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -98,14 +99,19 @@ func checkTracesBackfill(t *testing.T, j *jaegerenv.Env, f flinkenv.Env, perSubt
 
 	a := newTracedApp(t, f, j, true)
 	// REST lists the last 10: the earlier ~20 come from traces, after the first poll.
+	var state string
 	waitFor(t, 2*time.Minute, "the checkpoints before REST's history read from traces", func() bool {
 		cps := cachedCheckpoints(t, a, jid, false)
-		lo, _, missing := holes(cps)
+		lo, hi, missing := holes(cps)
 		fromTraces := 0
 		for _, c := range cps {
 			if c.Source == model.OriginTraces {
 				fromTraces++
 			}
+		}
+		if s := fmt.Sprintf("cached %d–%d, missing %v, %d from traces", lo, hi, missing, fromTraces); s != state {
+			state = s
+			t.Log(s)
 		}
 		return lo >= 0 && lo <= 2 && len(missing) == 0 && fromTraces >= 15
 	})

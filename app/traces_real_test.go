@@ -37,6 +37,11 @@ func TestFlink120TracesInJaegerMatchREST(t *testing.T) {
 }
 
 func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool) (*jaegerenv.Env, flinkenv.Env) {
+	tr := trackOwnA
+	if version != flinkenv.DefaultVersion {
+		tr = trackOwnB
+	}
+	onTrack(t, tr)
 	j := jaegerenv.Ensure(t)
 	f := flinkenv.DedicatedTracedVersion(t, cluster, version, j.OTLPGRPCEndpoint, "flink-"+cluster)
 	if f.TracesService == "" {

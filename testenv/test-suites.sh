@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# `make test`: every suite in turn, each suite's output kept in test-results/<suite>.log (printed
-# when it fails), then a table of each suite's wall time and a closing line
-# "suites: N passed, M failed". Exits non-zero when any suite failed; a failed suite does not
-# stop the ones after it, so one run says everything that fails.
+# `make test`: every suite, side by side where they share nothing, each suite's output kept in
+# test-results/<suite>.log (printed when it fails), then a table of each suite's wall time and
+# a closing line "suites: N passed, M failed". Exits non-zero when any suite failed; a failed
+# suite does not stop the others, so one run says everything that fails.
 #
-# Suites, in order: vet, frontend (svelte-check, vitest), go (go test -race ./..., with the real
-# services it starts), fuzz (each target briefly), e2e (browser), desktop (the window under
-# Xvfb), package. They run one after another: the real-cluster Go tests are timed against a
-# machine that runs only them (docs/reliability.md); running suites side by side is the next
-# step of making `make test` shorter.
+# After the frontend build that all of them need, four lanes run at once:
+#   go-app   go test -race ./app/ -parallel 32: its real tests run side by side, one track per
+#            cluster (app/tracks_real_test.go), one test after another on each track
+#   go       go test -race on every other package (the real services are shared with go-app:
+#            each starts once per run)
+#   checks   vet, then the frontend's svelte-check and vitest, then each fuzz target briefly
+#   apps     the two binaries, then the browser end-to-end test, the window under Xvfb, the package
+# No test may need an idle machine (docs/reliability.md): the lanes load both cores.
 #
 # Usage: testenv/test-suites.sh      (make test; SUITES="vet go" runs only those suites)
 set -uo pipefail
@@ -36,15 +39,36 @@ suite() {
   return "$rc"
 }
 
-suite vet "${make[@]}" vet
-suite frontend "${make[@]}" test-frontend
-suite go "${make[@]}" test-go
-suite fuzz "${make[@]}" test-fuzz
-suite e2e "${make[@]}" test-e2e
-suite desktop "${make[@]}" test-desktop
-suite package "${make[@]}" test-package
+# The frontend build every lane needs (go:embed of frontend/dist, the binaries, the unit tests).
+suite build-frontend "${make[@]}" frontend/dist/index.html
 
-# Each failed suite's log, then the Go packages' lines of a passed go suite.
+go_rest() { go test -race -count=1 -timeout 25m $(go list ./... | grep -vx 'checkpoint-explorer/app'); }
+
+lane_checks() {
+  suite vet "${make[@]}" vet
+  suite frontend "${make[@]}" test-frontend
+  suite fuzz "${make[@]}" test-fuzz
+}
+
+lane_apps() {
+  suite build "${make[@]}" build/bin/checkpoint-explorer build/bin/checkpoint-explorer-window
+  suite e2e "${make[@]}" test-e2e
+  suite desktop "${make[@]}" test-desktop
+  suite package "${make[@]}" test-package
+}
+
+pids=()
+suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/ &
+pids+=($!)
+suite go go_rest &
+pids+=($!)
+lane_checks &
+pids+=($!)
+lane_apps &
+pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done
+
+# Each failed suite's log, then the go test lines of the passed Go suites (one per package).
 passed=0 failed=0
 while IFS=$'\t' read -r name rc _ _; do
   if [[ $rc -ne 0 ]]; then
@@ -56,16 +80,18 @@ while IFS=$'\t' read -r name rc _ _; do
     passed=$((passed + 1))
   fi
 done <"$times"
-if grep -q "^go	0	" "$times"; then
-  echo
-  grep -E '^(ok|FAIL|---|\?)' "$out/go.log"
-fi
+for name in go-app go; do
+  if grep -q "^$name	0	" "$times"; then
+    echo
+    grep -E '^(ok|FAIL|---|\?)' "$out/$name.log"
+  fi
+done
 echo
 echo "suite           status   seconds  from  last line"
-while IFS=$'\t' read -r name rc secs from; do
+sort -t$'\t' -k4,4n "$times" | while IFS=$'\t' read -r name rc secs from; do
   last=$(grep -v '^[[:space:]]*$' "$out/$name.log" | tail -1 | cut -c1-70)
   printf '%-15s %-8s %7d %5d  %s\n' "$name" "$([[ $rc -eq 0 ]] && echo ok || echo FAILED)" "$secs" "$from" "$last"
-done <"$times"
+done
 echo "all suites: $((SECONDS - t0)) s wall"
 echo "suites: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -3,8 +3,9 @@
 # if they still are our JVMs), TaskManager first; waits until they have exited.
 #
 # Without FLINK_RUN_DIR and FLINK_VERSION it also stops the shared clusters of other versions
-# (testenv/.run/flink-<version>/, started by FLINK_VERSION=… start.sh or flinkenv.EnsureVersion)
-# and the version matrix's (testenv/.run/flink-matrix-<version>/, matrix.sh), so
+# (testenv/.run/flink-<version>/, started by FLINK_VERSION=… start.sh or flinkenv.EnsureVersion),
+# the version matrix's (testenv/.run/flink-matrix-<version>/, matrix.sh) and the named shared ones
+# (testenv/.run/flink-shared-<name>/, flinkenv.EnsureNamed), so
 # testenv/stop-all.sh leaves no Flink running.
 #
 # Usage: testenv/flink/stop.sh [jobmanager|taskmanager]...   (default: both)
@@ -14,9 +15,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if $all_versions; then
   for d in "$TESTENV_DIR"/.run/flink-*; do
-    # Each version's shared cluster (flink-<version>) and its matrix cluster (flink-matrix-<version>).
+    # Each version's shared cluster (flink-<version>), its matrix cluster (flink-matrix-<version>)
+    # and the named shared clusters (flink-shared-<name>).
     [[ -f "$d/version" ]] || continue
-    [[ "$(basename "$d")" == "flink-$(cat "$d/version")" || "$(basename "$d")" == "flink-matrix-$(cat "$d/version")" ]] || continue
+    [[ "$(basename "$d")" == "flink-$(cat "$d/version")" || "$(basename "$d")" == "flink-matrix-$(cat "$d/version")" \
+      || "$(basename "$d")" == flink-shared-* ]] || continue
     FLINK_RUN_DIR="$d" FLINK_VERSION="$(cat "$d/version")" "$0" "$@"
   done
 fi

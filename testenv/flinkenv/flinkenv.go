@@ -54,7 +54,7 @@ var (
 	env    Env
 	envErr error
 
-	// versions holds the shared clusters of EnsureVersion, one per version.
+	// versions holds the shared clusters of EnsureVersion and EnsureNamed, by start.sh's variables.
 	versionsMu sync.Mutex
 	versions   = map[string]*versionEnv{}
 )
@@ -115,11 +115,20 @@ func EnsureVersion(t testing.TB, version string) Env {
 	if os.Getenv("CE_SKIP_REAL") == "1" {
 		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
 	}
+	// The version's own run dir (lib.sh's default for it), on ports of its own.
+	return sharedCluster(t, "Flink "+version, "FLINK_VERSION="+version, "FLINK_RUN_DIR=")
+}
+
+// sharedCluster starts, once per test binary, the cluster start.sh starts with vars (on ports
+// of its own), named what in errors; later calls return it.
+func sharedCluster(t testing.TB, what string, vars ...string) Env {
+	t.Helper()
+	key := strings.Join(vars, " ")
 	versionsMu.Lock()
-	v := versions[version]
+	v := versions[key]
 	if v == nil {
 		v = &versionEnv{}
-		versions[version] = v
+		versions[key] = v
 	}
 	versionsMu.Unlock()
 	v.once.Do(func() {
@@ -130,8 +139,7 @@ func EnsureVersion(t testing.TB, version string) Env {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		// The version's own run dir (lib.sh's default for it), on ports of its own.
-		out, err := envscript.Run(ctx, append([]string{"FLINK_VERSION=" + version, "FLINK_RUN_DIR="}, noPorts...), script)
+		out, err := envscript.Run(ctx, append(vars, noPorts...), script)
 		if err != nil {
 			v.err = err
 			return
@@ -139,7 +147,7 @@ func EnsureVersion(t testing.TB, version string) Env {
 		v.env, v.err = fromVars(envscript.ParseEnv(out))
 	})
 	if v.err != nil {
-		t.Fatalf("flinkenv: Flink %s: %v", version, v.err)
+		t.Fatalf("flinkenv: %s: %v", what, v.err)
 	}
 	return v.env
 }

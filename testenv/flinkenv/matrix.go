@@ -83,7 +83,12 @@ type MatrixCluster struct {
 // at once, and waits for every one. A cluster this call started is stopped when t ends unless
 // FLINK_MATRIX_KEEP=1; one already running is used and left running. A version that cannot start
 // has Err set: its test fails, the others go on. Skips t when CE_SKIP_REAL=1.
-func StartMatrix(t testing.TB, versions []string) map[string]*MatrixCluster {
+//
+// A non-empty otlpEndpoint (a loopback OTLP/gRPC receiver, e.g. jaegerenv's OTLPGRPCEndpoint)
+// starts every cluster with its trace reporter sending there under the service name
+// flink-matrix-<version> (Env.TracesEndpoint, Env.TracesService); "" starts them without one. A
+// running cluster started with another endpoint is not reused: its Err says to stop it.
+func StartMatrix(t testing.TB, versions []string, otlpEndpoint string) map[string]*MatrixCluster {
 	t.Helper()
 	if os.Getenv("CE_SKIP_REAL") == "1" {
 		t.Skip("CE_SKIP_REAL=1: skipping test against real Flink clusters")
@@ -102,7 +107,7 @@ func StartMatrix(t testing.TB, versions []string) map[string]*MatrixCluster {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := startMatrixOne(script, v)
+			c := startMatrixOne(script, v, otlpEndpoint)
 			mu.Lock()
 			out[v] = c
 			mu.Unlock()
@@ -131,21 +136,25 @@ func StartMatrix(t testing.TB, versions []string) map[string]*MatrixCluster {
 	return out
 }
 
-func startMatrixOne(script, version string) *MatrixCluster {
+func startMatrixOne(script, version, otlpEndpoint string) *MatrixCluster {
 	c := &MatrixCluster{Version: version}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	c.Started = !matrixRunning(ctx, script, version)
 	start := time.Now()
-	out, err := envscript.Run(ctx, nil, script, "start", version)
+	out, err := envscript.Run(ctx, []string{"FLINK_MATRIX_TRACES_OTLP_ENDPOINT=" + otlpEndpoint}, script, "start", version)
 	c.StartTime = time.Since(start)
 	if err != nil {
 		c.Err = fmt.Errorf("flinkenv: Flink %s of the matrix: %w", version, err)
 		return c
 	}
 	c.Env, c.Err = fromVars(envscript.ParseEnv(out))
-	if c.Err == nil && c.Env.Version != version {
+	switch {
+	case c.Err != nil:
+	case c.Env.Version != version:
 		c.Err = fmt.Errorf("flinkenv: matrix cluster of %s reports version %q", version, c.Env.Version)
+	case c.Env.TracesEndpoint != otlpEndpoint:
+		c.Err = fmt.Errorf("flinkenv: matrix cluster of %s sends traces to %q, want %q", version, c.Env.TracesEndpoint, otlpEndpoint)
 	}
 	return c
 }
