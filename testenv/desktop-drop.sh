@@ -6,12 +6,9 @@
 # handler as a user's would. What the window shows is read back with OCR (tesseract). Stops only
 # what it started.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-bin="${CE_SMOKE_BIN:-$root/build/bin/checkpoint-explorer}"
-out="$root/test-results"
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=desktop/window.sh
+source "$(dirname "$0")/desktop/window.sh"
+window_work
 mkdir -p "$work/data" "$work/drop"
 # Not a capture: a PNG's first bytes.
 printf '\x89PNG\r\n\x1a\n0000000000000000' >"$work/drop/screenshot.png"
@@ -19,18 +16,10 @@ cp "$root/app/sample/flink-knobs.ckpt.gz" "$work/drop/colleague.ckpt.gz"
 export CE_BIN="$bin" CE_WORK="$work" CE_OUT="$out" CE_DRAG="$root/testenv/desktop/dragsource.py"
 xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
   set -euo pipefail
-  "$CE_BIN" --data-dir "$CE_WORK/data" >"$CE_WORK/app.log" 2>&1 &
-  pid=$!
-  trap "kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true" EXIT
+  source "$CE_WINDOW_LIB"
   fail() { echo "desktop-drop: $*" >&2; echo "--- app log" >&2; tail -20 "$CE_WORK/app.log" >&2; exit 1; }
-  win=""
-  for _ in $(seq 1 120); do
-    win=$(xdotool search --onlyvisible --name "^Checkpoint Explorer$" 2>/dev/null | head -1 || true)
-    [ -n "$win" ] && break
-    kill -0 $pid 2>/dev/null || fail "the app exited"
-    sleep 0.5
-  done
-  [ -n "$win" ] || fail "no window titled Checkpoint Explorer"
+  start_app "$CE_WORK/app.log" "$CE_BIN" --data-dir "$CE_WORK/data"
+  wait_window
   # ocr NAME GEOMETRY...: the text of those parts of the screen (the top bar 1280x60+0+25, the
   # corner toasts show in 660x230+620+570), the screenshot kept as test-results/drop-NAME.png.
   # Scaled up twice: tesseract reads UI-sized text better; crops keep it quick.
@@ -51,7 +40,7 @@ xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
     sleep 0.5
   done
   case "$text" in *Checkpoint*) ;; *) fail "the window never showed its first screen (OCR: $text)" ;; esac
-  eval "$(xdotool getwindowgeometry --shell "$win")"
+  eval "$(xdotool getwindowgeometry --shell "$WIN")"
   tx=$((X + WIDTH / 2)) ty=$((Y + HEIGHT / 2))
   # drop FILE: drag FILE from a drag source onto the middle of the app window.
   drop() {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Process and port helpers shared by the testenv/*/lib.sh scripts; sourced, never run.
-# Each service's lib.sh defines log() before sourcing this.
+# Process, port and env-file helpers shared by the testenv/*/lib.sh scripts; sourced, never run.
+# Each service's lib.sh defines log() and die() before sourcing this.
 
 # free_port prints a free TCP port on 127.0.0.1.
 free_port() {
@@ -21,6 +21,46 @@ except OSError:
 finally:
     s.close()
 PY
+}
+
+# hold_lock FILE SECONDS takes an exclusive lock on FILE for the rest of the script, waiting up to
+# SECONDS. Child scripts inherit the lock (and the descriptor) and do not take it again, so one
+# script can run another under the same lock (restart-jm.sh runs start.sh). CE_LOCK_FDS lists the
+# descriptors taken here.
+hold_lock() {
+  local file="$1" secs="$2" var="_CE_LOCK_$(basename "$1" | tr -c 'A-Za-z0-9\n' '_')"
+  if [[ -n "${!var:-}" ]]; then return 0; fi
+  mkdir -p "$(dirname "$file")"
+  exec {lockfd}>"$file"
+  if ! flock -w "$secs" "$lockfd"; then
+    die "timed out waiting for lock $file (another start/stop still running?)"
+  fi
+  export "$var=1"
+  CE_LOCK_FDS="${CE_LOCK_FDS:-} $lockfd"
+}
+
+# choose_port VAR RECORDED [USED...] prints the port to start on: $VAR when VAR is a variable's
+# name and it is set (that port must be free), else RECORDED when it is free and not in USED, else
+# a free one not in USED.
+choose_port() {
+  local var="$1" rec="$2" p=""
+  shift 2
+  [[ -n "$var" ]] && p="${!var:-}"
+  if [[ -n "$p" ]]; then
+    [[ "$p" =~ ^[0-9]+$ ]] || die "$var=$p is not a port number"
+    port_free "$p" || die "port $p ($var) is in use on 127.0.0.1"
+    echo "$p"
+    return
+  fi
+  if [[ -n "$rec" ]] && port_free "$rec" && [[ " $* " != *" $rec "* ]]; then
+    echo "$rec"
+    return
+  fi
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    p="$(free_port)"
+    [[ " $* " != *" $p "* ]] && { echo "$p"; return; }
+  done
+  die "could not find a free port"
 }
 
 # stop_pid PID SECONDS WHAT sends TERM to PID (which the caller has checked is ours), waits up
@@ -67,6 +107,20 @@ listens() {
   inode="$(awk -v a="0100007F:$hexport" '$2 == a && $4 == "0A" {print $10; exit}' /proc/net/tcp)"
   [[ -n "$inode" ]] || return 1
   ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "socket:\[$inode\]"
+}
+
+# env_url VAR ENV_FILE WHAT DIR prints a service's URL: $VAR when set (without a trailing slash),
+# else the VAR= line of ENV_FILE, which the running WHAT wrote (testenv/DIR/start.sh starts it).
+env_url() {
+  local var="$1" file="$2" what="$3" dir="$4" url="${!1:-}"
+  if [[ -n "$url" ]]; then
+    echo "${url%/}"
+    return
+  fi
+  [[ -f "$file" ]] || die "no $what: $file missing; run testenv/$dir/start.sh (or set $var)"
+  url="$(sed -n "s/^$var=//p" "$file")"
+  [[ -n "$url" ]] || die "$var missing in $file"
+  echo "$url"
 }
 
 # tail_file FILE N prints the last N lines of FILE, under a header, to stderr (nothing when FILE

@@ -82,21 +82,6 @@ ensure_go_binary() {
   log "built in $(($(date +%s) - start))s"
 }
 
-# choose_port RECORDED VAR prints the port to start on: $VAR when set (it must be free), else
-# RECORDED when free, else a free one.
-choose_port() {
-  local rec="$1" var="$2" p="${!2:-}"
-  if [[ -n "$p" ]]; then
-    [[ "$p" =~ ^[0-9]+$ ]] || die "$var=$p is not a port number"
-    port_free "$p" || die "port $p ($var) is in use on 127.0.0.1"
-    echo "$p"
-  elif [[ -n "$rec" ]] && port_free "$rec"; then
-    echo "$rec"
-  else
-    free_port
-  fi
-}
-
 # launch CMD... starts the server detached (a session of its own, output appended to the log, no
 # lock descriptors), records its pid and gives running_pid up to 5 s to recognise it.
 launch() {

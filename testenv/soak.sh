@@ -193,23 +193,17 @@ crash_import() {
   [[ "${CK_JOBS[$capkey]:-0}" == "$N" ]] || fail "crash/import: the uninterrupted import stored ${CK_JOBS[$capkey]:-0} of $N checkpoints"
   "$CE" --data-dir "$D" clusters remove "capture: bench" >/dev/null || fail "crash/import: clusters remove"
   log "crash/import: $kills kills of import of $(mib "$plain") uncompressed ($N checkpoints × 4 × 16), which takes $full ms uninterrupted"
-  local reopen_ms=() completed=0 kills_done=0 delay pid exited cnt t0
+  local completed=0 kills_done=0 cnt
+  REOPEN_MS=()
   for ((k = 1; kills_done < kills; k++)); do
     wait_ci
-    delay=$(rand_ms 50 $((full * 11 / 10)))
-    t0=$(now_ms)
-    "$CE" --data-dir "$D" import "$cap" >/dev/null 2>>"$D/import.err" &
-    pid=$!
-    exited=0
-    exited_within "$pid" "$delay" "$t0" && exited=1
-    if ((exited)); then
-      wait "$pid" || fail "crash/import: import exited with an error in run $k: $(tail -2 "$D/import.err")"
-    else
-      kill9 "$pid"
-      kills_done=$((kills_done + 1))
-    fi
+    run_kill9 $((full * 11 / 10)) "$D/import.err" "$CE" --data-dir "$D" import "$cap"
+    case "$RUN_END" in
+      killed) kills_done=$((kills_done + 1)) ;;
+      failed) fail "crash/import: import exited with an error in run $k: $(tail -2 "$D/import.err")" ;;
+    esac
     dbcheck "$D"
-    dbcheck_ok || fail "crash/import: after kill $k (at $delay ms): integrity '$CK_INTEGRITY', partial rows $CK_BAD"
+    dbcheck_ok || fail "crash/import: after kill $k (at $KILL_AT ms): integrity '$CK_INTEGRITY', partial rows $CK_BAD"
     [[ "${CK_JOBS[$basekey]:-0}" == 5000 ]] || fail "crash/import: after kill $k: the data already there has ${CK_JOBS[$basekey]:-0} of 5000 checkpoints"
     cnt="${CK_JOBS[$capkey]:-0}"
     if [[ "$cnt" == "$N" ]]; then
@@ -218,12 +212,9 @@ crash_import() {
     elif [[ "$cnt" != 0 ]]; then
       fail "crash/import: after kill $k: the capture is in part: $cnt of $N checkpoints"
     fi
-    # The crashed cache opened again (WAL recovery included) by the next command.
-    t=$(now_ms)
-    "$CE" --data-dir "$D" clusters list >/dev/null 2>>"$D/import.err" || fail "crash/import: clusters list after kill $k"
-    reopen_ms+=($(($(now_ms) - t)))
+    reopen_timed "$D" "$D/import.err" "crash/import: clusters list after kill $k"
   done
-  summary "crash/import (import of a $(mib "$plain") capture, $N checkpoints, $full ms uninterrupted; kills 0.05–$((full * 11 / 10)) ms after start): $kills_done kills, $completed runs finished before their kill (stored whole, then removed); $(stats "reopening the crashed cache (clusters list)" "${reopen_ms[@]}"); the capture was never there in part, the 5,000 checkpoints before it never changed"
+  summary "crash/import (import of a $(mib "$plain") capture, $N checkpoints, $full ms uninterrupted; kills 0.05–$((full * 11 / 10)) ms after start): $kills_done kills, $completed runs finished before their kill (stored whole, then removed); $(stats "reopening the crashed cache (clusters list)" "${REOPEN_MS[@]}"); the capture was never there in part, the 5,000 checkpoints before it never changed"
 }
 
 # 1c. kill -9 of `clusters retention` while it prunes a cache over its limits.
@@ -258,40 +249,33 @@ crash_retention() {
   local after
   after=$(stat -c %s "$D/cache.db")
   log "crash/retention: $kills kills of clusters retention ${limits[*]} on $(mib "$before") (50,000 checkpoints, 1.6 M subtask stats); uninterrupted: $full ms, to $(mib "$after")"
-  local reopen_ms=() cycles=0 kills_done=0 delay pid exited prev_total prev_pruned need=1 t0
+  local cycles=0 kills_done=0 prev_total prev_pruned need=1
+  REOPEN_MS=()
   for ((k = 1; kills_done < kills; k++)); do
     wait_ci
     if ((need)); then
       restore
       prev_total=999999999 prev_pruned=0 need=0
     fi
-    delay=$(rand_ms 50 $((full * 11 / 10)))
-    t0=$(now_ms)
-    "$CE" --data-dir "$D" clusters retention "${limits[@]}" >/dev/null 2>>"$D/ret.err" &
-    pid=$!
-    exited=0
-    exited_within "$pid" "$delay" "$t0" && exited=1
-    if ((exited)); then
-      wait "$pid" || fail "crash/retention: clusters retention failed in run $k: $(tail -2 "$D/ret.err")"
+    run_kill9 $((full * 11 / 10)) "$D/ret.err" "$CE" --data-dir "$D" clusters retention "${limits[@]}"
+    if [[ "$RUN_END" == killed ]]; then
+      kills_done=$((kills_done + 1))
+      dbcheck "$D"
+    else
+      [[ "$RUN_END" == exited ]] || fail "crash/retention: clusters retention failed in run $k: $(tail -2 "$D/ret.err")"
       cycles=$((cycles + 1))
       need=1
       verify_done "after the run that finished in cycle $cycles"
-    else
-      kill9 "$pid"
-      kills_done=$((kills_done + 1))
-      dbcheck "$D"
     fi
-    dbcheck_ok || fail "crash/retention: after kill $k (at $delay ms): integrity '$CK_INTEGRITY', partial rows $CK_BAD"
+    dbcheck_ok || fail "crash/retention: after kill $k (at $KILL_AT ms): integrity '$CK_INTEGRITY', partial rows $CK_BAD"
     ((CK_TOTAL <= prev_total)) || fail "crash/retention: after kill $k: checkpoints grew from $prev_total to $CK_TOTAL"
     ((${CK_PRUNED%%|*} >= prev_pruned)) || fail "crash/retention: after kill $k: the pruned total went down"
     prev_total=$CK_TOTAL prev_pruned=${CK_PRUNED%%|*}
-    if ((!exited)); then
-      t=$(now_ms)
-      "$CE" --data-dir "$D" clusters list >/dev/null 2>>"$D/ret.err" || fail "crash/retention: clusters list after kill $k"
-      reopen_ms+=($(($(now_ms) - t)))
+    if [[ "$RUN_END" == killed ]]; then
+      reopen_timed "$D" "$D/ret.err" "crash/retention: clusters list after kill $k"
     fi
   done
-  summary "crash/retention (clusters retention ${limits[*]} on $(mib "$before"), $full ms uninterrupted; kills 0.05–$((full * 11 / 10)) ms after start): $kills_done kills, $cycles runs finished (limits then held; cache restored for the next round); $(stats "reopening the crashed cache (clusters list)" "${reopen_ms[@]}"); retention only ever removed"
+  summary "crash/retention (clusters retention ${limits[*]} on $(mib "$before"), $full ms uninterrupted; kills 0.05–$((full * 11 / 10)) ms after start): $kills_done kills, $cycles runs finished (limits then held; cache restored for the next round); $(stats "reopening the crashed cache (clusters list)" "${REOPEN_MS[@]}"); retention only ever removed"
 }
 
 # ---------------------------------------------------------------------------------------------

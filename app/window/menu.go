@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/wailsapp/wails/v2/pkg/menu"
 	"github.com/wailsapp/wails/v2/pkg/menu/keys"
@@ -26,9 +27,9 @@ var appIcon []byte
 // installed beside the binary.
 const onlineDocs = "https://github.com/checkpoint-explorer/checkpoint-explorer/blob/main/"
 
-// menuLang is the menu's language, from the locale the app starts in
-// (LC_ALL, LC_MESSAGES, LANG): the page picks its own language later, which
-// the native menu, built before the page loads, cannot follow.
+// menuLang is the menu's first language, from the locale the app starts in
+// (LC_ALL, LC_MESSAGES, LANG): the native menu is built before the page loads
+// and picks its language; the page then tells it (Menu.SetLanguage).
 func menuLang(getenv func(string) string) string {
 	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
 		if v := getenv(k); v != "" {
@@ -121,13 +122,62 @@ func docsURL(exe, lang string) string {
 	return onlineDocs + "docs/getting-started.md"
 }
 
-// buildMenu is the window's native menu. ctx returns the window's context
-// (set on startup); every action runs off the toolkit's thread.
-func buildMenu(lang string, ctx func() context.Context, version app.VersionInfo) *menu.Menu {
+// Menu is the window's native menu, speaking the page's language. The window
+// binds it (window.go.window.Menu in the page), and the page calls SetLanguage
+// as it starts and whenever the user switches languages. Its only exported
+// method is SetLanguage: Wails offers every exported method to the page.
+type Menu struct {
+	ctx     func() context.Context // the window's, nil until it starts
+	version app.VersionInfo
+	// show puts a menu built in another language in the window (showMenu).
+	show func(context.Context, *menu.Menu)
+
+	mu   sync.Mutex // held across a rebuild and its show, so shows keep the order of the switches
+	lang string
+}
+
+// newMenu is the menu in lang; ctx returns the window's context (set on startup).
+func newMenu(lang string, ctx func() context.Context, version app.VersionInfo) *Menu {
+	return &Menu{ctx: ctx, version: version, show: showMenu, lang: lang}
+}
+
+// SetLanguage makes the menu, and the dialogs its items open, speak lang
+// ("en" or "zh"), as the page does. It remembers nothing: the page, which
+// keeps the user's choice, says it again on the next start.
+func (m *Menu) SetLanguage(lang string) error {
+	if _, ok := menuText[lang]; !ok {
+		return fmt.Errorf("the menu speaks en or zh, not %q", lang)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if lang == m.lang {
+		return nil
+	}
+	m.lang = lang
+	if c := m.ctx(); c != nil {
+		m.show(c, m.build(lang))
+	}
+	return nil
+}
+
+// language is the menu's language now; an item's action reads it when clicked,
+// so the items of a menu relabelled in place act in the new language too.
+func (m *Menu) language() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lang
+}
+
+// text is the label or message key in the menu's language now.
+func (m *Menu) text(key string) string { return menuText[m.language()][key] }
+
+// build is the native menu labelled in lang; every action runs off the
+// toolkit's thread.
+func (m *Menu) build(lang string) *menu.Menu {
 	tx := menuText[lang]
 	run := func(f func(context.Context)) menu.Callback {
 		return func(*menu.CallbackData) {
-			if c := ctx(); c != nil {
+			if c := m.ctx(); c != nil {
 				go f(c)
 			}
 		}
@@ -135,17 +185,17 @@ func buildMenu(lang string, ctx func() context.Context, version app.VersionInfo)
 	js := func(code string) menu.Callback {
 		return run(func(c context.Context) { wruntime.WindowExecJS(c, code) })
 	}
-	m := menu.NewMenu()
+	bar := menu.NewMenu()
 	if runtime.GOOS == "darwin" {
-		m.Append(menu.AppMenu())
-		m.Append(menu.EditMenu())
+		bar.Append(menu.AppMenu())
+		bar.Append(menu.EditMenu())
 	}
-	file := m.AddSubmenu(tx["file"])
+	file := bar.AddSubmenu(tx["file"])
 	file.AddText(tx["open"], keys.CmdOrCtrl("o"), js(clickJS("open-capture", "")))
 	file.AddText(tx["export"], keys.CmdOrCtrl("e"), js(clickJS("export-capture", exportUnavailable)))
 	file.AddSeparator()
 	file.AddText(tx["quit"], keys.CmdOrCtrl("q"), run(wruntime.Quit))
-	view := m.AddSubmenu(tx["view"])
+	view := bar.AddSubmenu(tx["view"])
 	for _, v := range []struct{ label, key string }{{"job", "t"}, {"heatmap", "h"}, {"compare", "c"}, {"retention", "r"}} {
 		// The page's single-key shortcut is in the label, not a toolkit accelerator, which
 		// would take the key from text fields.
@@ -153,18 +203,40 @@ func buildMenu(lang string, ctx func() context.Context, version app.VersionInfo)
 	}
 	view.AddSeparator()
 	view.AddText(tx["shortcuts"]+" (?)", nil, js(keyJS("?")))
-	help := m.AddSubmenu(tx["help"])
+	help := bar.AddSubmenu(tx["help"])
 	help.AddText(tx["docs"], keys.Key("F1"), run(func(c context.Context) {
 		exe, _ := os.Executable()
-		wruntime.BrowserOpenURL(c, docsURL(exe, lang))
+		wruntime.BrowserOpenURL(c, docsURL(exe, m.language()))
 	}))
 	help.AddText(tx["about"], nil, run(func(c context.Context) {
+		lang := m.language()
 		_, _ = wruntime.MessageDialog(c, wruntime.MessageDialogOptions{
-			Type: wruntime.InfoDialog, Title: tx["about"], Icon: appIcon,
-			Message: aboutText(lang, version),
+			Type: wruntime.InfoDialog, Title: menuText[lang]["about"], Icon: appIcon,
+			Message: aboutText(lang, m.version),
 		})
 	}))
-	return m
+	return bar
+}
+
+// menuLabels lists the labels of a menu's items as the toolkit lays them out:
+// depth first, each item before its submenu's, a separator as "", hidden items
+// (which the toolkit does not create) left out.
+func menuLabels(m *menu.Menu) []string {
+	var out []string
+	var walk func(items []*menu.MenuItem)
+	walk = func(items []*menu.MenuItem) {
+		for _, it := range items {
+			if it.Hidden {
+				continue
+			}
+			out = append(out, it.Label)
+			if it.SubMenu != nil {
+				walk(it.SubMenu.Items)
+			}
+		}
+	}
+	walk(m.Items)
+	return out
 }
 
 func aboutText(lang string, v app.VersionInfo) string {

@@ -75,9 +75,10 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 	)
 	windowCtx := func() context.Context { mu.Lock(); defer mu.Unlock(); return wctx }
 	lang := menuLang(os.Getenv)
+	menus := newMenu(lang, windowCtx, svc.App().Version())
 	err = wails.Run(&options.App{
 		Title: "Checkpoint Explorer",
-		Menu:  buildMenu(lang, windowCtx, svc.App().Version()),
+		Menu:  menus.build(lang),
 		// The icon, and the program name the desktop entry's StartupWMClass matches.
 		Linux:       &linux.Options{Icon: appIcon, ProgramName: "checkpoint-explorer"},
 		Width:       ws.Width,
@@ -104,8 +105,7 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 			}
 			wruntime.OnFileDrop(wctx, func(_, _ int, paths []string) { svc.OpenDropped(paths) })
 			wruntime.EventsOn(wctx, exportUnavailable, func(...any) {
-				tx := menuText[lang]
-				go wruntime.MessageDialog(wctx, wruntime.MessageDialogOptions{Type: wruntime.InfoDialog, Title: tx["exportTitle"], Message: tx["noJob"]})
+				go wruntime.MessageDialog(wctx, wruntime.MessageDialogOptions{Type: wruntime.InfoDialog, Title: menus.text("exportTitle"), Message: menus.text("noJob")})
 			})
 		},
 		OnDomReady: func(wctx context.Context) {
@@ -128,7 +128,8 @@ func Run(ctx context.Context, o cli.WindowOptions) error {
 				unsubscribe()
 			}
 		},
-		Bind: []any{svc.App()},
+		// The page calls the facade, and tells the menu its language.
+		Bind: []any{svc.App(), menus},
 	})
 	cerr := svc.Close()
 	if err != nil {

@@ -1,14 +1,17 @@
 // DEV ONLY: the screenshots of docs/user-guide.md and docs-zh/user-guide.md.
 // Needs a running `checkpoint-explorer serve` on a fresh data dir (the bundled
 // samples open on first run); uploads the demo capture of testdata/gen-capture.mjs
-// and shoots every view in English and Chinese into ../../docs/images/.
+// and shoots every view in English and Chinese into ../../docs/images/. What no
+// sample or capture holds — a cluster's custom lanes, the jobs in its traces —
+// is shot from dev/serve-fake.mjs (the built dist/ with dev/fake-bridge.js), so
+// dist/ must be built (`make frontend`).
 //
 //   CE_URL=http://127.0.0.1:PORT/?token=... node dev/docs-shots.mjs
-import { chromium } from 'playwright-core';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { captureBytes, generate } from '../testdata/gen-capture.mjs';
+import { captureBytes, CHAIN_JOB, generate } from '../testdata/gen-capture.mjs';
+import { fakePage, launchChromium, pageHelpers } from '../e2e/fakepage.mjs';
 import { door } from './door.mjs';
 
 const CE_URL = process.env.CE_URL;
@@ -19,6 +22,9 @@ const { origin, token, api } = door(CE_URL);
 const enc = encodeURIComponent;
 const FLINK = 'capture: prod-flink';
 const ST = 'capture: etl-seatunnel';
+// The bundled sample with the JobManager log's finalize times, sink commits and advice.
+const ICEBERG = 'sample: Flink 1.20 Iceberg slow commits';
+const shotPath = (lang, n) => `${out}${lang === 'zh' ? 'zh-' : ''}${n}.png`;
 
 const sources = await api('ListClusters');
 if (!sources.some((s) => s.name === FLINK)) {
@@ -30,6 +36,17 @@ const stJob = (await api('ListJobs', ST))[0].id;
 const report = await api('Report', FLINK, flinkJob, 0, 0);
 const slowest = report.summary.slowest[0];
 const stSlow = (await api('Checkpoints', ST, stJob, 0, 0)).filter((c) => c.status === 'COMPLETED').sort((a, b) => b.end_to_end_ms - a.end_to_end_ms)[0];
+const chainJob = (await api('ListJobs', FLINK)).find((j) => j.name === CHAIN_JOB).id;
+const chainSlowest = (await api('Report', FLINK, chainJob, 0, 0)).summary.slowest[0];
+const iceJob = (await api('ListJobs', ICEBERG))[0].id;
+// Its slowest checkpoint that a sink commit followed.
+let iceCommitted = 0;
+for (const id of (await api('Report', ICEBERG, iceJob, 0, 0)).summary.slowest) {
+  if ((await api('CheckpointView', ICEBERG, iceJob, 0, id)).analysis.commit) {
+    iceCommitted = id;
+    break;
+  }
+}
 const knob = sources.find((s) => s.name.startsWith('sample: Flink 2.3'));
 let knobFail = null;
 if (knob) {
@@ -42,31 +59,39 @@ if (knob) {
   }
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   for (const lang of ['en', 'zh']) {
     const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: lang === 'zh' ? 'zh-CN' : 'en-US', colorScheme: 'light' });
     await ctx.addInitScript((l) => localStorage.setItem('ce.lang', l), lang);
     const page = await ctx.newPage();
     page.setDefaultTimeout(15_000);
-    const name = (n) => `${out}${lang === 'zh' ? 'zh-' : ''}${n}.png`;
+    const name = (n) => shotPath(lang, n);
     const go = async (hash, ready) => {
       await page.goto(`${CE_URL}${hash}`);
       await page.getByTestId(ready).waitFor();
       await page.waitForTimeout(1200);
     };
+    // tall runs shoot in a window height px tall, for what does not fit in 900.
+    const tall = async (height, shoot) => {
+      await page.setViewportSize({ width: 1440, height });
+      try {
+        await shoot();
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 900 });
+      }
+    };
 
     await go(`#/job?cluster=${enc(FLINK)}&job=${flinkJob}`, 'timeline-canvas');
     await page.screenshot({ path: name('timeline') });
-    await page.getByTestId('insights-toggle').click();
-    await page.getByTestId('verdict-reason').waitFor();
-    await page.waitForTimeout(300);
-    await page.getByTestId('insights').screenshot({ path: name('insights') });
-    await page.getByTestId('insights-toggle').click();
+    // Expanded, Insights is taller than the window.
+    await tall(2000, async () => {
+      await page.getByTestId('insights-toggle').click();
+      await page.getByTestId('verdict-reason').waitFor();
+      await page.waitForTimeout(300);
+      await page.getByTestId('insights').screenshot({ path: name('insights') });
+      await page.getByTestId('insights-toggle').click();
+    });
     // Hovering a bar shows its exact values.
     const box = await page.getByTestId('timeline-canvas').boundingBox();
     await page.mouse.move(box.x + box.width * 0.392, box.y + 140);
@@ -82,6 +107,24 @@ try {
     await page.getByTestId('ack-curve').scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     await page.locator('section.panel', { has: page.getByTestId('ack-curve') }).screenshot({ path: name('ack-progress') });
+
+    // Causes along the barrier path: the barrier chain's slowest checkpoint, whose barriers
+    // queued, down to the Gantt marking where (under the advice citing it).
+    await tall(1300, async () => {
+      await go(`#/checkpoint?cluster=${enc(FLINK)}&job=${chainJob}&id=${chainSlowest}`, 'gantt-canvas');
+      await page.screenshot({ path: name('checkpoint-causes') });
+    });
+
+    // Finalize from the JobManager log on the critical path, and the sink commit after it.
+    await go(`#/checkpoint?cluster=${enc(ICEBERG)}&job=${iceJob}&id=${iceCommitted}`, 'sink-commit');
+    await page.screenshot({ path: name('checkpoint-finalize') });
+
+    // Advice: the Iceberg job's two items, in Insights.
+    await go(`#/job?cluster=${enc(ICEBERG)}&job=${iceJob}`, 'timeline-canvas');
+    await page.getByTestId('insights-toggle').click();
+    await page.getByTestId('advice-list').waitFor();
+    await page.waitForTimeout(300);
+    await page.getByTestId('insights-advice').screenshot({ path: name('advice') });
 
     if (knobFail) {
       await go(`#/checkpoint?cluster=${enc(knobFail.cluster)}&job=${knobFail.job}&id=${knobFail.id}`, 'failure');
@@ -116,13 +159,24 @@ try {
     await page.screenshot({ path: name('retention') });
 
     await go(`#/job?cluster=${enc(FLINK)}&job=${flinkJob}`, 'timeline-canvas');
-    await page.getByTestId('clusters-button').click();
-    await page.getByTestId('cluster-dialog').waitFor();
-    await page.locator('#cl-name').fill('prod');
-    await page.locator('#cl-base').fill('http://flink-jm.internal:8081');
-    await page.waitForTimeout(200);
-    await page.getByTestId('cluster-dialog').screenshot({ path: name('clusters') });
-    await page.keyboard.press('Escape');
+    // The cluster form of a Flink cluster, its traces and a custom lane filled in: taller
+    // than the window.
+    await tall(1500, async () => {
+      await page.getByTestId('clusters-button').click();
+      await page.getByTestId('cluster-dialog').waitFor();
+      await page.locator('#cl-name').fill('prod');
+      await page.locator('#cl-base').fill('http://flink-jm.internal:8081');
+      await page.getByTestId('cluster-traces-url').fill('http://jaeger.internal:16686');
+      await page.getByTestId('cluster-traces-service').fill('flink-prod');
+      await page.getByTestId('lane-add').click();
+      await page.getByTestId('lane-name').fill('Records out/s');
+      await page.getByTestId('lane-kind').selectOption('metric');
+      await page.getByTestId('lane-expr').fill('numRecordsOutPerSecond');
+      await page.locator('#cl-name').focus();
+      await page.waitForTimeout(200);
+      await page.getByTestId('cluster-dialog').screenshot({ path: name('clusters') });
+      await page.keyboard.press('Escape');
+    });
     await page.keyboard.press('Control+k');
     await page.getByTestId('quick-switcher').waitFor();
     await page.waitForTimeout(200);
@@ -142,6 +196,29 @@ try {
   }
 } finally {
   await browser.close();
+}
+
+// The fake bridge's prod-flink has two custom lanes and a sink committer on orders-enrichment,
+// and a Jaeger whose spans hold a job Flink no longer lists (nightly-compaction).
+const fake = await fakePage({ viewport: { width: 1440, height: 900 }, pageErrors: [] });
+try {
+  const { page } = fake;
+  const { go, setLang } = pageHelpers(() => page, 'docs');
+  for (const lang of ['en', 'zh']) {
+    await setLang(lang);
+    await go(`#/job?cluster=prod-flink&job=a1b2c3d4e5f60718293a4b5c6d7e8f90`);
+    await page.getByTestId('legend-custom').waitFor();
+    await page.waitForTimeout(600);
+    await page.locator('.timeline.panel').screenshot({ path: shotPath(lang, 'lanes') });
+    await page.getByTestId('open-traces').click();
+    await page.getByTestId('trace-job').first().waitFor();
+    await page.waitForTimeout(300);
+    await page.getByTestId('traces-dialog').screenshot({ path: shotPath(lang, 'traces') });
+    await page.keyboard.press('Escape');
+    console.log(`docs screenshots from the fake bridge (${lang}) written to ${out}`);
+  }
+} finally {
+  await fake.stop();
 }
 
 // UI screenshots survive a 256-colour palette unchanged to the eye at about 40 % of the size.

@@ -545,6 +545,8 @@
   const App = {
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
     ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
+    // The fleet view's rows are not faked yet: no job is ranked.
+    Fleet: (req) => delay({ window_ms: req.window_ms || 3_600_000, jobs: [] }),
     ListJobs: (cluster) => attempt(() => {
       if (!jobs[cluster]) throw new Error('unknown cluster "' + cluster + '"');
       return jobs[cluster].map((j) => jobView(cluster, j));

@@ -13,7 +13,7 @@
 // and needs only dist/. Screenshots go to test-results/advice-*.png.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
+import { en, fakeSuite, resultsDir, skip, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const JOB = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'; // orders-enrichment: three items
@@ -35,10 +35,8 @@ function words(a, msgs) {
 
 describe('advice in the UI (fake bridge)', { skip }, () => {
   let page;
-  const pageErrors = [];
-
+  const { pageErrors, go, shot, call, setLang } = fakeSuite('advice', (p) => (page = p), { viewport: { width: 1440, height: 1000 } });
   const enc = encodeURIComponent;
-  const { go, shot, call, setLang } = pageHelpers(() => page, 'advice');
   /** waitCheckpoint waits for the checkpoint view of id (its title formats the id: 2,102). */
   const waitCheckpoint = (id) =>
     page.waitForFunction(
@@ -88,8 +86,6 @@ describe('advice in the UI (fake bridge)', { skip }, () => {
       docs: a.docs_url,
       docsTarget: '_blank',
     }));
-
-  withFakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }, (p) => (page = p));
 
   it('the insights panel lists the advice, most severe first, with keys, current values and evidence, in both languages', async () => {
     const advice = (await call('Insights', CLUSTER, JOB, 0, 0)).advice;

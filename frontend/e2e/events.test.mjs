@@ -5,15 +5,13 @@
 // test-results/events-*.png.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
+import { en, fakeSuite, resultsDir, skip, zh } from './fakepage.mjs';
 
 const fill = (s, v) => s.replace(/{{(\w+)}}/g, (_, k) => v[k]);
 
 describe('events without a call (fake bridge)', { skip }, () => {
   let page;
-  const pageErrors = [];
-  withFakePage({ viewport: { width: 1280, height: 800 }, pageErrors }, (p) => (page = p));
-  const { setLang } = pageHelpers(() => page, 'events');
+  const { pageErrors, setLang } = fakeSuite('events', (p) => (page = p), { viewport: { width: 1280, height: 800 } });
 
   const dropFailed = async (lang, file, error) => {
     if (lang) await setLang(lang);

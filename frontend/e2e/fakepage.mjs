@@ -1,11 +1,12 @@
 // The e2e suites' shared setup: Chromium as every suite launches it, the message catalogues,
 // the page helpers (navigate, read a test id, screenshot, call the bridge, switch the language,
-// count a colour on a canvas) and fakePage, which starts dev/serve-fake.mjs (the built dist/
-// with dev/fake-bridge.js as the backend) and opens it, for the suites that need shapes the real
-// backend cannot give (jmlog, lanes, ...). stop() closes both.
+// open the cluster dialog, count a colour on a canvas), describeServe and withServePage for the
+// suites against a running `checkpoint-explorer serve` (CE_URL), and fakePage, which starts
+// dev/serve-fake.mjs (the built dist/ with dev/fake-bridge.js as the backend) and opens it, for
+// the suites that need shapes the real backend cannot give (jmlog, lanes, ...). stop() closes both.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { after, before } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -27,6 +28,43 @@ export function i18nKeys(obj, prefix = '') {
 
 /** skip is the reason to skip a fake-bridge suite, or false. */
 export const skip = existsSync(dist) ? false : 'dist/ is not built: run `make frontend` (or `npm run build`) first';
+
+/** CE_URL is the app URL of the `checkpoint-explorer serve` under test, its ?token= included. */
+export const CE_URL = process.env.CE_URL;
+
+/**
+ * describeServe describes a suite against CE_URL; without it the suite is skipped, and a skipped
+ * test of the same name says how to run it.
+ */
+export function describeServe(name, body) {
+  if (!CE_URL) {
+    it(name, (t) => {
+      t.skip('CE_URL is not set: start `checkpoint-explorer serve` and pass its URL (make test-e2e does)');
+    });
+  }
+  describe(name, { skip: !CE_URL }, body);
+}
+
+/**
+ * withServePage opens CE_URL before the suite in a light, English, 1440×900 page whose uncaught
+ * errors go to pageErrors, and closes its browser after. use gets { browser, context, page } before
+ * the page loads; prepare(context, page), when given, runs then too (permissions, timeouts).
+ */
+export function withServePage({ pageErrors, prepare }, use) {
+  let browser;
+  before(async () => {
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', colorScheme: 'light' });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    use({ browser, context, page });
+    await prepare?.(context, page);
+    await page.goto(CE_URL);
+  });
+  after(async () => {
+    await browser?.close();
+  });
+}
 
 /** launchChromium starts the system Chromium headless, as every suite runs it. */
 export function launchChromium() {
@@ -78,11 +116,23 @@ export function withFakePage(opts, use) {
 }
 
 /**
+ * fakeSuite sets up a fake-bridge suite: a fake page (withFakePage; 1440×900 unless viewport says
+ * otherwise) handed to use, its page helpers (screenshots named <name>-…) and pageErrors, what
+ * the page threw.
+ */
+export function fakeSuite(name, use, { viewport = { width: 1440, height: 900 } } = {}) {
+  let page;
+  const pageErrors = [];
+  withFakePage({ viewport, pageErrors }, (p) => use((page = p)));
+  return { pageErrors, ...pageHelpers(() => page, name) };
+}
+
+/**
  * pageHelpers binds the suites' helpers to the page page() returns when they run; screenshots
  * are test-results/<name>-<shot>.png.
  */
 export function pageHelpers(page, name) {
-  return {
+  const helpers = {
     /** go sets the location hash (a route). */
     go: (hash) => page().evaluate((h) => (location.hash = h), hash),
     /** text is the trimmed text of the first element with the test id, under root. */
@@ -94,6 +144,12 @@ export function pageHelpers(page, name) {
     setLang: async (lang) => {
       await page().getByTestId(`lang-${lang}`).click();
       await page().waitForFunction((l) => document.documentElement.lang === (l === 'zh' ? 'zh-CN' : 'en'), lang);
+    },
+    /** openClusters opens the cluster dialog in lang (it is modal: the language is chosen before it opens). */
+    openClusters: async (lang) => {
+      await helpers.setLang(lang);
+      await page().getByTestId('clusters-button').click();
+      await page().getByTestId('cluster-dialog').waitFor({ state: 'visible' });
     },
     /** waitText waits until the element with the test id says want. */
     waitText: (testid, want) =>
@@ -118,4 +174,5 @@ export function pageHelpers(page, name) {
         [selector, cssVar],
       ),
   };
+  return helpers;
 }

@@ -1,38 +1,21 @@
 // End-to-end check of the first screen against a running
 // `checkpoint-explorer serve` whose data dir holds the bundled sample.
 // CE_URL is the app URL including ?token=...; without it the suite skips.
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, i18nKeys, launchChromium, resultsDir } from './fakepage.mjs';
+import { CE_URL, describeServe, en, i18nKeys, resultsDir, withServePage } from './fakepage.mjs';
 
-const CE_URL = process.env.CE_URL;
 const SAMPLE_JOB_ID = '469237c073b0c1ea872fc0403694fc68';
 const enKeys = i18nKeys(en);
 
-if (!CE_URL) {
-  it('first screen', (t) => {
-    t.skip('CE_URL is not set: start `checkpoint-explorer serve` with the sample and pass its URL (make test does)');
-  });
-}
-
-describe('first screen', { skip: !CE_URL }, () => {
+describeServe('first screen', () => {
   let browser;
   let context;
   let page;
   let sampleName = '';
   const pageErrors = [];
 
-  before(async () => {
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', colorScheme: 'light' });
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(CE_URL);
-  });
-
-  after(async () => {
-    await browser?.close();
-  });
+  withServePage({ pageErrors }, (p) => ({ browser, context, page } = p));
 
   it('lists the bundled sample and selects it', async () => {
     const current = page.getByTestId('source-current');

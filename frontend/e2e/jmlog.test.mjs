@@ -13,7 +13,7 @@
 // (`make frontend`). Screenshots go to test-results/jmlog-*.png.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
+import { en, fakeSuite, resultsDir, skip, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const JOB = 'ffee00112233445566778899aabbccdd'; // clickstream-sessionize
@@ -27,12 +27,8 @@ const REASON = "the JobManager log is 45 MiB, over the 16 MiB cap: read it on de
 
 describe('the JobManager log in the UI (fake bridge)', { skip }, () => {
   let page;
-  const pageErrors = [];
-
+  const { pageErrors, go, text, shot, setLang, waitText, openClusters } = fakeSuite('jmlog', (p) => (page = p));
   const enc = encodeURIComponent;
-  const { go, text, shot, setLang, waitText } = pageHelpers(() => page, 'jmlog');
-
-  withFakePage({ viewport: { width: 1440, height: 900 }, pageErrors }, (p) => (page = p));
 
   it('the job header says what the log added and its state, in both languages', async () => {
     await go(`#/job?cluster=${enc(CLUSTER)}&job=${JOB}`);
@@ -203,14 +199,8 @@ describe('the JobManager log in the UI (fake bridge)', { skip }, () => {
     const dialog = page.getByTestId('cluster-dialog');
     const select = dialog.getByTestId('cluster-jmlog');
     const options = () => select.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()]));
-    // The dialog is modal: the language is chosen before it opens.
-    for (const [lang, msgs] of [
-      ['zh', zh],
-      ['en', en],
-    ]) {
-      await setLang(lang);
-      await page.getByTestId('clusters-button').click();
-      await dialog.waitFor({ state: 'visible' });
+    for (const [lang, msgs] of Object.entries({ zh, en })) {
+      await openClusters(lang);
       // Adding: Flink by default, automatic by default.
       assert.equal(await select.inputValue(), 'auto');
       assert.equal((await dialog.locator('label[for="cl-jmlog"]').innerText()).trim(), msgs.clusters.jmLog);

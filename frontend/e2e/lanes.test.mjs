@@ -12,7 +12,7 @@
 // server itself and needs only dist/. Screenshots go to test-results/lanes-*.png.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
+import { en, fakeSuite, resultsDir, skip, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const JOB = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'; // orders-enrichment: commits and custom lanes
@@ -32,10 +32,10 @@ const FAILURES = 14;
 
 describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () => {
   let page;
-  const pageErrors = [];
-
+  const { pageErrors, go, text, shot, call, setLang, waitText, colourPixels, openClusters } = fakeSuite('lanes', (p) => (page = p), {
+    viewport: { width: 1440, height: 1000 },
+  });
   const enc = encodeURIComponent;
-  const { go, text, shot, call, setLang, waitText, colourPixels } = pageHelpers(() => page, 'lanes');
   const drawnLanes = async () => (await page.getByTestId('timeline-canvas').getAttribute('data-lanes')).split('\n');
   const waitLanes = (want) =>
     page.waitForFunction((w) => document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanes === w, want.join('\n'), { timeout: 10_000 });
@@ -56,8 +56,6 @@ describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () =
     await tip.waitFor({ timeout: 5000 });
     return tip;
   };
-
-  withFakePage({ viewport: { width: 1440, height: 1000 }, pageErrors }, (p) => (page = p));
 
   it('the timeline draws a Sink commit lane and the custom lanes, labelled, in both languages', async () => {
     await go(`#/job?cluster=${enc(CLUSTER)}&job=${JOB}`);
@@ -207,14 +205,8 @@ describe('sink commits and custom lanes in the UI (fake bridge)', { skip }, () =
       await page.waitForFunction(() => !document.querySelector('[data-testid="cluster-dialog"] button[type="submit"]')?.disabled);
     };
 
-    // The dialog is modal: the language is chosen before it opens.
-    for (const [lang, msgs] of [
-      ['zh', zh],
-      ['en', en],
-    ]) {
-      await setLang(lang);
-      await page.getByTestId('clusters-button').click();
-      await dialog.waitFor({ state: 'visible' });
+    for (const [lang, msgs] of Object.entries({ zh, en })) {
+      await openClusters(lang);
       // Adding a Flink cluster: the section is there, empty.
       assert.equal((await section.locator('legend').innerText()).trim(), msgs.clusters.lanes);
       assert.equal((await section.locator('#cl-lanes-help').innerText()).trim(), msgs.clusters.lanesHelp);

@@ -13,7 +13,7 @@
 // (`make frontend`). Screenshots go to test-results/traces-*.png.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, pageHelpers, resultsDir, skip, withFakePage, zh } from './fakepage.mjs';
+import { en, fakeSuite, resultsDir, skip, zh } from './fakepage.mjs';
 
 const CLUSTER = 'prod-flink';
 const ORDERS = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'; // orders-enrichment
@@ -23,16 +23,12 @@ const TRACES_URL = 'http://127.0.0.1:16686';
 
 describe('traces in the UI (fake bridge)', { skip }, () => {
   let page;
-  const pageErrors = [];
-
+  const { pageErrors, go, call, text, shot, setLang, openClusters } = fakeSuite('traces', (p) => (page = p));
   const enc = encodeURIComponent;
-  const { go, call, text, shot, setLang } = pageHelpers(() => page, 'traces');
   const stored = async () => {
     const c = (await call('ListClusters')).find((x) => x.name === CLUSTER);
     return [c.traces_url, c.traces_service];
   };
-
-  withFakePage({ viewport: { width: 1440, height: 900 }, pageErrors }, (p) => (page = p));
 
   it('cluster form: traces URL and service for Flink only, checked, saved trimmed and shown again', async () => {
     const dialog = page.getByTestId('cluster-dialog');
@@ -54,10 +50,7 @@ describe('traces in the UI (fake bridge)', { skip }, () => {
       await page.waitForFunction(() => !document.querySelector('[data-testid="cluster-dialog"] button[type="submit"]')?.disabled);
     };
 
-    // The dialog is modal: the language is chosen before it opens.
-    await setLang('zh');
-    await page.getByTestId('clusters-button').click();
-    await dialog.waitFor({ state: 'visible' });
+    await openClusters('zh');
     assert.equal((await dialog.locator('label[for="cl-traces"]').innerText()).trim(), zh.clusters.tracesUrl);
     assert.equal((await dialog.locator('label[for="cl-traces-svc"]').innerText()).trim(), zh.clusters.tracesService);
     assert.equal((await dialog.locator('#cl-traces-help').innerText()).trim(), zh.clusters.tracesHelp);
@@ -68,10 +61,7 @@ describe('traces in the UI (fake bridge)', { skip }, () => {
     await shot('zh-cluster-form');
     await dialog.locator('button.close').click();
     await dialog.waitFor({ state: 'hidden' });
-    await setLang('en');
-
-    await page.getByTestId('clusters-button').click();
-    await dialog.waitFor({ state: 'visible' });
+    await openClusters('en');
     assert.equal((await dialog.locator('label[for="cl-traces"]').innerText()).trim(), 'Traces (Jaeger query URL)');
     assert.equal(await url.getAttribute('placeholder'), 'http://localhost:16686');
     assert.equal(await svc.getAttribute('placeholder'), 'flink');

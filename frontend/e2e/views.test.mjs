@@ -7,25 +7,17 @@
 // back from the facade, never hard-coded analysis (the barrier chain's are
 // also checked against the values worked out by hand for the generator).
 // Screenshots of each view go to test-results/views-*.png.
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { en, i18nKeys, launchChromium, pageHelpers, resultsDir } from './fakepage.mjs';
+import { CE_URL, describeServe, en, i18nKeys, pageHelpers, resultsDir, withServePage } from './fakepage.mjs';
 import { CHAIN_JOB, CHAIN_STORY, captureBytes, ENDED_UNSEEN, generate, MISSED_DETAILS, PARTIAL_DETAILS } from '../testdata/gen-capture.mjs';
 
-const CE_URL = process.env.CE_URL;
 const enKeys = i18nKeys(en);
 const FLINK = 'capture: prod-flink';
 const SEATUNNEL = 'capture: etl-seatunnel';
 
-if (!CE_URL) {
-  it('views', (t) => {
-    t.skip('CE_URL is not set: start `checkpoint-explorer serve` and pass its URL (make test-e2e does)');
-  });
-}
-
-describe('views', { skip: !CE_URL }, () => {
+describeServe('views', () => {
   let browser;
-  let context;
   let page;
   let flinkJob = '';
   const pageErrors = [];
@@ -34,25 +26,39 @@ describe('views', { skip: !CE_URL }, () => {
   const { call, shot, go, colourPixels } = pageHelpers(() => page, 'views');
   const enc = encodeURIComponent;
 
+  /**
+   * leave remembers where the suite is (a checkpoint view: the tests after go on from there)
+   * and returns comeBack, which goes back there and waits for its Gantt chart.
+   */
+  const leave = async () => {
+    const back = await page.evaluate(() => location.hash);
+    return async function comeBack() {
+      await go(back);
+      await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+    };
+  };
+  /**
+   * leaveForArchive leaves where the suite is (leave) for checkpoint id of the capture's
+   * clickstream-archive job: that job's id, the facade's view of the checkpoint, and comeBack.
+   */
+  const leaveForArchive = async (id) => {
+    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
+    return { archive, view: await call('CheckpointView', FLINK, archive, 0, id), comeBack: await leave() };
+  };
+
   /** rawKeys lists i18n keys that appear verbatim in the page's text. */
   const rawKeys = async () => {
     const text = await page.locator('body').innerText();
     return enKeys.filter((k) => k.includes('.') && text.includes(k));
   };
 
+  const prepare = async (ctx, p) => {
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(CE_URL).origin });
+    p.setDefaultTimeout(10_000);
+  };
+  withServePage({ pageErrors, prepare }, (p) => ({ browser, page } = p));
   before(async () => {
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', colorScheme: 'light' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(CE_URL).origin });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(CE_URL);
     await page.getByTestId('source-current').waitFor({ timeout: 15_000 });
-  });
-
-  after(async () => {
-    await browser?.close();
   });
 
   it('opens a capture through the page upload', async () => {
@@ -241,7 +247,7 @@ describe('views', { skip: !CE_URL }, () => {
 
   it('the barrier path: where barriers queued is named first, listed with the other causes and marked on the Gantt, in both languages', async () => {
     const chain = (await call('ListJobs', FLINK)).find((j) => j.name === CHAIN_JOB).id;
-    const back = await page.evaluate(() => location.hash);
+    const comeBack = await leave();
     const view = await call('CheckpointView', FLINK, chain, 0, CHAIN_STORY);
     const o = view.analysis.bottleneck.origin;
     const [first, second] = view.analysis.causes;
@@ -310,27 +316,22 @@ describe('views', { skip: !CE_URL }, () => {
     // A comparison side carries the bottleneck and its origin; with causes too (when the backend sends them) the same words.
     if ([cmp.a, cmp.b].some((x) => x.causes)) assert.equal(shown, en);
     else assert.match(shown, /^barriers queued at the input of Slow Map \(behind Source: Numbers\), which shows as start delay in Slow Snapshot subtask 0: 930 ms of 1\.24 sec$/);
-    await go(back);
-    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+    await comeBack();
   });
 
   it('a checkpoint whose details were missed says so instead of blaming the engine, in both languages', async () => {
-    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
-    const back = await page.evaluate(() => location.hash); // the tests after this one go on from there
+    const { archive, comeBack } = await leaveForArchive(MISSED_DETAILS);
     await go(`#/checkpoint?cluster=${enc(FLINK)}&job=${archive}&id=${MISSED_DETAILS}`);
     await page.waitForFunction(() => /history/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 10_000 });
     assert.match(await page.getByTestId('bottleneck').innerText(), /left the engine's history before its details could be fetched/);
     await page.getByTestId('lang-zh').click();
     await page.waitForFunction(() => /离开引擎的历史/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 5000 });
     await page.getByTestId('lang-en').click();
-    await go(back);
-    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+    await comeBack();
   });
 
   it('a checkpoint stored in progress that later ones ended says it ended unseen, in both languages', async () => {
-    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
-    const back = await page.evaluate(() => location.hash);
-    const view = await call('CheckpointView', FLINK, archive, 0, ENDED_UNSEEN);
+    const { archive, view, comeBack } = await leaveForArchive(ENDED_UNSEEN);
     assert.equal(view.checkpoint.status, 'IN_PROGRESS');
     assert.equal(view.analysis.ended_unseen, true, 'checkpoints after it completed: Flink ended it');
     const report = await call('Report', FLINK, archive, 0, 0);
@@ -355,12 +356,11 @@ describe('views', { skip: !CE_URL }, () => {
     await row.waitFor({ timeout: 10_000 });
     assert.equal((await row.innerText()).trim(), 'Ended unseen');
     await shot('ended-unseen');
-    await go(back);
-    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+    await comeBack();
   });
 
   it('the job header reconciles the engine\'s ids and counters with what is stored, in both languages', async () => {
-    const back = await page.evaluate(() => location.hash);
+    const comeBack = await leave();
     await go(`#/job?cluster=${enc(FLINK)}&job=${flinkJob}`);
     const r = await call('JobReconciliation', FLINK, flinkJob);
     assert.ok(r && r.missed === r.gaps + r.unaccounted && r.gaps > 0 && r.without_id > 0, `the capture's reconciliation came with the import: ${JSON.stringify(r)}`);
@@ -402,14 +402,11 @@ describe('views', { skip: !CE_URL }, () => {
     await page.getByTestId('timeline-canvas').waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300);
     assert.equal(await page.getByTestId('reconciliation').count(), 0);
-    await go(back);
-    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+    await comeBack();
   });
 
   it('a checkpoint with partial details says which vertices lack their stats, in both languages', async () => {
-    const archive = (await call('ListJobs', FLINK)).find((j) => j.name === 'clickstream-archive').id;
-    const back = await page.evaluate(() => location.hash);
-    const view = await call('CheckpointView', FLINK, archive, 0, PARTIAL_DETAILS);
+    const { archive, view, comeBack } = await leaveForArchive(PARTIAL_DETAILS);
     assert.equal(view.checkpoint.detail_loss, 'partial');
     const missing = view.checkpoint.tasks.filter((x) => x.missing);
     assert.equal(missing.length, 1, 'the store marks the vertex stored without subtasks');
@@ -432,8 +429,7 @@ describe('views', { skip: !CE_URL }, () => {
     assert.equal((await page.getByTestId('vertex-not-fetched').innerText()).trim(), '统计未获取');
     assert.deepEqual(await rawKeys(), []);
     await page.getByTestId('lang-en').click();
-    await go(back);
-    await page.getByTestId('gantt-canvas').waitFor({ timeout: 10_000 });
+    await comeBack();
   });
 
   it('compare: the default pair with its reason, phase and vertex deltas, either side choosable', async () => {

@@ -55,18 +55,9 @@ die() { log "ERROR: $*"; exit 1; }
 # shellcheck source=../proc.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../proc.sh"
 
-# with_lock takes an exclusive lock on FILE for the rest of the script. Child scripts inherit
-# the lock (and the descriptor), so restart-jm.sh can call start.sh without deadlocking.
-with_lock() {
-  local file="$1" var="_CE_LOCK_$(basename "$1" | tr -c 'A-Za-z0-9\n' '_')"
-  if [[ -n "${!var:-}" ]]; then return 0; fi
-  mkdir -p "$(dirname "$file")"
-  exec {lockfd}>"$file"
-  if ! flock -w "${FLINK_LOCK_TIMEOUT:-600}" "$lockfd"; then
-    die "timed out waiting for lock $file (another start/stop still running?)"
-  fi
-  export "$var=1"
-}
+# with_lock FILE takes an exclusive lock on FILE for the rest of the script (hold_lock: child
+# scripts inherit it, so restart-jm.sh can call start.sh without deadlocking).
+with_lock() { hold_lock "$1" "${FLINK_LOCK_TIMEOUT:-600}"; }
 
 # close_lock_fds closes the lock descriptors in a child that must not hold them (daemons).
 # It looks the descriptors up in /proc rather than trusting a variable, which would not survive an
@@ -132,26 +123,12 @@ stop_component() {
 }
 
 # rest_url prints the REST URL: $FLINK_REST_URL if set, else the one the running cluster wrote.
-rest_url() {
-  if [[ -n "${FLINK_REST_URL:-}" ]]; then
-    echo "${FLINK_REST_URL%/}"
-    return
-  fi
-  [[ -f "$FLINK_ENV_FILE" ]] || die "no Flink cluster: $FLINK_ENV_FILE missing; run testenv/flink/start.sh (or set FLINK_REST_URL)"
-  local url
-  url="$(sed -n 's/^FLINK_REST_URL=//p' "$FLINK_ENV_FILE")"
-  [[ -n "$url" ]] || die "FLINK_REST_URL missing in $FLINK_ENV_FILE"
-  echo "$url"
-}
+rest_url() { env_url FLINK_REST_URL "$FLINK_ENV_FILE" "Flink cluster" flink; }
 
-# tail_logs prints the end of every log, for errors.
+# tail_logs [N] prints the end of every log, for errors.
 tail_logs() {
   local f
-  for f in "$FLINK_LOG"/*.log "$FLINK_LOG"/*.out; do
-    [[ -s "$f" ]] || continue
-    echo "----- tail -n ${1:-40} $f" >&2
-    tail -n "${1:-40}" "$f" >&2
-  done
+  for f in "$FLINK_LOG"/*.log "$FLINK_LOG"/*.out; do tail_file "$f" "${1:-40}"; done
 }
 
 # hash_files prints a short content hash of the given files (cache keys for built jars).

@@ -111,27 +111,6 @@ if [[ -n "$jm_pid" && -n "$tm_pid" ]] && healthy; then
   exit 0
 fi
 
-# choose_port ENV_VALUE RECORDED USED...: the explicit port, else the recorded one if free, else a
-# free one not in USED.
-choose_port() {
-  local want="$1" rec="$2" p
-  shift 2
-  if [[ -n "$want" ]]; then
-    port_free "$want" || die "port $want (from the environment) is in use on 127.0.0.1"
-    echo "$want"
-    return
-  fi
-  if [[ -n "$rec" ]] && port_free "$rec" && [[ " $* " != *" $rec "* ]]; then
-    echo "$rec"
-    return
-  fi
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    p="$(free_port)"
-    [[ " $* " != *" $p "* ]] && { echo "$p"; return; }
-  done
-  die "could not find a free port"
-}
-
 # wait_port_free PORT: a JobManager that just died may hold its ports for a moment.
 wait_port_free() {
   local i
@@ -149,12 +128,12 @@ if [[ -z "$jm_pid" && -n "$tm_pid" ]]; then
     die "taskmanager running but no recorded JobManager ports; run stop.sh first"
   for p in "$REST_PORT" "$JM_RPC_PORT" "$JM_PROM_PORT"; do wait_port_free "$p"; done
 elif [[ -z "$jm_pid" ]]; then
-  REST_PORT="$(choose_port "${FLINK_REST_PORT:-}" "$REST_PORT")"
-  JM_RPC_PORT="$(choose_port "${FLINK_JM_RPC_PORT:-}" "$JM_RPC_PORT" "$REST_PORT")"
-  JM_PROM_PORT="$(choose_port "${FLINK_JM_PROM_PORT:-}" "$JM_PROM_PORT" "$REST_PORT" "$JM_RPC_PORT")"
+  REST_PORT="$(choose_port FLINK_REST_PORT "$REST_PORT")"
+  JM_RPC_PORT="$(choose_port FLINK_JM_RPC_PORT "$JM_RPC_PORT" "$REST_PORT")"
+  JM_PROM_PORT="$(choose_port FLINK_JM_PROM_PORT "$JM_PROM_PORT" "$REST_PORT" "$JM_RPC_PORT")"
 fi
 if [[ -z "$tm_pid" ]]; then
-  TM_PROM_PORT="$(choose_port "${FLINK_TM_PROM_PORT:-}" "$TM_PROM_PORT" "$REST_PORT" "$JM_RPC_PORT" "$JM_PROM_PORT")"
+  TM_PROM_PORT="$(choose_port FLINK_TM_PROM_PORT "$TM_PROM_PORT" "$REST_PORT" "$JM_RPC_PORT" "$JM_PROM_PORT")"
 fi
 cat >"$FLINK_PORTS_FILE" <<EOF
 REST_PORT=$REST_PORT

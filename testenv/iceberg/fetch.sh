@@ -8,6 +8,8 @@
 #
 # Usage: [FLINK_VERSION=1.20.5] testenv/iceberg/fetch.sh   (idempotent; prints the job jar path)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=../maven.sh
+source "$TESTENV_DIR/maven.sh"
 
 # Flink 1.20's distribution (its lib/ is the compile class path); takes its own lock.
 FLINK_VERSION="$FLINK_VERSION" "$FLINK_SCRIPTS_DIR/fetch.sh"
@@ -15,26 +17,18 @@ FLINK_VERSION="$FLINK_VERSION" "$FLINK_SCRIPTS_DIR/fetch.sh"
 with_lock "$ICEBERG_CACHE_DIR/.iceberg-fetch.lock"
 mkdir -p "$ICEBERG_CACHE_DIR"
 
+# iceberg_jars DIR: the Iceberg runtime and the Hadoop jars it needs, from pom.xml.
+iceberg_jars() {
+  log "resolving iceberg-flink-runtime-1.20 $ICEBERG_VERSION and Hadoop jars with Maven (~48 MB, once)"
+  mvn_runtime_jars "$ICEBERG_POM" "$1"
+  [[ -f "$1/iceberg-flink-runtime-1.20-$ICEBERG_VERSION.jar" ]] ||
+    die "Maven gave no iceberg-flink-runtime-1.20-$ICEBERG_VERSION.jar in $1"
+}
+
 fetch_jars() {
-  local lib tmp
+  local lib
   lib="$(iceberg_lib_dir)"
-  if [[ ! -f "$lib/.complete" ]]; then
-    command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-    log "resolving iceberg-flink-runtime-1.20 $ICEBERG_VERSION and Hadoop jars with Maven (~48 MB, once)"
-    tmp="$lib.tmp.$$"
-    rm -rf "$lib".tmp.*
-    mvn -q -B -Dstyle.color=never -f "$ICEBERG_POM" dependency:copy-dependencies \
-      -DoutputDirectory="$tmp" -DincludeScope=runtime >&2 ||
-      die "mvn dependency:copy-dependencies on $ICEBERG_POM failed"
-    [[ -f "$tmp/iceberg-flink-runtime-1.20-$ICEBERG_VERSION.jar" ]] ||
-      die "Maven gave no iceberg-flink-runtime-1.20-$ICEBERG_VERSION.jar in $tmp"
-    rm -rf "$lib"
-    mv "$tmp" "$lib"
-    touch "$lib/.complete"
-    # Older lib dirs (another pom) are not used any more.
-    find "$ICEBERG_CACHE_DIR" -maxdepth 1 -name 'lib-*' -not -path "$lib" -exec rm -rf {} +
-    log "jars ready in $lib"
-  fi
+  fill_jar_dir "$lib" 'lib-*' iceberg_jars
   echo "$lib"
 }
 

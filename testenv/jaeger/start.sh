@@ -53,25 +53,12 @@ if pid="$(running_pid)"; then
   die "jaeger pid $pid is ours but does not answer on its recorded ports; run testenv/jaeger/stop.sh"
 fi
 
-# pick RECORDED USED...: the recorded port if free and not taken, else a free one not in USED.
-pick() {
-  local rec="$1" p
-  shift
-  if [[ -n "$rec" ]] && port_free "$rec" && [[ " $* " != *" $rec "* ]]; then
-    echo "$rec"
-    return
-  fi
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    p="$(free_port)"
-    [[ " $* " != *" $p "* ]] && { echo "$p"; return; }
-  done
-  die "could not find a free port"
-}
-QUERY_PORT="$(pick "$QUERY_PORT")"
-QUERY_GRPC_PORT="$(pick "$QUERY_GRPC_PORT" "$QUERY_PORT")"
-OTLP_GRPC_PORT="$(pick "$OTLP_GRPC_PORT" "$QUERY_PORT" "$QUERY_GRPC_PORT")"
-OTLP_HTTP_PORT="$(pick "$OTLP_HTTP_PORT" "$QUERY_PORT" "$QUERY_GRPC_PORT" "$OTLP_GRPC_PORT")"
-HEALTH_PORT="$(pick "$HEALTH_PORT" "$QUERY_PORT" "$QUERY_GRPC_PORT" "$OTLP_GRPC_PORT" "$OTLP_HTTP_PORT")"
+# The recorded ports when free, else free ones, each unlike the others.
+QUERY_PORT="$(choose_port "" "$QUERY_PORT")"
+QUERY_GRPC_PORT="$(choose_port "" "$QUERY_GRPC_PORT" "$QUERY_PORT")"
+OTLP_GRPC_PORT="$(choose_port "" "$OTLP_GRPC_PORT" "$QUERY_PORT" "$QUERY_GRPC_PORT")"
+OTLP_HTTP_PORT="$(choose_port "" "$OTLP_HTTP_PORT" "$QUERY_PORT" "$QUERY_GRPC_PORT" "$OTLP_GRPC_PORT")"
+HEALTH_PORT="$(choose_port "" "$HEALTH_PORT" "$QUERY_PORT" "$QUERY_GRPC_PORT" "$OTLP_GRPC_PORT" "$OTLP_HTTP_PORT")"
 cat >"$JAEGER_PORTS_FILE" <<EOF2
 QUERY_PORT=$QUERY_PORT
 QUERY_GRPC_PORT=$QUERY_GRPC_PORT

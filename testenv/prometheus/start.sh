@@ -127,7 +127,7 @@ if pid="$(running_pid)"; then
   die "prometheus pid $pid is ours but does not answer on port $PORT; run testenv/prometheus/stop.sh"
 fi
 
-PORT="$(choose_port "$PORT" PROMETHEUS_PORT)"
+PORT="$(choose_port PROMETHEUS_PORT "$PORT")"
 echo "$PORT" >"$PROM_PORT_FILE"
 write_config || true
 rm -f "$SVC_ENV_FILE"

@@ -9,6 +9,8 @@
 #
 # Usage: SEATUNNEL_VERSION=2.3.13 testenv/seatunnel/fetch.sh   (idempotent; prints the lib dir)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=../maven.sh
+source "$TESTENV_DIR/maven.sh"
 
 # fetch_list DIR: every jar of the list, without dependencies.
 fetch_list() {
@@ -50,28 +52,19 @@ EOT
   ls "$dir"/seatunnel-starter-*.jar >/dev/null 2>&1 || die "no seatunnel-starter jar in $dir"
 }
 
+# seatunnel_jars DIR: the node's jars, from the pom (2.3.8) or the list (2.3.13).
+seatunnel_jars() {
+  log "resolving SeaTunnel $SEATUNNEL_VERSION jars with Maven (once)"
+  if [[ "$SEATUNNEL_JARS" == *.xml ]]; then
+    mvn_runtime_jars "$SEATUNNEL_JARS" "$1"
+    ls "$1"/seatunnel-engine-server-"$SEATUNNEL_VERSION".jar >/dev/null 2>&1 ||
+      die "Maven gave no seatunnel-engine-server-$SEATUNNEL_VERSION.jar in $1"
+  else
+    fetch_list "$1"
+  fi
+}
+
 with_lock "$SEATUNNEL_CACHE_DIR/.fetch-$SEATUNNEL_VERSION.lock"
 lib="$(lib_dir)"
-if [[ ! -f "$lib/.complete" ]]; then
-  command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-  log "resolving SeaTunnel $SEATUNNEL_VERSION jars with Maven (once)"
-  tmp="$lib.tmp.$$"
-  rm -rf "$lib".tmp.*
-  mkdir -p "$tmp"
-  if [[ "$SEATUNNEL_JARS" == *.xml ]]; then
-    mvn -q -B -Dstyle.color=never -f "$SEATUNNEL_JARS" dependency:copy-dependencies \
-      -DoutputDirectory="$tmp" -DincludeScope=runtime >&2 ||
-      die "mvn dependency:copy-dependencies on $SEATUNNEL_JARS failed"
-    ls "$tmp"/seatunnel-engine-server-"$SEATUNNEL_VERSION".jar >/dev/null 2>&1 ||
-      die "Maven gave no seatunnel-engine-server-$SEATUNNEL_VERSION.jar in $tmp"
-  else
-    fetch_list "$tmp"
-  fi
-  rm -rf "$lib"
-  mv "$tmp" "$lib"
-  touch "$lib/.complete"
-  # Older lib dirs of this version (another list) are not used any more.
-  find "$SEATUNNEL_CACHE_DIR" -maxdepth 1 -name "lib-$SEATUNNEL_VERSION-*" -not -path "$lib" -exec rm -rf {} +
-  log "jars ready in $lib"
-fi
+fill_jar_dir "$lib" "lib-$SEATUNNEL_VERSION-*" seatunnel_jars
 echo "$lib"

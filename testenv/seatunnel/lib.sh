@@ -73,19 +73,11 @@ lib_dir() {
   echo "$SEATUNNEL_CACHE_DIR/lib-$SEATUNNEL_VERSION-$({ cat "$SEATUNNEL_JARS"; printf '%s\n' "${SHIM_CLASSES[@]}"; } | sha256sum | cut -c1-12)"
 }
 
-# with_lock takes an exclusive lock on FILE for the rest of the script; children inherit it.
-with_lock() {
-  local file="$1" var="_CE_LOCK_$(basename "$1" | tr -c 'A-Za-z0-9\n' '_')"
-  if [[ -n "${!var:-}" ]]; then return 0; fi
-  mkdir -p "$(dirname "$file")"
-  exec {lockfd}>"$file"
-  if ! flock -w "${SEATUNNEL_LOCK_TIMEOUT:-600}" "$lockfd"; then
-    die "timed out waiting for lock $file (another start/stop still running?)"
-  fi
-  export "$var=1"
-  CE_LOCK_FDS="${CE_LOCK_FDS:-} $lockfd"
-}
+# with_lock FILE takes an exclusive lock on FILE for the rest of the script; children inherit it
+# (hold_lock).
+with_lock() { hold_lock "$1" "${SEATUNNEL_LOCK_TIMEOUT:-600}"; }
 
+# close_lock_fds closes the lock descriptors in a daemon, which must not hold them.
 close_lock_fds() {
   local fd
   for fd in ${CE_LOCK_FDS:-}; do eval "exec $fd>&-"; done
@@ -100,18 +92,9 @@ running_pid() { recorded_pid "$SEATUNNEL_PID_FILE" "" "$SEATUNNEL_MAIN" "-DSEATU
 forward_pid() { recorded_pid "$SEATUNNEL_FORWARD_PID_FILE" "" nsforward "/run/netns/$SEATUNNEL_NETNS"; }
 
 # rest_url prints the REST base URL: $SEATUNNEL_REST_URL if set, else the running node's.
-rest_url() {
-  if [[ -n "${SEATUNNEL_REST_URL:-}" ]]; then
-    echo "${SEATUNNEL_REST_URL%/}"
-    return
-  fi
-  [[ -f "$SEATUNNEL_ENV_FILE" ]] || die "no SeaTunnel node: $SEATUNNEL_ENV_FILE missing; run testenv/seatunnel/start.sh (or set SEATUNNEL_REST_URL)"
-  local url
-  url="$(sed -n 's/^SEATUNNEL_REST_URL=//p' "$SEATUNNEL_ENV_FILE")"
-  [[ -n "$url" ]] || die "SEATUNNEL_REST_URL missing in $SEATUNNEL_ENV_FILE"
-  echo "$url"
-}
+rest_url() { env_url SEATUNNEL_REST_URL "$SEATUNNEL_ENV_FILE" "SeaTunnel node" seatunnel; }
 
+# tail_logs [N] prints the end of every log, for errors.
 tail_logs() {
   local f
   for f in "$SEATUNNEL_LOG"/*.log "$SEATUNNEL_LOG"/*.out; do tail_file "$f" "${1:-40}"; done

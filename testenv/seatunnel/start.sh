@@ -92,12 +92,7 @@ if pid="$(running_pid)"; then
   "$SEATUNNEL_SCRIPTS_DIR/stop.sh"
 fi
 
-if [[ -n "${SEATUNNEL_PORT:-}" ]]; then
-  port_free "$SEATUNNEL_PORT" || die "port $SEATUNNEL_PORT (from SEATUNNEL_PORT) is in use on 127.0.0.1"
-  PORT="$SEATUNNEL_PORT"
-elif [[ -z "$PORT" ]] || ! port_free "$PORT"; then
-  PORT="$(free_port)"
-fi
+PORT="$(choose_port SEATUNNEL_PORT "$PORT")"
 echo "PORT=$PORT" >"$SEATUNNEL_PORTS_FILE"
 
 # The 2.3.13 node listens inside its namespace on fixed ports (the namespace is its own); 2.3.8's

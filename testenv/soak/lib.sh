@@ -17,6 +17,36 @@ exited_within() {
   return 1
 }
 
+# run_kill9 MAX_MS ERR CMD...: runs CMD (stdout dropped, stderr appended to ERR) and kills it with
+# SIGKILL at a random moment 50 to MAX_MS ms after its start, unless it ends first. Sets KILL_AT
+# (that moment) and RUN_END: killed, exited (with status 0) or failed.
+# shellcheck disable=SC2034 # RUN_END is soak.sh's
+run_kill9() {
+  local max="$1" err="$2" pid t0
+  shift 2
+  KILL_AT=$(rand_ms 50 "$max")
+  t0=$(now_ms)
+  "$@" >/dev/null 2>>"$err" &
+  pid=$!
+  if ! exited_within "$pid" "$KILL_AT" "$t0"; then
+    kill9 "$pid"
+    RUN_END=killed
+  elif wait "$pid"; then
+    RUN_END=exited
+  else
+    RUN_END=failed
+  fi
+}
+
+# reopen_timed DIR ERR WHAT: the next command on a cache a kill left (`clusters list`, which
+# opens it, recovering its WAL), its time appended to REOPEN_MS; a failure is WHAT's.
+reopen_timed() {
+  local t
+  t=$(now_ms)
+  "$CE" --data-dir "$1" clusters list >/dev/null 2>>"$2" || fail "$3"
+  REOPEN_MS+=($(($(now_ms) - t)))
+}
+
 # rand_ms LO HI: a random whole number of milliseconds in [LO, HI].
 rand_ms() {
   local lo="$1" hi="$2"

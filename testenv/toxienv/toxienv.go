@@ -209,21 +209,17 @@ func (p *Proxy) Delete() error {
 }
 
 // Disable closes the proxy's listener and drops its connections: new connections are refused.
-func (p *Proxy) Disable() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.p.Disable(); err != nil {
-		return fmt.Errorf("disable proxy %s: %w", p.Name, err)
-	}
-	return nil
-}
+func (p *Proxy) Disable() error { return p.toggle("disable", p.p.Disable) }
 
 // Enable listens again on the same address.
-func (p *Proxy) Enable() error {
+func (p *Proxy) Enable() error { return p.toggle("enable", p.p.Enable) }
+
+// toggle disables or enables the proxy with set, one toggle at a time.
+func (p *Proxy) toggle(verb string, set func() error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.p.Enable(); err != nil {
-		return fmt.Errorf("enable proxy %s: %w", p.Name, err)
+	if err := set(); err != nil {
+		return fmt.Errorf("%s proxy %s: %w", verb, p.Name, err)
 	}
 	return nil
 }

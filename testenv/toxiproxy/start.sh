@@ -41,7 +41,7 @@ if pid="$(running_pid)"; then
   die "toxiproxy-server pid $pid is ours but does not answer on port $PORT; run testenv/toxiproxy/stop.sh"
 fi
 
-PORT="$(choose_port "$PORT" TOXIPROXY_PORT)"
+PORT="$(choose_port TOXIPROXY_PORT "$PORT")"
 echo "$PORT" >"$TOXI_PORT_FILE"
 rm -f "$SVC_ENV_FILE"
 

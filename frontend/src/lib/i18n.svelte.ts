@@ -5,6 +5,7 @@ import i18next from 'i18next';
 import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
 import { detectLang, intlLocale, LANG_STORAGE_KEY, type Lang } from './lang';
+import { tellWindowMenu } from './windowMenu';
 
 function storedLang(): string | null {
   try {
@@ -36,6 +37,7 @@ function applyDocumentLang(lang: Lang) {
   if (typeof document !== 'undefined') document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 }
 applyDocumentLang(initial);
+tellWindowMenu(initial);
 
 let localeOf: { lang: Lang; locale: string } | null = null;
 if (typeof window !== 'undefined') window.addEventListener('languagechange', () => (localeOf = null));
@@ -56,6 +58,7 @@ export const i18n = {
     current = lang;
     void instance.changeLanguage(lang);
     applyDocumentLang(lang);
+    tellWindowMenu(lang);
     try {
       localStorage.setItem(LANG_STORAGE_KEY, lang);
     } catch {
