@@ -4,6 +4,12 @@
 # TaskManager of 1 GB with 4 slots unless FLINK_JM_MEMORY, FLINK_TM_MEMORY, FLINK_TM_SLOTS say
 # otherwise). flinkenv.StartMatrix and backend/source/flink's TestVersionSmoke use it.
 #
+# FLINK_MATRIX_TRACES_OTLP_ENDPOINT (http://127.0.0.1:PORT, a loopback OTLP/gRPC receiver such as
+# testenv/jaeger's) starts every cluster with its OpenTelemetry trace reporter on (start.sh's
+# FLINK_TRACES_OTLP_ENDPOINT; 1.19/1.20 borrow flink-metrics-otel 2.0.0), service name
+# flink-matrix-<version>. Unset, no cluster has a trace reporter. A running cluster is only reused
+# with the endpoint it was started with (stop it first to change it).
+#
 # Usage: testenv/flink/matrix.sh list                 the versions (FLINK_MATRIX=1.19.3,2.3.0 narrows)
 #        testenv/flink/matrix.sh start [VERSION...]   start them at once (default: all), wait until
 #                                                     healthy; prints each one's env (start.sh's),
@@ -54,6 +60,11 @@ if [[ ${#want[@]} -eq 0 && "$cmd" != rundir ]]; then
   mapfile -t want < <(versions)
 fi
 for v in "${want[@]}"; do check "$v"; done
+traces="${FLINK_MATRIX_TRACES_OTLP_ENDPOINT:-}"
+if [[ -n "$traces" && ! "$traces" =~ ^http://(127\.[0-9]+\.[0-9]+\.[0-9]+|localhost|\[::1\]):[0-9]+/?$ ]]; then
+  echo "matrix.sh: FLINK_MATRIX_TRACES_OTLP_ENDPOINT=$traces: want http://127.0.0.1:PORT (a loopback OTLP/gRPC receiver)" >&2
+  exit 2
+fi
 
 case "$cmd" in
   list) printf '%s\n' "${want[@]}" ;;
@@ -71,7 +82,8 @@ case "$cmd" in
         s=$(date +%s.%N)
         rc=0
         FLINK_VERSION="$v" FLINK_RUN_DIR="$(rundir "$v")" FLINK_REST_URL= FLINK_REST_PORT= FLINK_JM_RPC_PORT= \
-          FLINK_JM_PROM_PORT= FLINK_TM_PROM_PORT= FLINK_TRACES_OTLP_ENDPOINT= \
+          FLINK_JM_PROM_PORT= FLINK_TM_PROM_PORT= FLINK_TRACES_OTLP_ENDPOINT="$traces" \
+          FLINK_TRACES_SERVICE_NAME="flink-matrix-$v" \
           FLINK_JM_MEMORY="${FLINK_JM_MEMORY:-768m}" FLINK_TM_MEMORY="${FLINK_TM_MEMORY:-1024m}" \
           FLINK_TM_SLOTS="${FLINK_TM_SLOTS:-4}" \
           "$here/start.sh" >"$tmp/$v.env" 2>"$tmp/$v.err" || rc=$?
@@ -117,7 +129,7 @@ case "$cmd" in
     exit $rc
     ;;
   *)
-    sed -n '2,14p' "$0" >&2
+    sed -n '2,20p' "$0" >&2
     exit 2
     ;;
 esac

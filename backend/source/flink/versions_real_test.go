@@ -5,7 +5,8 @@ package flink_test
 // checkpoints every second and every third one declined, B with a saturated "Slow Map" that
 // backpressures its source. Everything the client decodes is compared with Flink's own JSON
 // fetched in the test (the checks of versions_test.go), so a version whose answers the client
-// misreads fails its subtest. Trace reporters are not exercised here (see docs/flink.md).
+// misreads fails its subtest. Each cluster sends its checkpoint spans to the shared Jaeger, and
+// job A's are checked against REST in the traces step (versions_traces_real_test.go).
 // Skipped only with CE_SKIP_REAL=1; FLINK_MATRIX=1.19.3,2.3.0 narrows the versions.
 
 import (
@@ -23,6 +24,7 @@ import (
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/testenv/flinkenv"
+	"checkpoint-explorer/testenv/jaegerenv"
 )
 
 func TestVersionSmoke(t *testing.T) {
@@ -30,8 +32,9 @@ func TestVersionSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	j := jaegerenv.Ensure(t)
 	start := time.Now()
-	clusters := flinkenv.StartMatrix(t, versions)
+	clusters := flinkenv.StartMatrix(t, versions, j.OTLPGRPCEndpoint)
 	t.Logf("%d clusters side by side in %v", len(versions), time.Since(start).Round(100*time.Millisecond))
 	for _, v := range versions {
 		c := clusters[v]
@@ -41,7 +44,7 @@ func TestVersionSmoke(t *testing.T) {
 				t.Fatal(c.Err)
 			}
 			t0 := time.Now()
-			smokeVersion(t, c.Env, v)
+			smokeVersion(t, c.Env, v, j.QueryURL)
 			t.Logf("Flink %s: started in %v (by this test: %v), checked in %v", v, c.StartTime.Round(100*time.Millisecond),
 				c.Started, time.Since(t0).Round(100*time.Millisecond))
 		})
@@ -95,7 +98,7 @@ func consistent(t *testing.T, ctx context.Context, base, path string, call func(
 	}
 }
 
-func smokeVersion(t *testing.T, env flinkenv.Env, version string) {
+func smokeVersion(t *testing.T, env flinkenv.Env, version, jaegerURL string) {
 	c := newClient(t, flink.Config{BaseURL: env.RESTURL, Cluster: "smoke"})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -248,6 +251,8 @@ func smokeVersion(t *testing.T, env flinkenv.Env, version string) {
 	h, err := c.JobManagerLog(ctx, 64<<20)
 	must(err)
 	checkLogAgainstREST(t, h, list, jobA, thrower)
+
+	t.Run("traces", func(t *testing.T) { smokeTraces(t, c, env, jaegerURL, jobA, version) })
 }
 
 // newest is the id of the newest history entry with status st.
