@@ -51,6 +51,7 @@ var allowedImports = map[string][]string{
 	"backend/analyze":             {"backend/model"},
 	"backend/backfill":            {"backend/model", "backend/store", "backend/analyze", "backend/source/"},
 	"backend/export":              {"backend/model", "backend/store", "backend/capture", "backend/interop"},
+	"backend/fleet":               {"backend/model", "backend/store", "backend/analyze"},
 	"backend/ingest":              {"backend/model", "backend/store", "backend/capture", "backend/interop"},
 	"backend/record":              {"backend/model", "backend/collect", "backend/capture", "backend/connect", "backend/source/"},
 	"backend/interop":             {"backend/model"},

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"time"
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/fleet"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
@@ -292,6 +294,22 @@ func (a *App) ListJobs(cluster string) ([]JobView, error) {
 		}
 	}
 	return jobs, err
+}
+
+// FleetRequest selects the fleet view: the last WindowMs (an hour when 0),
+// one cluster or capture (Cluster; "": all).
+type FleetRequest struct {
+	WindowMs int64  `json:"window_ms"`
+	Cluster  string `json:"cluster"`
+}
+
+// Fleet ranks every job of the clusters and opened captures by checkpoint
+// health over the window (docs/fleet.md).
+func (a *App) Fleet(req FleetRequest) (analyze.Fleet, error) {
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	configured := func(name string) bool { _, ok := a.configuredCluster(name); return ok }
+	return fleet.Read(ctx, a.store, configured, req.Cluster, req.WindowMs, time.Now().UnixMilli())
 }
 
 // CheckpointRow is one line of the checkpoint table.

@@ -100,43 +100,44 @@ type countingSink struct {
 }
 
 func (s countingSink) PutCheckpoints(ctx context.Context, cps []model.Checkpoint) error {
-	if err := s.Sink.PutCheckpoints(ctx, cps); err != nil {
-		return err
-	}
-	for _, c := range cps {
-		if c.Status.Final() {
-			s.m.checkpoints.WithLabelValues(c.Cluster, string(c.Status)).Inc()
+	return putCounted(ctx, cps, s.Sink.PutCheckpoints, func() {
+		for _, c := range cps {
+			if c.Status.Final() {
+				s.m.checkpoints.WithLabelValues(c.Cluster, string(c.Status)).Inc()
+			}
 		}
-	}
-	return nil
+	})
 }
 
 func (s countingSink) PutGaps(ctx context.Context, gs []model.Gap) error {
-	if err := s.Sink.PutGaps(ctx, gs); err != nil {
-		return err
-	}
-	for _, g := range gs {
-		s.m.gaps.WithLabelValues(g.Cluster).Add(float64(g.Count()))
-	}
-	return nil
+	return putCounted(ctx, gs, s.Sink.PutGaps, func() {
+		for _, g := range gs {
+			s.m.gaps.WithLabelValues(g.Cluster).Add(float64(g.Count()))
+		}
+	})
 }
 
 func (s countingSink) PutMetricSamples(ctx context.Context, ms []model.MetricSample) error {
-	if err := s.Sink.PutMetricSamples(ctx, ms); err != nil {
-		return err
-	}
-	if len(ms) > 0 {
-		s.m.samples.WithLabelValues(ms[0].Cluster, "metric").Add(float64(len(ms)))
-	}
-	return nil
+	return putCounted(ctx, ms, s.Sink.PutMetricSamples, func() {
+		if len(ms) > 0 {
+			s.m.samples.WithLabelValues(ms[0].Cluster, "metric").Add(float64(len(ms)))
+		}
+	})
 }
 
 func (s countingSink) PutAckSamples(ctx context.Context, as []model.AckSample) error {
-	if err := s.Sink.PutAckSamples(ctx, as); err != nil {
+	return putCounted(ctx, as, s.Sink.PutAckSamples, func() {
+		if len(as) > 0 {
+			s.m.samples.WithLabelValues(as[0].Cluster, "ack").Add(float64(len(as)))
+		}
+	})
+}
+
+// putCounted stores xs with put and, once they are stored, counts them.
+func putCounted[T any](ctx context.Context, xs []T, put func(context.Context, []T) error, count func()) error {
+	if err := put(ctx, xs); err != nil {
 		return err
 	}
-	if len(as) > 0 {
-		s.m.samples.WithLabelValues(as[0].Cluster, "ack").Add(float64(len(as)))
-	}
+	count()
 	return nil
 }

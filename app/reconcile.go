@@ -21,16 +21,11 @@ type ReconciliationView struct {
 // recorded it. Nil when none was kept (a job not polled since the store
 // learnt reconciliations, a capture written before format 1.1, the sample).
 func (a *App) JobReconciliation(cluster, job string) (*ReconciliationView, error) {
-	if cluster == "" || job == "" {
-		return nil, badRequest("cluster and job are required")
-	}
-	ctx, cancel := a.callCtx()
-	defer cancel()
-	r, ok, err := a.store.Reconciliation(ctx, cluster, job)
-	if err != nil || !ok {
+	r, err := latestOfJob(a, cluster, job, a.store.Reconciliation)
+	if r == nil {
 		return nil, err
 	}
-	return &ReconciliationView{Reconciliation: r, Missed: r.Missed()}, nil
+	return &ReconciliationView{Reconciliation: *r, Missed: r.Missed()}, nil
 }
 
 // ReadJobManagerLog reads a Flink cluster's JobManager log once past its

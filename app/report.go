@@ -17,6 +17,10 @@ type Report struct {
 	// Reconciliation is the collector's latest account of the engine's
 	// checkpoint ids and counters against what was stored (nil if none).
 	Reconciliation *model.Reconciliation `json:"reconciliation,omitempty"`
+	// Config is the job's configuration in effect at the range's end, as the
+	// advice read it (nil when none was collected); its unknown parts are
+	// those of the read that did not answer.
+	Config *model.JobConfig `json:"config,omitempty"`
 }
 
 // Report analyses a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
@@ -63,7 +67,7 @@ func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int6
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(in.job.Engine, heads, in.gaps)}
+	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(in.job.Engine, heads, in.gaps), Config: in.config}
 	r.Job.Cluster = cluster
 	rec, ok, err := a.store.Reconciliation(ctx, cluster, job)
 	if err != nil {

@@ -49,19 +49,17 @@ func clustersListCmd(g *globals) *cobra.Command {
 		Long:    "Lists clusters, opened captures, the cache size and the retention limits.",
 		Example: "  checkpoint-explorer clusters list\n  checkpoint-explorer clusters list --json | jq '.retention.checkpoints'",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return clustersList(cmd.Context(), g, asJSON) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withCache(cmd.Context(), g, func(svc *app.Service) error { return clustersList(g, svc.App(), asJSON) })
+		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
-func clustersList(ctx context.Context, g *globals, asJSON bool) error {
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	a := svc.App()
+// clustersList prints the clusters and opened captures, the cache and its
+// retention: a table, or JSON.
+func clustersList(g *globals, a *app.App, asJSON bool) error {
 	list, err := a.ListClusters()
 	if err != nil {
 		return err
@@ -175,27 +173,24 @@ func clustersAdd(ctx context.Context, g *globals, f *clustersAddFlags) error {
 	if err := readAuthSecret(&in.Auth, f.pwStdin, f.tokStdin); err != nil {
 		return err
 	}
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	a := svc.App()
-	if f.testConn {
-		res, err := a.TestConnection(in)
-		if err != nil {
+	return withCache(ctx, g, func(svc *app.Service) error {
+		a := svc.App()
+		if f.testConn {
+			res, err := a.TestConnection(in)
+			if err != nil {
+				return err
+			}
+			if !res.OK {
+				return fmt.Errorf("clusters add: connection test failed: %s (use --test=false to save anyway)", res.Message)
+			}
+			fmt.Fprintf(g.stdout, "Connected: %s %s, %d jobs\n", in.Engine, res.Version, res.Jobs)
+		}
+		if err := a.SaveCluster(in); err != nil {
 			return err
 		}
-		if !res.OK {
-			return fmt.Errorf("clusters add: connection test failed: %s (use --test=false to save anyway)", res.Message)
-		}
-		fmt.Fprintf(g.stdout, "Connected: %s %s, %d jobs\n", in.Engine, res.Version, res.Jobs)
-	}
-	if err := a.SaveCluster(in); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "Saved cluster %q\n", in.Name)
-	return nil
+		fmt.Fprintf(g.stdout, "Saved cluster %q\n", in.Name)
+		return nil
+	})
 }
 
 func clustersRemoveCmd(g *globals) *cobra.Command {
@@ -208,18 +203,12 @@ func clustersRemoveCmd(g *globals) *cobra.Command {
 			if len(args) != 1 {
 				return usageErrorf(cmd, "clusters remove: give one name")
 			}
-			return clustersRemove(cmd.Context(), g, args[0])
+			return withCache(cmd.Context(), g, func(svc *app.Service) error { return clustersRemove(g, svc.App(), args[0]) })
 		},
 	}
 }
 
-func clustersRemove(ctx context.Context, g *globals, name string) error {
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	a := svc.App()
+func clustersRemove(g *globals, a *app.App, name string) error {
 	if err := a.RemoveCluster(name); err != nil {
 		return err
 	}
@@ -260,7 +249,7 @@ func clustersRetentionCmd(g *globals) *cobra.Command {
 			if f.maxCount >= 0 {
 				lim.maxCount = &f.maxCount
 			}
-			return clustersRetention(cmd.Context(), g, lim)
+			return withCache(cmd.Context(), g, func(svc *app.Service) error { return clustersRetention(g, svc.App(), lim) })
 		},
 	}
 	fs := cmd.Flags()
@@ -276,13 +265,8 @@ type retentionChange struct {
 	maxAgeMs, maxBytes *int64
 }
 
-func clustersRetention(ctx context.Context, g *globals, ch retentionChange) error {
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	a := svc.App()
+// clustersRetention applies the limits given and prints those in force.
+func clustersRetention(g *globals, a *app.App, ch retentionChange) error {
 	cur, err := a.Retention()
 	if err != nil {
 		return err

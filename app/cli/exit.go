@@ -20,6 +20,9 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1 // the command could not do its work
 	ExitUsage   = 2 // the command line is wrong: an unknown command or flag, a bad value, a missing argument
+	// ExitAttention: `status` found jobs that need attention (failing, slow
+	// or slower than usual); the table it printed says which.
+	ExitAttention = 3
 	// A command stopped by a signal exits 128 + the signal's number: 130
 	// for Ctrl-C (SIGINT), 143 for SIGTERM.
 	exitSignalBase = 128
@@ -41,6 +44,12 @@ func (e *UsageError) Unwrap() error { return e.Err }
 func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 	return &UsageError{Command: cmd.CommandPath(), Err: fmt.Errorf(format, args...)}
 }
+
+// attentionError is `status`'s answer that jobs need attention: exit status
+// ExitAttention and no error line, the table on stdout having said which.
+type attentionError struct{ jobs int }
+
+func (e attentionError) Error() string { return fmt.Sprintf("%d job(s) need attention", e.jobs) }
 
 // signalError is the cause of the root context's end when a signal arrived.
 type signalError struct{ sig os.Signal }
@@ -95,7 +104,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 
 // exitWith tells err on stderr, once, and picks the status: 0 done (also a
 // serve or capture that Ctrl-C ended as it should), 1 failed, 2 a usage
-// error, 128+N stopped by signal N before the work was done.
+// error, 3 jobs needing attention (no line: the table said which), 128+N
+// stopped by signal N before the work was done.
 func exitWith(ctx context.Context, err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
@@ -113,6 +123,9 @@ func exitWith(ctx context.Context, err error, stderr io.Writer) int {
 		}
 		return exitSignalBase + int(syscall.SIGINT)
 	}
+	if errors.As(err, new(attentionError)) {
+		return ExitAttention
+	}
 	fmt.Fprintln(stderr, "checkpoint-explorer:", errorText(err))
 	return ExitCode(err)
 }
@@ -127,13 +140,15 @@ func errorText(err error) string {
 }
 
 // ExitCode is the status err exits with (without a signal): 2 for a usage
-// error, 1 for any other, 0 for none.
+// error, 3 for jobs needing attention, 1 for any other, 0 for none.
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
 	case errorsAsUsage(err):
 		return ExitUsage
+	case errors.As(err, new(attentionError)):
+		return ExitAttention
 	}
 	return ExitFailure
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,14 +41,9 @@ func exportCmd(g *globals) *cobra.Command {
 			if f.perSubtask && f.format != app.FormatCSV {
 				return usageErrorf(cmd, "export: --per-subtask goes with --format csv")
 			}
-			now := time.Now()
-			fromMs, err := parseTime(f.from, now)
+			fromMs, toMs, err := parseRange(cmd, f.from, f.to)
 			if err != nil {
-				return usageErrorf(cmd, "export: --from: %w", err)
-			}
-			toMs, err := parseTime(f.to, now)
-			if err != nil {
-				return usageErrorf(cmd, "export: --to: %w", err)
+				return err
 			}
 			return runExport(cmd.Context(), g, app.ExportRequest{Cluster: f.cluster, Job: f.job, FromMs: fromMs, ToMs: toMs, Path: f.out,
 				Format: f.format, PerSubtask: f.perSubtask})
@@ -70,21 +64,14 @@ func exportCmd(g *globals) *cobra.Command {
 }
 
 func runExport(ctx context.Context, g *globals, req app.ExportRequest) error {
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	p := newProgress(g)
-	stop := p.watch(svc)
-	res, err := svc.Call(ctx).ExportCapture(req)
-	stop()
-	if err != nil && ctx.Err() != nil {
-		return stoppedError{fmt.Sprintf("export stopped; %s was not written", req.Path)}
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "%s: %d checkpoints, %d records, %d bytes\n", res.Path, res.Checkpoints, res.Records, res.Bytes)
-	return nil
+	return withCache(ctx, g, func(svc *app.Service) error {
+		res, err := watched(ctx, g, svc, fmt.Sprintf("export stopped; %s was not written", req.Path), func(a *app.App) (app.ExportResult, error) {
+			return a.ExportCapture(req)
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "%s: %d checkpoints, %d records, %d bytes\n", res.Path, res.Checkpoints, res.Records, res.Bytes)
+		return nil
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"checkpoint-explorer/app"
@@ -34,6 +35,19 @@ func parseTime(s string, now time.Time) (int64, error) {
 		return now.Add(-d).UnixMilli(), nil
 	}
 	return 0, fmt.Errorf("time %q: give RFC 3339 (2026-11-29T14:00:00Z), epoch milliseconds, or a duration ago (2h, 7d)", s)
+}
+
+// parseRange reads a command's --from and --to (parseTime, both against
+// the same now); a bad one is a usage error.
+func parseRange(cmd *cobra.Command, from, to string) (fromMs, toMs int64, err error) {
+	now := time.Now()
+	if fromMs, err = parseTime(from, now); err != nil {
+		return 0, 0, usageErrorf(cmd, "%s: --from: %w", cmd.Name(), err)
+	}
+	if toMs, err = parseTime(to, now); err != nil {
+		return 0, 0, usageErrorf(cmd, "%s: --to: %w", cmd.Name(), err)
+	}
+	return fromMs, toMs, nil
 }
 
 // parseDuration is time.ParseDuration plus a "d" suffix for days.

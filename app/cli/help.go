@@ -36,7 +36,7 @@ var valueNames = map[string]string{
 	"prometheus-every": "DURATION", "auth": "KIND", "user": "USER", "ca-file": "FILE", "job-name-prefix": "PREFIX",
 	"duration": "DURATION", "name": "NAME", "requests-per-second": "N", "max-in-flight": "N",
 	"jobmanager-log": "MODE", "lane": "NAME=promql:QUERY|NAME=metric:METRIC", "reporter": "URL",
-	"prometheus-name": "KEY=NAME", "max-checkpoints": "N", "max-age": "DURATION", "max-db-size": "SIZE",
+	"prometheus-name": "KEY=NAME", "max-checkpoints": "N", "max-age": "DURATION", "max-db-size": "SIZE", "window": "DURATION",
 }
 
 // flagLine is a flag as the help shows it: "-v, --verbose" or "--out FILE".
@@ -172,7 +172,7 @@ func writeHelp(w io.Writer, cmd *cobra.Command) {
 	}
 	if !cmd.HasParent() {
 		fmt.Fprint(w, "\nExit status: 0 done, 1 failed, 2 a usage error (unknown command or flag, bad value, missing\n"+
-			"argument), 130 stopped by Ctrl-C (143 by SIGTERM).\n")
+			"argument), 3 jobs needing attention (status), 130 stopped by Ctrl-C (143 by SIGTERM).\n")
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,11 +32,12 @@ func importCmd(g *globals) *cobra.Command {
 }
 
 func runImport(ctx context.Context, g *globals, files []string) error {
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
+	return withCache(ctx, g, func(svc *app.Service) error { return importFiles(ctx, g, svc, files) })
+}
+
+// importFiles imports each file whole or not at all, going on after one
+// that fails; an interruption stops it.
+func importFiles(ctx context.Context, g *globals, svc *app.Service, files []string) error {
 	var failed []error
 	for i, f := range files {
 		if ctx.Err() != nil {
@@ -48,16 +50,13 @@ func runImport(ctx context.Context, g *globals, files []string) error {
 			}
 			continue
 		}
-		p := newProgress(g)
-		stop := p.watch(svc)
-		res, err := svc.Call(ctx).OpenCapture(f)
-		stop()
-		if err != nil && ctx.Err() != nil {
-			msg := fmt.Sprintf("import of %s stopped; nothing of it was imported (the cache is as it was)", f)
-			if i > 0 {
-				msg = fmt.Sprintf("import of %s stopped; nothing of it was imported (the %d files before it were)", f, i)
-			}
-			return stoppedError{msg}
+		stopped := fmt.Sprintf("import of %s stopped; nothing of it was imported (the cache is as it was)", f)
+		if i > 0 {
+			stopped = fmt.Sprintf("import of %s stopped; nothing of it was imported (the %d files before it were)", f, i)
+		}
+		res, err := watched(ctx, g, svc, stopped, func(a *app.App) (app.ImportResult, error) { return a.OpenCapture(f) })
+		if errors.As(err, new(stoppedError)) {
+			return err
 		}
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", f, err))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -100,6 +101,19 @@ func (p *progress) watch(svc *app.Service) (stop func()) {
 		unsubscribe()
 		p.done()
 	}
+}
+
+// watched runs call with the service's progress shown, and when ctx ends
+// meanwhile returns stopped as the error: the command's account of what the
+// interruption left.
+func watched[T any](ctx context.Context, g *globals, svc *app.Service, stopped string, call func(a *app.App) (T, error)) (T, error) {
+	stop := newProgress(g).watch(svc)
+	res, err := call(svc.Call(ctx))
+	stop()
+	if err != nil && ctx.Err() != nil {
+		return res, stoppedError{stopped}
+	}
+	return res, err
 }
 
 // importLine: "reading big.ckpt.gz: 18.0 MiB of 68.0 MiB (26 %), 25,000 checkpoints, 3.6 MiB/s".

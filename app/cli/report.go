@@ -53,14 +53,9 @@ func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) er
 	default:
 		return usageErrorf(cmd, "report: --format %q: choose text, json or markdown", f.format)
 	}
-	now := time.Now()
-	fromMs, err := parseTime(f.from, now)
+	fromMs, toMs, err := parseRange(cmd, f.from, f.to)
 	if err != nil {
-		return usageErrorf(cmd, "report: --from: %w", err)
-	}
-	toMs, err := parseTime(f.to, now)
-	if err != nil {
-		return usageErrorf(cmd, "report: --to: %w", err)
+		return err
 	}
 	opts := app.Options{NoSample: true, NoCollect: true}
 	gg := *g
@@ -88,13 +83,9 @@ func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) er
 	defer svc.Close()
 	a := svc.App()
 	if len(files) > 0 {
-		p := newProgress(g)
-		stop := p.watch(svc)
-		res, err := svc.Call(ctx).OpenCapture(files[0])
-		stop()
-		if err != nil && ctx.Err() != nil {
-			return stoppedError{fmt.Sprintf("report stopped while reading %s", files[0])}
-		}
+		res, err := watched(ctx, g, svc, "report stopped while reading "+files[0], func(a *app.App) (app.ImportResult, error) {
+			return a.OpenCapture(files[0])
+		})
 		if err != nil {
 			return err
 		}
@@ -192,7 +183,7 @@ func reconciliationText(r *model.Reconciliation) string {
 	if r.EngineCounted >= 0 {
 		s += fmt.Sprintf("; the engine counted %d", r.EngineCounted)
 		if r.WithoutID > 0 {
-			s += fmt.Sprintf(" (%d failed before they got an id)", r.WithoutID)
+			s += fmt.Sprintf(" (%d failed before they got an id%s)", r.WithoutID, triggerFailuresText(r.TriggerFailures))
 		}
 	}
 	if r.EngineForgotMs > 0 {
@@ -209,6 +200,38 @@ func reconciliationText(r *model.Reconciliation) string {
 		s += fmt.Sprintf("; from the JobManager log: %d gap id(s) filled, %d earlier checkpoint(s)", r.FromLog, r.Earlier)
 	}
 	return s
+}
+
+// configUnknownText lists, in one line, the parts of the job's configuration
+// that did not answer (the advice's "not reported" may be one of them); ""
+// when every part answered.
+func configUnknownText(c *model.JobConfig) string {
+	if c == nil {
+		return ""
+	}
+	parts := make([]string, len(c.Unknown))
+	for i, g := range c.Unknown {
+		parts[i] = g.Endpoint + " — " + g.Error
+	}
+	return strings.Join(parts, "; ")
+}
+
+// triggerFailuresText says why triggers failed before they got an id, as
+// the JobManager log told: ": Not all required tasks are currently running
+// (4); other reasons (1)"; "" when it told nothing.
+func triggerFailuresText(groups []model.TriggerFailureReason) string {
+	if len(groups) == 0 {
+		return ""
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		reason := g.Reason
+		if reason == "" {
+			reason = "other reasons"
+		}
+		parts[i] = fmt.Sprintf("%s (%d)", reason, g.Count)
+	}
+	return ": " + strings.Join(parts, "; ")
 }
 
 // jobManagerLogText says whether the JobManager log was read, and why not.
@@ -417,53 +440,99 @@ func failureText(f analyze.FailureCluster) string {
 		f.Count, phase, firstLine(f.Example), cause, by, joinIDs(f.CheckpointIDs), fmtTime(f.FirstMs), fmtTime(f.LastMs))
 }
 
+// The parts of a report's summary that the text and markdown reports both
+// say, in the same words.
+
+// countsText: "120 checkpoints from … to …: 118 completed, 1 failed, …".
+func countsText(s analyze.Summary) string {
+	return fmt.Sprintf("%d checkpoints from %s to %s: %d completed, %d failed, %d in progress%s, %d missed",
+		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, endedUnseenText(s), s.Missed)
+}
+
+// durationsText: "median 1.2 s, p90 …, p99 …, max …" of the completed
+// checkpoints; "" without any.
+func durationsText(s analyze.Summary) string {
+	if s.Completed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("median %s, p90 %s, p99 %s, max %s",
+		fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
+}
+
+// slowestText: "#12 at …, 4.1 s — <where the time went>", the id written
+// with idFormat; "" without a slowest checkpoint.
+func slowestText(idFormat string, c *analyze.CheckpointAnalysis) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(idFormat+" at %s, %s — %s", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
+}
+
+// whyText: "<verdict> (<basis>) — <reason>", the verdict written with
+// verdictFormat.
+func whyText(verdictFormat string, c analyze.Correlation) string {
+	return fmt.Sprintf(verdictFormat+"%s — %s", c.Verdict, basisText(c.Basis), c.Reason)
+}
+
+// fact is a line of a report's summary: "Label: text".
+type fact struct{ label, text string }
+
+// writeFacts writes the facts that are known (their text is not ""), each
+// on a line after prefix.
+func writeFacts(w io.Writer, prefix string, facts []fact) {
+	for _, f := range facts {
+		if f.text != "" {
+			fmt.Fprintf(w, "%s%s: %s\n", prefix, f.label, f.text)
+		}
+	}
+}
+
+// slowRuns are the runs of slow phases, then of slow checkpoints.
+func slowRuns(r app.Report) []analyze.SlowRun {
+	return append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...)
+}
+
 func writeReportText(w io.Writer, r app.Report, t *checkpointTally) {
 	s := r.Summary
 	fmt.Fprintf(w, "Job %s (%s) on %s, %s\n", r.Job.Name, r.Job.ID, r.Job.Cluster, r.Job.Engine)
-	fmt.Fprintf(w, "%d checkpoints from %s to %s: %d completed, %d failed, %d in progress%s, %d missed\n",
-		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, endedUnseenText(s), s.Missed)
-	if rc := reconciliationText(r.Reconciliation); rc != "" {
-		fmt.Fprintf(w, "Reconciled: %s\n", rc)
+	fmt.Fprintln(w, countsText(s))
+	writeFacts(w, "", []fact{
+		{"Reconciled", reconciliationText(r.Reconciliation)},
+		{"JobManager log", jobManagerLogText(r.Reconciliation)},
+		{"Configuration unknown", configUnknownText(r.Config)},
+		{"Duration of completed ones", durationsText(s)},
+		{"Slowest", slowestText("#%d", t.slowest)},
+		{"Sink commits", t.commitsText()},
+	})
+	writeList(w, "Repeatedly slow:\n", "  %s\n", slowRuns(r), slowRunText)
+	writeList(w, "Failures:\n", "  %s\n", r.Failures, failureText)
+	fmt.Fprintf(w, "Why: %s\n", whyText("%s", r.Correlation))
+	writeList(w, "Advice:\n", "  %s\n", r.Advice, adviceText)
+	writeList(w, "", "Note: %s\n", r.Notes, asText)
+}
+
+// writeList writes head and then each item's text as format says, nothing
+// when there are no items.
+func writeList[T any](w io.Writer, head, format string, items []T, text func(T) string) {
+	if len(items) == 0 {
+		return
 	}
-	if lt := jobManagerLogText(r.Reconciliation); lt != "" {
-		fmt.Fprintf(w, "JobManager log: %s\n", lt)
+	fmt.Fprint(w, head)
+	for _, it := range items {
+		fmt.Fprintf(w, format, text(it))
 	}
-	if s.Completed > 0 {
-		fmt.Fprintf(w, "Duration of completed ones: median %s, p90 %s, p99 %s, max %s\n",
-			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
+}
+
+func asText(s string) string { return s }
+
+// adviceText is an advice item in the text report: its title, text, keys
+// and evidence on indented lines.
+func adviceText(a analyze.Advice) string {
+	s := fmt.Sprintf("[%s] %s\n    %s\n", a.Severity, a.Title, a.Text)
+	if k := keysText(a); k != "" {
+		s += fmt.Sprintf("    Keys: %s\n", k)
 	}
-	if c := t.slowest; c != nil {
-		fmt.Fprintf(w, "Slowest: #%d at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
-	}
-	if sc := t.commitsText(); sc != "" {
-		fmt.Fprintf(w, "Sink commits: %s\n", sc)
-	}
-	if len(r.SlowPhases)+len(r.SlowCheckpoints) > 0 {
-		fmt.Fprintln(w, "Repeatedly slow:")
-		for _, sr := range append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...) {
-			fmt.Fprintf(w, "  %s\n", slowRunText(sr))
-		}
-	}
-	if len(r.Failures) > 0 {
-		fmt.Fprintln(w, "Failures:")
-		for _, f := range r.Failures {
-			fmt.Fprintf(w, "  %s\n", failureText(f))
-		}
-	}
-	fmt.Fprintf(w, "Why: %s%s — %s\n", r.Correlation.Verdict, basisText(r.Correlation.Basis), r.Correlation.Reason)
-	if len(r.Advice) > 0 {
-		fmt.Fprintln(w, "Advice:")
-		for _, a := range r.Advice {
-			fmt.Fprintf(w, "  [%s] %s\n    %s\n", a.Severity, a.Title, a.Text)
-			if k := keysText(a); k != "" {
-				fmt.Fprintf(w, "    Keys: %s\n", k)
-			}
-			fmt.Fprintf(w, "    Checkpoints: %s; see %s\n", orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "Note: %s\n", n)
-	}
+	return s + fmt.Sprintf("    Checkpoints: %s; see %s", orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
 }
 
 // keysText lists an advice item's keys with the values the engine
@@ -491,44 +560,24 @@ func writeReportMarkdown(w io.Writer, r app.Report, t *checkpointTally) {
 	s := r.Summary
 	fmt.Fprintf(w, "# Checkpoints of %s\n\n", r.Job.Name)
 	fmt.Fprintf(w, "- Job `%s` on `%s` (%s)\n", r.Job.ID, r.Job.Cluster, r.Job.Engine)
-	fmt.Fprintf(w, "- %d checkpoints from %s to %s: %d completed, %d failed, %d in progress%s, %d missed\n",
-		s.Total, fmtTime(s.FirstMs), fmtTime(s.LastMs), s.Completed, s.Failed, s.InProgress, endedUnseenText(s), s.Missed)
-	if rc := reconciliationText(r.Reconciliation); rc != "" {
-		fmt.Fprintf(w, "- Reconciled: %s\n", rc)
-	}
-	if s.Completed > 0 {
-		fmt.Fprintf(w, "- Duration: median %s, p90 %s, p99 %s, max %s\n",
-			fmtMs(s.DurationP50), fmtMs(s.DurationP90), fmtMs(s.DurationP99), fmtMs(s.DurationMax))
-	}
-	if c := t.slowest; c != nil {
-		fmt.Fprintf(w, "- Slowest: **#%d** at %s, %s — %s\n", c.ID, fmtTime(c.TriggerMs), fmtMs(c.DurationMs), bottleneckText(c))
-	}
-	fmt.Fprintf(w, "- Why: **%s**%s — %s\n", r.Correlation.Verdict, basisText(r.Correlation.Basis), r.Correlation.Reason)
-	if runs := append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...); len(runs) > 0 {
-		fmt.Fprintf(w, "\n## Repeatedly slow\n\n")
-		for _, sr := range runs {
-			fmt.Fprintf(w, "- %s\n", slowRunText(sr))
-		}
-	}
-	if len(r.Failures) > 0 {
-		fmt.Fprintf(w, "\n## Failures\n\n| count | phase | checkpoints | message |\n|---|---|---|---|\n")
-		for _, f := range r.Failures {
-			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", f.Count, mdEscape(orDash(string(f.Phase))), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
-		}
-	}
-	if len(r.Advice) > 0 {
-		fmt.Fprintf(w, "\n## Advice\n\n")
-		for _, a := range r.Advice {
-			fmt.Fprintf(w, "- **%s** (%s): %s\n  - Keys: %s\n  - Checkpoints: %s — [docs](%s)\n", mdText(a.Title), a.Severity,
-				mdText(a.Text), mdText(orDash(keysText(a))), orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
-		}
-	}
-	if len(r.Notes) > 0 {
-		fmt.Fprintf(w, "\n## Notes\n\n")
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "- %s\n", n)
-		}
-	}
+	fmt.Fprintf(w, "- %s\n", countsText(s))
+	writeFacts(w, "- ", []fact{
+		{"Reconciled", reconciliationText(r.Reconciliation)},
+		{"Configuration unknown", mdText(configUnknownText(r.Config))},
+		{"Duration", durationsText(s)},
+		{"Slowest", slowestText("**#%d**", t.slowest)},
+		{"Why", whyText("**%s**", r.Correlation)},
+	})
+	writeList(w, "\n## Repeatedly slow\n\n", "- %s\n", slowRuns(r), slowRunText)
+	writeList(w, "\n## Failures\n\n| count | phase | checkpoints | message |\n|---|---|---|---|\n", "| %s |\n", r.Failures,
+		func(f analyze.FailureCluster) string {
+			return fmt.Sprintf("%d | %s | %s | %s", f.Count, mdEscape(orDash(string(f.Phase))), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
+		})
+	writeList(w, "\n## Advice\n\n", "- %s\n", r.Advice, func(a analyze.Advice) string {
+		return fmt.Sprintf("**%s** (%s): %s\n  - Keys: %s\n  - Checkpoints: %s — [docs](%s)", mdText(a.Title), a.Severity,
+			mdText(a.Text), mdText(orDash(keysText(a))), orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
+	})
+	writeList(w, "\n## Notes\n\n", "- %s\n", r.Notes, asText)
 }
 
 func joinIDs(ids []int64) string {

@@ -117,7 +117,7 @@ func newRoot(g *globals) *cobra.Command {
 		&cobra.Group{ID: groupSetup, Title: "Set up:"},
 	)
 	root.AddCommand(
-		serveCmd(g), reportCmd(g),
+		serveCmd(g), reportCmd(g), statusCmd(g), jobsCmd(g),
 		importCmd(g), exportCmd(g), captureCmd(g),
 		clustersCmd(g), versionCmd(g),
 	)
@@ -182,6 +182,17 @@ func openApp(ctx context.Context, g *globals, opts app.Options) (*app.Service, e
 		return nil, err
 	}
 	return svc, nil
+}
+
+// withCache runs f on the app opened on the cache alone (no sample, no
+// polling), as the one-shot commands need it, and closes it after.
+func withCache(ctx context.Context, g *globals, f func(svc *app.Service) error) error {
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, NoCollect: true})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	return f(svc)
 }
 
 // runWindow opens the window; without a display, or where the window is

@@ -60,22 +60,12 @@ func (c *constants) of(t reflect.Type) ([]string, error) {
 // package's string types whose value is not a string literal is an error, so
 // that no value goes missing from the union.
 func readConstants(dir string) (map[string][]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset, parsed, err := parsePackage(dir)
 	if err != nil {
 		return nil, err
 	}
-	fset := token.NewFileSet()
-	var parsed []*ast.File
 	stringTypes := map[string]bool{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
-		parsed = append(parsed, file)
+	for _, file := range parsed {
 		for _, d := range file.Decls {
 			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
 				for _, sp := range gd.Specs {
@@ -120,4 +110,25 @@ func readConstants(dir string) (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// parsePackage parses the Go files of the package in dir, its tests left out.
+func parsePackage(dir string) (*token.FileSet, []*ast.File, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, nil, err
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, f)
+	}
+	return fset, files, nil
 }

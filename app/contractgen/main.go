@@ -23,8 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,20 +64,12 @@ func generateFrom(root string) ([]byte, error) {
 // paramNames reads the parameter names of App's methods from the source
 // (reflection has only their types).
 func paramNames(dir string) (map[string][]string, error) {
-	fset := token.NewFileSet()
-	out := map[string][]string{}
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	_, files, err := parsePackage(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
+	out := map[string][]string{}
+	for _, file := range files {
 		for _, d := range file.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Recv == nil || !fd.Name.IsExported() || len(fd.Recv.List) != 1 {

@@ -475,7 +475,7 @@ func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 	} else {
 		ja.SlowPhases, ja.SlowCheckpoints = []SlowRun{}, []SlowRun{}
 	}
-	ja.Correlation = correlate(a.corr)
+	ja.Correlation = correlate(a.corr, a.cfg)
 	ja.Advice = advise(a.adviceFacts(&ja))
 	a.notes(&ja, job)
 	return ja, a.err
@@ -856,6 +856,8 @@ func (a *Analyzer) corrInputOf(k int, median float64) corrInput {
 	a.mi.annotate(c, out.Causes)
 	ci := corrInput{
 		id: c.ID, completed: c.Status == model.StatusCompleted && c.Kind != model.KindSavepoint, e2e: c.EndToEndMs, size: c.CheckpointedSize,
+		// A checkpoint aborted by the job stopping, failing or restarting says nothing of checkpoints.
+		failed:   c.Status == model.StatusFailed && c.Kind != model.KindSavepoint && (out.Failure == nil || !out.Failure.JobLevel),
 		upstream: press.Upstream, maxBP: press.Max, busy: press.Busy, sampledAlig: press.SampledAlignmentMs,
 		samples: press.Samples, hasPhases: r.critOK, medianE2E: median,
 		unaligned: c.Kind == model.KindUnaligned, nearest: press.Nearest,

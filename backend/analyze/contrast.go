@@ -140,7 +140,7 @@ func contrastOf(in []corrInput) contrast {
 	ct.enough = true
 	slices.Sort(s)
 	slices.Sort(o)
-	ct.slowMed, ct.otherMed = medianMille(s), medianMille(o)
+	ct.slowMed, ct.otherMed = medianSorted(s), medianSorted(o)
 	d := pairDiffs{s, o}
 	ct.shift = d.median()
 	if k := mannWhitneyK(len(s), len(o), 1-ContrastConfidence); k > 0 {
@@ -213,14 +213,6 @@ func perMille(v float64) int32 { return int32(math.Round(1000 * math.Max(0, math
 
 // ratio says a per-mille value as a 0..1 ratio.
 func ratio(milli float64) string { return strconv.FormatFloat(milli/1000, 'f', 2, 64) }
-
-func medianMille(sorted []int32) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return float64(sorted[n/2])
-	}
-	return (float64(sorted[n/2-1]) + float64(sorted[n/2])) / 2
-}
 
 // listIDs lists checkpoint ids, the first maxListedIDs of them.
 func listIDs(ids []int64) string {

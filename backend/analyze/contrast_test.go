@@ -184,7 +184,7 @@ func TestContrastVerdict(t *testing.T) {
 			[]string{"contrast_slow_few"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := correlate(tc.in)
+			c := correlate(tc.in, nil)
 			if c.Verdict != tc.want || c.Basis != tc.basis {
 				t.Errorf("verdict = %s (%s), want %s (%s); reason: %s", c.Verdict, c.Basis, tc.want, tc.basis, c.Reason)
 			}
@@ -210,7 +210,7 @@ func TestContrastVerdict(t *testing.T) {
 // weak at n = 15, as in issue #28 (ρ 0.42–0.46, p 0.07–0.12).
 func TestTheReplayDefeatsTheRankCorrelation(t *testing.T) {
 	in := phaseless(ratios(0.75, 0.78, 0.80, 0.82, 0.85, 0.88, 0.90), append(ratios(0, 0, 0.01, 0.02, 0.02, 0.03, 0.04, 0.04), nil))
-	c := correlate(in)
+	c := correlate(in, nil)
 	if s := c.Backpressure; s.N != 15 || strong(s) {
 		t.Errorf("backpressure correlation %s is strong: the case does not reproduce the issue", describe(s))
 	}
@@ -229,7 +229,7 @@ func TestContrastTakesTheSlowestQuarter(t *testing.T) {
 		}
 		in = append(in, corrInput{id: int64(i + 1), completed: true, e2e: e2e, size: 100, upstream: &bp, samples: 1})
 	}
-	c := correlate(in)
+	c := correlate(in, nil)
 	if strong(c.Backpressure) {
 		t.Fatalf("the correlation (%s) decides: the case tests nothing", describe(c.Backpressure))
 	}
@@ -256,7 +256,7 @@ func TestContrastLeavesCheckpointsWithPhasesAlone(t *testing.T) {
 	if ct := contrastOf(in); ct.run || ct.decided() || ct.parts() != nil {
 		t.Errorf("contrast ran over checkpoints with phases: %+v", ct)
 	}
-	c := correlate(in)
+	c := correlate(in, nil)
 	if c.Verdict != VerdictInconclusive || strings.Contains(c.Reason, "slow checkpoints with samples") {
 		t.Errorf("verdict %s: %s", c.Verdict, c.Reason)
 	}

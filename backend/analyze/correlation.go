@@ -72,8 +72,68 @@ const (
 	VerdictBackpressure Verdict = "backpressure"
 	VerdictStateSize    Verdict = "state_size"
 	VerdictStorage      Verdict = "storage"
+	// VerdictHealthy: the checkpoints are fast and regular (healthyOf):
+	// there is no slowness to explain.
+	VerdictHealthy      Verdict = "healthy"
 	VerdictInconclusive Verdict = "inconclusive"
 )
+
+// Fast and regular (docs/phases.md, "Verdict"): at least HealthyMinCompleted
+// checkpoints completed, none failed, none was judged slow against its
+// baseline, and their end-to-end p90 is within HealthyFloorMs or, where the
+// job's configuration says, HealthyShare of its checkpoint interval or
+// timeout (the smaller of the two), whichever is larger. A checkpoint taking
+// a tenth of the interval leaves the job nine tenths of its time between
+// checkpoints, and one taking a tenth of the timeout is far from expiring;
+// below a second nobody is waiting for a checkpoint.
+const (
+	HealthyMinCompleted = 3
+	HealthyFloorMs      = 1000
+	HealthyShare        = 0.1
+)
+
+// HealthyBoundMs is the end-to-end p90 up to which checkpoints are fast, for
+// a job of configuration cfg (nil when unknown), with the reason clause that
+// says where the bound comes from.
+func HealthyBoundMs(cfg *model.JobConfig) (int64, ReasonPart) {
+	bound, clause := int64(HealthyFloorMs), part("healthy_floor", "ms", fmt.Sprint(HealthyFloorMs), "share", pct(HealthyShare))
+	var limit int64
+	code := ""
+	if cfg != nil && cfg.IntervalMs != nil && *cfg.IntervalMs > 0 {
+		limit, code = *cfg.IntervalMs, "healthy_interval"
+	}
+	if cfg != nil && cfg.TimeoutMs != nil && *cfg.TimeoutMs > 0 && (limit == 0 || *cfg.TimeoutMs < limit) {
+		limit, code = *cfg.TimeoutMs, "healthy_timeout"
+	}
+	if b := int64(HealthyShare * float64(limit)); b > bound {
+		bound, clause = b, part(code, "share", pct(HealthyShare), "ms", fmt.Sprint(limit))
+	}
+	return bound, clause
+}
+
+// healthyOf says, when the checkpoints are fast and regular, why; nil when
+// they are not.
+func healthyOf(in []corrInput, cfg *model.JobConfig) []ReasonPart {
+	var e2e []int64
+	for _, c := range in {
+		if c.failed || c.slow {
+			return nil
+		}
+		if c.completed {
+			e2e = append(e2e, c.e2e)
+		}
+	}
+	if len(e2e) < HealthyMinCompleted {
+		return nil
+	}
+	bound, clause := HealthyBoundMs(cfg)
+	p90 := Quantile(e2e, 0.9)
+	if p90 > bound {
+		return nil
+	}
+	return []ReasonPart{part("healthy", "n", fmt.Sprint(len(e2e)), "p50", fmt.Sprint(Quantile(e2e, 0.5)),
+		"p90", fmt.Sprint(p90), "bound", fmt.Sprint(bound)), clause}
+}
 
 // Pressure is what the sampled metrics say about one checkpoint's window.
 type Pressure struct {
@@ -111,7 +171,7 @@ type Correlation struct {
 	// a bottleneck, the share whose bottleneck is async; absent without phases.
 	AsyncShare *float64 `json:"async_share,omitempty"`
 	Verdict    Verdict  `json:"verdict"`
-	// Basis is what the verdict rests on; absent when inconclusive.
+	// Basis is what the verdict rests on; absent when healthy or inconclusive.
 	Basis Basis `json:"basis,omitempty"`
 	// Reason is why, in English words; ReasonParts are its clauses, for the
 	// UI to say in the user's language.
@@ -293,38 +353,33 @@ func (mi *metricIndex) upstreamKeys(g *graph, focus int) []bool {
 // bottleneck vertex (-1 if unknown) whose upstream is "upstream".
 func (mi *metricIndex) pressure(g *graph, c *model.Checkpoint, focus int, out *Pressure, vals *[4]float64) bool {
 	from, to := windowOf(c)
-	found := false
-	var maxAll, maxUp float64
-	haveUp := false
+	var all, upstream windowMax
 	up := mi.upstreamKeys(g, focus)
 	for i, key := range mi.keys[kindBackpressure] {
 		v, n, nearest, ok := mi.by[kindBackpressure][key].window(from, to)
 		if !ok {
 			continue
 		}
-		if !found || v > maxAll {
-			maxAll = v
-		}
-		found = true
-		out.Samples += n
-		out.Nearest = out.Nearest || nearest
-		if up != nil && up[i] && (!haveUp || v > maxUp) {
-			maxUp, haveUp = v, true
+		all.add(v, n, nearest)
+		if up != nil && up[i] {
+			upstream.add(v, n, nearest)
 		}
 	}
-	anyFound := found
-	if found {
+	anyFound := all.found
+	if all.found {
+		out.Samples += all.n
+		out.Nearest = out.Nearest || all.nearest
 		out.Basis = "window"
 		if out.Nearest {
 			out.Basis = "nearest"
 		}
-		vals[0] = maxAll
+		vals[0] = all.best
 		out.Max = &vals[0]
-		if haveUp {
-			vals[1] = maxUp
+		if upstream.found {
+			vals[1] = upstream.best
 			out.UpstreamOf = g.vertices[focus].id
 		} else {
-			vals[1] = maxAll
+			vals[1] = all.best
 		}
 		out.Upstream = &vals[1]
 	}
@@ -344,23 +399,35 @@ func (mi *metricIndex) pressure(g *graph, c *model.Checkpoint, focus int, out *P
 // maxIn is the highest value of kind in a window over every vertex, with
 // the samples read and whether one vertex's was the nearest before it.
 func (mi *metricIndex) maxIn(kind metricKind, from, to int64) (best float64, n int, nearest, found bool) {
+	var m windowMax
 	for _, key := range mi.keys[kind] {
-		v, k, near, ok := mi.by[kind][key].window(from, to)
-		if !ok {
-			continue
+		if v, k, near, ok := mi.by[kind][key].window(from, to); ok {
+			m.add(v, k, near)
 		}
-		if !found || v > best {
-			best = v
-		}
-		n, nearest, found = n+k, nearest || near, true
 	}
-	return best, n, nearest, found
+	return m.best, m.n, m.nearest, m.found
+}
+
+// windowMax gathers vertices' values in a window: the highest, the samples
+// read, and whether one vertex's was the nearest before the window.
+type windowMax struct {
+	best           float64
+	n              int
+	nearest, found bool
+}
+
+func (m *windowMax) add(v float64, n int, nearest bool) {
+	if !m.found || v > m.best {
+		m.best = v
+	}
+	m.n, m.nearest, m.found = m.n+n, m.nearest || nearest, true
 }
 
 // corrInput is what the verdict needs of one checkpoint.
 type corrInput struct {
 	id          int64
 	completed   bool
+	failed      bool // a checkpoint (not a savepoint) that failed, not aborted by the job (JobLevel)
 	e2e         int64
 	size        int64
 	upstream    *float64
@@ -509,8 +576,9 @@ func strong(s Spearman) bool {
 	return s.N >= MinCorrelationN && s.Rho != nil && s.P != nil && *s.P <= MaxCorrelationP && *s.Rho >= MinCorrelationRho
 }
 
-// correlate computes the correlations and the verdict with its reason.
-func correlate(in []corrInput) Correlation {
+// correlate computes the correlations and the verdict with its reason; cfg
+// is the job's configuration (nil when unknown), for what counts as fast.
+func correlate(in []corrInput, cfg *model.JobConfig) Correlation {
 	var bx, by, ax, ay, sx, sy []float64
 	var bnE2E []int64
 	type bn struct {
@@ -583,6 +651,7 @@ func correlate(in []corrInput) Correlation {
 	var reason []ReasonPart
 	waits := barrierWait(in)
 	ct := contrastOf(in)
+	healthy := healthyOf(in, cfg)
 	switch {
 	case bpStrong && (!sizeStrong || *bp.Rho >= *cor.CheckpointedSize.Rho):
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisCorrelation
@@ -637,6 +706,11 @@ func correlate(in []corrInput) Correlation {
 		cor.Verdict, cor.Basis = VerdictBackpressure, BasisContrast
 		reason = append(reason, ct.parts()...)
 		reason = append(reason, weakness(varBackpressure, cor.Backpressure, bx)...)
+	case healthy != nil:
+		// No rule explains the durations, and nothing is slow or failing:
+		// there is no problem to explain, which is an answer.
+		cor.Verdict = VerdictHealthy
+		reason = healthy
 	case len(sy) == 0:
 		cor.Verdict = VerdictInconclusive
 		reason = append(reason, part("none_completed", "n", fmt.Sprint(len(in))))
@@ -661,7 +735,9 @@ func correlate(in []corrInput) Correlation {
 			reason = append(reason, part("async_low", "share", pct(*cor.AsyncShare), "need", pct(StorageAsyncShare)))
 		}
 	}
-	reason = append(reason, slowestEvidence(in)...)
+	if healthy == nil {
+		reason = append(reason, slowestEvidence(in)...)
+	}
 	cor.ReasonParts = reason
 	cor.Reason = renderReason(reason)
 	return cor

@@ -142,7 +142,7 @@ func TestVerdict(t *testing.T) {
 		}), VerdictInconclusive, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := correlate(tc.in)
+			c := correlate(tc.in, nil)
 			if c.Verdict != tc.want {
 				t.Errorf("verdict = %s, want %s; reason: %s", c.Verdict, tc.want, c.Reason)
 			}

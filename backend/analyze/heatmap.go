@@ -533,8 +533,7 @@ func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int)
 	per := max(1, (len(in)+maxColumns-1)/maxColumns)
 	nCols := (len(in) + per - 1) / per
 	hm := VertexHeatmap{Phase: phase, Columns: make([]VertexColumn, 0, nCols), Rows: make([]VertexRow, nV)}
-	vals := make([]int64, nV*nCols)
-	has := make([]bool, nV*nCols)
+	grid := newVertexGrid(nV, nCols)
 	for col := range nCols {
 		group := in[col*per : min((col+1)*per, len(in))]
 		first := &b.recs[group[0]]
@@ -548,13 +547,7 @@ func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int)
 				if p < numSubtaskPhases {
 					x = row[v*numSubtaskPhases+p]
 				}
-				if x < 0 {
-					continue
-				}
-				i := v*nCols + col
-				if !has[i] || x > vals[i] {
-					vals[i], has[i] = x, true
-				}
+				grid.keepMax(v, col, x)
 			}
 		}
 		hm.Columns = append(hm.Columns, vc)
@@ -569,15 +562,43 @@ func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int)
 		return cmp.Or(cmp.Compare(b.g.rank[x], b.g.rank[y]), cmp.Compare(canon[x], canon[y]))
 	})
 	for r, v := range vs {
-		cells := make([]*int64, nCols)
-		for col := range nCols {
-			if k := v*nCols + col; has[k] {
-				cells[col] = &vals[k]
-			}
-		}
-		hm.Rows[r] = VertexRow{VertexID: b.g.vertices[v].id, VertexName: b.g.vertices[v].name, Cells: cells}
+		hm.Rows[r] = VertexRow{VertexID: b.g.vertices[v].id, VertexName: b.g.vertices[v].name, Cells: grid.cells(v)}
 	}
 	return hm, nil
+}
+
+// vertexGrid is a vertex heatmap's cells while they fill: per vertex and
+// column, the largest value seen.
+type vertexGrid struct {
+	nCols int
+	vals  []int64
+	has   []bool
+}
+
+func newVertexGrid(nV, nCols int) vertexGrid {
+	return vertexGrid{nCols: nCols, vals: make([]int64, nV*nCols), has: make([]bool, nV*nCols)}
+}
+
+// keepMax takes x for vertex v's cell in column col if it is the largest yet;
+// a negative x is no value.
+func (g vertexGrid) keepMax(v, col int, x int64) {
+	if x < 0 {
+		return
+	}
+	if i := v*g.nCols + col; !g.has[i] || x > g.vals[i] {
+		g.vals[i], g.has[i] = x, true
+	}
+}
+
+// cells are vertex v's cells, nil where no value was seen.
+func (g vertexGrid) cells(v int) []*int64 {
+	cells := make([]*int64, g.nCols)
+	for col := range cells {
+		if k := v*g.nCols + col; g.has[k] {
+			cells[col] = &g.vals[k]
+		}
+	}
+	return cells
 }
 
 // vertexEndToEnds fills out[v] with vertexEndToEnd of each vertex the

@@ -377,8 +377,7 @@ func refVertexHeatmap(job model.Job, cps []model.Checkpoint, phase Phase, fromMs
 	per := max(1, (len(in)+maxColumns-1)/maxColumns)
 	nCols := (len(in) + per - 1) / per
 	hm := VertexHeatmap{Phase: phase, Columns: make([]VertexColumn, 0, nCols), Rows: make([]VertexRow, nV)}
-	vals := make([]int64, nV*nCols)
-	has := make([]bool, nV*nCols)
+	grid := newVertexGrid(nV, nCols)
 	row := make([]int64, nV*numSubtaskPhases)
 	sc := newScratch(nV)
 	for col := range nCols {
@@ -399,13 +398,7 @@ func refVertexHeatmap(job model.Job, cps []model.Checkpoint, phase Phase, fromMs
 				} else {
 					x = row[v*numSubtaskPhases+p]
 				}
-				if x < 0 {
-					continue
-				}
-				k := v*nCols + col
-				if !has[k] || x > vals[k] {
-					vals[k], has[k] = x, true
-				}
+				grid.keepMax(v, col, x)
 			}
 		}
 		hm.Columns = append(hm.Columns, vc)
@@ -416,13 +409,7 @@ func refVertexHeatmap(job model.Job, cps []model.Checkpoint, phase Phase, fromMs
 	}
 	sort.SliceStable(vs, func(a, b int) bool { return g.before(vs[a], vs[b]) })
 	for r, v := range vs {
-		cells := make([]*int64, nCols)
-		for col := range nCols {
-			if k := v*nCols + col; has[k] {
-				cells[col] = &vals[k]
-			}
-		}
-		hm.Rows[r] = VertexRow{VertexID: g.vertices[v].id, VertexName: g.vertices[v].name, Cells: cells}
+		hm.Rows[r] = VertexRow{VertexID: g.vertices[v].id, VertexName: g.vertices[v].name, Cells: grid.cells(v)}
 	}
 	return hm, nil
 }

@@ -77,22 +77,13 @@ type Phases struct {
 	Finalize   *int64 `json:"finalize,omitempty"`
 }
 
+// field is where phase ph's duration sits, nil for no phase.
 func (p *Phases) field(ph Phase) **int64 {
-	switch ph {
-	case PhaseStartDelay:
-		return &p.StartDelay
-	case PhaseAlignment:
-		return &p.Alignment
-	case PhaseSync:
-		return &p.Sync
-	case PhaseAsync:
-		return &p.Async
-	case PhaseAck:
-		return &p.Ack
-	case PhaseFinalize:
-		return &p.Finalize
+	i := ph.index()
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return [...]**int64{&p.StartDelay, &p.Alignment, &p.Sync, &p.Async, &p.Ack, &p.Finalize}[i] // allPhases' order
 }
 
 // Get returns a phase's duration and whether it is present.

@@ -71,7 +71,8 @@ func baseline(sorted []int64) (median, threshold float64) {
 	return median, median + margin
 }
 
-func medianSorted(s []int64) float64 {
+// medianSorted is the median of a sorted slice; 0 for none.
+func medianSorted[T int32 | int64](s []T) float64 {
 	n := len(s)
 	if n == 0 {
 		return 0

@@ -105,20 +105,11 @@ func DefaultLimits() Limits {
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.MaxLineBytes <= 0 {
-		l.MaxLineBytes = d.MaxLineBytes
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = d.MaxDepth
-	}
-	if l.MaxStringBytes <= 0 {
-		l.MaxStringBytes = d.MaxStringBytes
-	}
-	if l.MaxSubtasks <= 0 {
-		l.MaxSubtasks = d.MaxSubtasks
-	}
-	if l.MaxTasks <= 0 {
-		l.MaxTasks = d.MaxTasks
+	for _, f := range []struct{ v, d *int }{{&l.MaxLineBytes, &d.MaxLineBytes}, {&l.MaxDepth, &d.MaxDepth},
+		{&l.MaxStringBytes, &d.MaxStringBytes}, {&l.MaxSubtasks, &d.MaxSubtasks}, {&l.MaxTasks, &d.MaxTasks}} {
+		if *f.v <= 0 {
+			*f.v = *f.d
+		}
 	}
 	return l
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"checkpoint-explorer/backend/model"
 )
 
 // ConvertFile reads any file ReadFile understands and writes it to out as a
@@ -28,55 +26,20 @@ func ConvertFile(ctx context.Context, in, out string) (err error) {
 	}()
 
 	var w *Writer
-	needWriter := errors.New("capture: record before header") // cannot happen: Read delivers the header first
 	v := Visitor{
 		Header: func(h Header) error {
 			var err error
 			w, err = NewWriter(tmp, h)
 			return err
 		},
-		Cluster: func(c model.Cluster) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.Cluster(c)
-		},
-		Job: func(j model.Job) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.Job(j)
-		},
-		Checkpoint: func(cp *model.Checkpoint) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.Checkpoint(cp)
-		},
-		AckSample: func(a model.AckSample) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.AckSample(a)
-		},
-		MetricSample: func(m model.MetricSample) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.MetricSample(m)
-		},
-		Gap: func(g model.Gap) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.Gap(g)
-		},
-		JobConfig: func(c model.JobConfig) error {
-			if w == nil {
-				return needWriter
-			}
-			return w.JobConfig(c)
-		},
+		Cluster:        toWriter(&w, (*Writer).Cluster),
+		Job:            toWriter(&w, (*Writer).Job),
+		Checkpoint:     toWriter(&w, (*Writer).Checkpoint),
+		AckSample:      toWriter(&w, (*Writer).AckSample),
+		MetricSample:   toWriter(&w, (*Writer).MetricSample),
+		Gap:            toWriter(&w, (*Writer).Gap),
+		Reconciliation: toWriter(&w, (*Writer).Reconciliation),
+		JobConfig:      toWriter(&w, (*Writer).JobConfig),
 	}
 	if _, err := ReadFile(ctx, in, Limits{}, v); err != nil {
 		return fmt.Errorf("capture: convert %s: %w", in, err)
@@ -100,4 +63,14 @@ func ConvertFile(ctx context.Context, in, out string) (err error) {
 		return fmt.Errorf("capture: convert %s: %w", in, err)
 	}
 	return nil
+}
+
+// toWriter hands each record to *w with write, once the header has made *w.
+func toWriter[T any](w **Writer, write func(*Writer, T) error) func(T) error {
+	return func(v T) error {
+		if *w == nil {
+			return errors.New("capture: record before header") // cannot happen: Read delivers the header first
+		}
+		return write(*w, v)
+	}
 }

@@ -172,6 +172,13 @@ func TestInvalidRecords(t *testing.T) {
 		{"broken JSON", `{"type":"gap","cluster":"c",}`, "capture: line 2: gap: invalid character"},
 		{"not an object", `[1,2,3]`, `capture: line 2: record without a "type"`},
 		{"unbalanced", `{"type":"gap"`, "capture: line 2: not a complete JSON object"},
+		{"trigger failures without a count", `{"type":"reconciliation","cluster":"c","job_id":"j","engine_counted":3,"without_id":1,"trigger_failures":[{"reason":"r","count":0,"first_ms":1,"last_ms":1,"example":"r."}]}`,
+			`capture: line 2: reconciliation: trigger_failures: count 0 for "r", want at least 1`},
+		{"trigger failures ending before they start", `{"type":"reconciliation","cluster":"c","job_id":"j","engine_counted":3,"without_id":1,"trigger_failures":[{"reason":"r","count":1,"first_ms":5,"last_ms":1,"example":"r."}]}`,
+			`capture: line 2: reconciliation: trigger_failures: last_ms 1 is before first_ms 5`},
+		{"too many trigger failure reasons", `{"type":"reconciliation","cluster":"c","job_id":"j","engine_counted":6,"without_id":6,"trigger_failures":[` +
+			strings.Repeat(`{"reason":"r","count":1,"first_ms":1,"last_ms":1,"example":"r."},`, 5) + `{"reason":"r","count":1,"first_ms":1,"last_ms":1,"example":"r."}]}`,
+			`capture: line 2: reconciliation: 6 trigger_failures, over the limit of 5 reasons`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readErr(t, lines(headerLine, tc.line, `{"type":"end","records":1}`), Limits{})

@@ -3,7 +3,6 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,19 +24,14 @@ var fuzzLimits = Limits{MaxLineBytes: 256 << 10, MaxDepth: 24, MaxStringBytes: 3
 // end record that counts them: a seed of a few KB instead of a recording of hundreds.
 func cutCapture(tb testing.TB, path string, per int) []byte {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	file, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var out bytes.Buffer
 	kept := map[string]int{}
 	records := 0
-	sc := bufio.NewScanner(zr)
+	sc := bufio.NewScanner(bytes.NewReader(gunzip(tb, file)))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		var r struct {
@@ -94,19 +88,6 @@ func cutSample(tb testing.TB, path string, n int) []byte {
 	return out
 }
 
-func gzipped(tb testing.TB, b []byte) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil {
-		tb.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // delivered is what a Visitor was handed, each record checked against the package's own
 // validation as it arrives.
 type delivered struct {
@@ -117,16 +98,6 @@ type delivered struct {
 }
 
 func (d *delivered) visitor() Visitor {
-	check := func(typ string, err error) error {
-		if d.headers != 1 {
-			d.t.Fatalf("%s delivered after %d headers", typ, d.headers)
-		}
-		if err != nil {
-			d.t.Fatalf("delivered %s fails validation: %v", typ, err)
-		}
-		d.order = append(d.order, typ)
-		return nil
-	}
 	return Visitor{
 		Header: func(h Header) error {
 			d.headers++
@@ -138,48 +109,53 @@ func (d *delivered) visitor() Visitor {
 			}
 			return nil
 		},
-		Cluster: func(c model.Cluster) error {
-			d.counts.Clusters++
+		Cluster: checked(d, TypeCluster, &d.counts.Clusters, validateCluster, func(c *model.Cluster) {
 			if c.Auth.Password != "" || c.Auth.Token != "" || !c.ReadOnly ||
 				strings.Contains(c.BaseURL, "@") && stripUserinfo(c.BaseURL) != c.BaseURL ||
 				strings.Contains(c.PrometheusURL, "@") && stripUserinfo(c.PrometheusURL) != c.PrometheusURL {
-				d.t.Fatalf("delivered cluster holds a credential or is writable: %+v", c)
+				d.t.Fatalf("delivered cluster holds a credential or is writable: %+v", *c)
 			}
-			return check(TypeCluster, validateCluster(&c, fuzzLimits.withDefaults()))
-		},
-		Job: func(j model.Job) error {
-			d.counts.Jobs++
-			return check(TypeJob, validateJob(&j, fuzzLimits.withDefaults()))
-		},
+		}),
+		Job: checked(d, TypeJob, &d.counts.Jobs, validateJob, nil),
 		Checkpoint: func(cp *model.Checkpoint) error {
 			d.counts.Checkpoints++
-			return check(TypeCheckpoint, validateCheckpoint(cp, fuzzLimits.withDefaults()))
+			return d.check(TypeCheckpoint, validateCheckpoint(cp, fuzzLimits.withDefaults()))
 		},
-		AckSample: func(a model.AckSample) error {
-			d.counts.AckSamples++
-			return check(TypeAckSample, validateAckSample(&a, fuzzLimits.withDefaults()))
-		},
-		MetricSample: func(m model.MetricSample) error {
-			d.counts.MetricSamples++
-			return check(TypeMetricSample, validateMetricSample(&m, fuzzLimits.withDefaults()))
-		},
-		Gap: func(g model.Gap) error {
-			d.counts.Gaps++
-			return check(TypeGap, validateGap(&g, fuzzLimits.withDefaults()))
-		},
-		Reconciliation: func(r model.Reconciliation) error {
-			d.counts.Reconciliations++
-			return check(TypeReconciliation, validateReconciliation(&r, fuzzLimits.withDefaults()))
-		},
-		JobConfig: func(c model.JobConfig) error {
-			d.counts.JobConfigs++
+		AckSample:      checked(d, TypeAckSample, &d.counts.AckSamples, validateAckSample, nil),
+		MetricSample:   checked(d, TypeMetricSample, &d.counts.MetricSamples, validateMetricSample, nil),
+		Gap:            checked(d, TypeGap, &d.counts.Gaps, validateGap, nil),
+		Reconciliation: checked(d, TypeReconciliation, &d.counts.Reconciliations, validateReconciliation, nil),
+		JobConfig: checked(d, TypeJobConfig, &d.counts.JobConfigs, validateJobConfig, func(c *model.JobConfig) {
 			for k := range c.Keys {
 				if model.SecretKey(k) {
 					d.t.Fatalf("delivered job config holds a secret-looking key %q", k)
 				}
 			}
-			return check(TypeJobConfig, validateJobConfig(&c, fuzzLimits.withDefaults()))
-		},
+		}),
+	}
+}
+
+// check fails the test when a record comes before the header or fails validation.
+func (d *delivered) check(typ string, err error) error {
+	if d.headers != 1 {
+		d.t.Fatalf("%s delivered after %d headers", typ, d.headers)
+	}
+	if err != nil {
+		d.t.Fatalf("delivered %s fails validation: %v", typ, err)
+	}
+	d.order = append(d.order, typ)
+	return nil
+}
+
+// checked counts each delivered record of typ, lets inspect (if not nil) look
+// at it, and checks it against the package's own validation.
+func checked[T any](d *delivered, typ string, count *int64, validate func(*T, Limits) error, inspect func(*T)) func(T) error {
+	return func(v T) error {
+		*count++
+		if inspect != nil {
+			inspect(&v)
+		}
+		return d.check(typ, validate(&v, fuzzLimits.withDefaults()))
 	}
 }
 
@@ -196,11 +172,11 @@ func FuzzRead(f *testing.F) {
 	for _, name := range []string{"flink-knobs.ckpt.gz", "flink120-iceberg.ckpt.gz", "flink120-mixed.ckpt.gz"} {
 		plain := cutCapture(f, filepath.Join(samples, name), 2)
 		f.Add(plain)
-		f.Add(gzipped(f, plain))
+		f.Add(gzipBytes(f, plain))
 	}
 	artifact := cutSample(f, filepath.Join(samples, "phase-2.3-checkpoint-metrics.json"), 4)
 	f.Add(artifact)
-	f.Add(gzipped(f, artifact))
+	f.Add(gzipBytes(f, artifact))
 	f.Add([]byte(headerLine + "\n" + `{"type":"end","records":0}` + "\n"))
 	f.Add([]byte(headerLine + "\n" + `{"type":"job_config","cluster":"c","job_id":"j","seen_ms":1,"interval_ms":1000,"unaligned":true,"keys":{"a.password":"x","state.backend.type":"rocksdb"}}` +
 		"\n" + `{"type":"end","records":1}` + "\n"))

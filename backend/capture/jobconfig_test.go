@@ -26,11 +26,7 @@ func testJobConfigs() []model.JobConfig {
 
 func TestJobConfigRoundTrip(t *testing.T) {
 	recs := testRecords()[:3] // the clusters and the first job
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := newTestWriter(t, testHeader())
 	writeAll(t, w, recs)
 	for _, c := range testJobConfigs() {
 		if err := w.JobConfig(c); err != nil {
@@ -75,11 +71,7 @@ func TestCaptureWithoutJobConfigsStillOpens(t *testing.T) {
 }
 
 func TestJobConfigNeverCarriesSecrets(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newTestWriter(t, testHeader())
 	c := testJobConfigs()[0]
 	c.Keys = map[string]string{"s3.secret-key": "hunter2"}
 	if err := w.JobConfig(c); err == nil || !strings.Contains(err.Error(), "s3.secret-key") {
@@ -92,7 +84,7 @@ func TestJobConfigNeverCarriesSecrets(t *testing.T) {
 		`{"type":"end","records":1}`,
 	)
 	var got []model.JobConfig
-	_, err = Read(context.Background(), bytes.NewReader(data), Limits{}, Visitor{JobConfig: func(c model.JobConfig) error {
+	_, err := Read(context.Background(), bytes.NewReader(data), Limits{}, Visitor{JobConfig: func(c model.JobConfig) error {
 		got = append(got, c)
 		return nil
 	}})

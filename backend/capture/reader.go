@@ -241,27 +241,9 @@ func (rd *reader) record(typ string, line []byte) error {
 	case TypeHeader:
 		return errors.New("a second header record")
 	case TypeCluster:
-		var c model.Cluster
-		if err := decode(typ, line, &c); err != nil {
-			return err
-		}
-		// Credentials must never leave a capture, whoever wrote it.
-		c = publicCluster(c)
-		if err := validateCluster(&c, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.Clusters++
-		return visit(rd.v.Cluster, c)
+		return readRecord(rd, typ, line, &rd.sum.Clusters, validatePublicCluster, rd.v.Cluster)
 	case TypeJob:
-		var j model.Job
-		if err := decode(typ, line, &j); err != nil {
-			return err
-		}
-		if err := validateJob(&j, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.Jobs++
-		return visit(rd.v.Job, j)
+		return readRecord(rd, typ, line, &rd.sum.Jobs, validateJob, rd.v.Job)
 	case TypeCheckpoint:
 		cp := new(model.Checkpoint)
 		if err := decode(typ, line, cp); err != nil {
@@ -273,66 +255,53 @@ func (rd *reader) record(typ string, line []byte) error {
 		rd.sum.Checkpoints++
 		return visit(rd.v.Checkpoint, cp)
 	case TypeAckSample:
-		var a model.AckSample
-		if err := decode(typ, line, &a); err != nil {
-			return err
-		}
-		if err := validateAckSample(&a, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.AckSamples++
-		return visit(rd.v.AckSample, a)
+		return readRecord(rd, typ, line, &rd.sum.AckSamples, validateAckSample, rd.v.AckSample)
 	case TypeMetricSample:
-		var m model.MetricSample
-		if err := decode(typ, line, &m); err != nil {
-			return err
-		}
-		if err := validateMetricSample(&m, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.MetricSamples++
-		return visit(rd.v.MetricSample, m)
+		return readRecord(rd, typ, line, &rd.sum.MetricSamples, validateMetricSample, rd.v.MetricSample)
 	case TypeGap:
-		var g model.Gap
-		if err := decode(typ, line, &g); err != nil {
-			return err
-		}
-		if err := validateGap(&g, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.Gaps++
-		return visit(rd.v.Gap, g)
+		return readRecord(rd, typ, line, &rd.sum.Gaps, validateGap, rd.v.Gap)
 	case TypeReconciliation:
-		var r model.Reconciliation
-		if err := decode(typ, line, &r); err != nil {
-			return err
-		}
-		if err := validateReconciliation(&r, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.Reconciliations++
-		return visit(rd.v.Reconciliation, r)
+		return readRecord(rd, typ, line, &rd.sum.Reconciliations, validateReconciliation, rd.v.Reconciliation)
 	case TypeJobConfig:
-		var c model.JobConfig
-		if err := decode(typ, line, &c); err != nil {
-			return err
-		}
-		// A file never holds a secret; one that does (hand-edited) loses it here.
-		for k := range c.Keys {
-			if model.SecretKey(k) {
-				delete(c.Keys, k)
-			}
-		}
-		if err := validateJobConfig(&c, rd.lim); err != nil {
-			return err
-		}
-		rd.sum.JobConfigs++
-		return visit(rd.v.JobConfig, c)
+		return readRecord(rd, typ, line, &rd.sum.JobConfigs, validateJobConfigWithoutSecrets, rd.v.JobConfig)
 	default:
 		// A newer 1.x writer's record type: skipping it is the compatibility rule.
 		rd.sum.Skipped++
 		return nil
 	}
+}
+
+// readRecord decodes a line into a T, validates it, counts it and hands it to
+// deliver (which may be nil).
+func readRecord[T any](rd *reader, typ string, line []byte, count *int64, validate func(*T, Limits) error, deliver func(T) error) error {
+	var v T
+	if err := decode(typ, line, &v); err != nil {
+		return err
+	}
+	if err := validate(&v, rd.lim); err != nil {
+		return err
+	}
+	*count++
+	return visit(deliver, v)
+}
+
+// validatePublicCluster drops a read cluster's credentials before validating
+// it: they must never leave a capture, whoever wrote it.
+func validatePublicCluster(c *model.Cluster, lim Limits) error {
+	*c = publicCluster(*c)
+	return validateCluster(c, lim)
+}
+
+// validateJobConfigWithoutSecrets drops a read configuration's secret-looking
+// keys before validating it: a file never holds a secret; one that does
+// (hand-edited) loses it here.
+func validateJobConfigWithoutSecrets(c *model.JobConfig, lim Limits) error {
+	for k := range c.Keys {
+		if model.SecretKey(k) {
+			delete(c.Keys, k)
+		}
+	}
+	return validateJobConfig(c, lim)
 }
 
 func (rd *reader) end(line []byte) error {

@@ -30,6 +30,11 @@ func (g *got) visitor() Visitor {
 		AckSample:    func(a model.AckSample) error { g.records = append(g.records, a); return nil },
 		MetricSample: func(m model.MetricSample) error { g.records = append(g.records, m); return nil },
 		Gap:          func(gp model.Gap) error { g.records = append(g.records, gp); return nil },
+		Reconciliation: func(r model.Reconciliation) error {
+			g.records = append(g.records, r)
+			return nil
+		},
+		JobConfig: func(c model.JobConfig) error { g.records = append(g.records, c); return nil },
 	}
 }
 
@@ -107,6 +112,10 @@ func writeAll(t testing.TB, w *Writer, recs []any) {
 			err = w.MetricSample(r)
 		case model.Gap:
 			err = w.Gap(r)
+		case model.Reconciliation:
+			err = w.Reconciliation(r)
+		case model.JobConfig:
+			err = w.JobConfig(r)
 		default:
 			t.Fatalf("unknown record %T", r)
 		}
@@ -116,14 +125,21 @@ func writeAll(t testing.TB, w *Writer, recs []any) {
 	}
 }
 
-// encode writes a whole capture to memory.
-func encode(t testing.TB, h Header, recs []any) []byte {
+// newTestWriter starts a capture with header h in memory.
+func newTestWriter(t testing.TB, h Header) (*Writer, *bytes.Buffer) {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, h)
+	buf := new(bytes.Buffer)
+	w, err := NewWriter(buf, h)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, buf
+}
+
+// encode writes a whole capture to memory.
+func encode(t testing.TB, h Header, recs []any) []byte {
+	t.Helper()
+	w, buf := newTestWriter(t, h)
 	writeAll(t, w, recs)
 	if got := w.Records(); got != int64(len(recs)) {
 		t.Fatalf("Records() = %d, want %d", got, len(recs))
@@ -266,12 +282,8 @@ func TestWriterRefusesInvalidRecords(t *testing.T) {
 		{"ack without job", func(w *Writer) error { return w.AckSample(model.AckSample{Cluster: "c"}) }, "ack_sample: empty job_id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w, err := NewWriter(&buf, testHeader())
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = tc.write(w)
+			w, buf := newTestWriter(t, testHeader())
+			err := tc.write(w)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
 			}
@@ -283,7 +295,7 @@ func TestWriterRefusesInvalidRecords(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			sum, err := Read(context.Background(), &buf, Limits{}, Visitor{})
+			sum, err := Read(context.Background(), buf, Limits{}, Visitor{})
 			if err != nil || sum.Records() != 1 {
 				t.Fatalf("read back: %+v, %v", sum, err)
 			}
@@ -336,11 +348,7 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteAfterClose(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := newTestWriter(t, testHeader())
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +358,7 @@ func TestWriteAfterClose(t *testing.T) {
 	if err := w.Gap(model.Gap{Cluster: "c", JobID: "j"}); err == nil {
 		t.Error("write after Close succeeded")
 	}
-	sum, err := Read(context.Background(), &buf, Limits{}, Visitor{})
+	sum, err := Read(context.Background(), buf, Limits{}, Visitor{})
 	if err != nil || sum.Records() != 0 {
 		t.Errorf("empty capture: %+v, %v", sum, err)
 	}
@@ -359,11 +367,7 @@ func TestWriteAfterClose(t *testing.T) {
 // A recording that was flushed but never closed (the app crashed) still has
 // its records on disk, and reads as truncated, never as complete.
 func TestFlushedButNotClosed(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := newTestWriter(t, testHeader())
 	recs := testRecords()
 	writeAll(t, w, recs[:5])
 	if err := w.Flush(); err != nil {
@@ -385,7 +389,7 @@ func TestFlushedButNotClosed(t *testing.T) {
 	if err := w.Flush(); err == nil {
 		t.Error("Flush after Close succeeded")
 	}
-	if sum, err := Read(context.Background(), &buf, Limits{}, Visitor{}); err != nil || sum.Records() != int64(len(recs)) {
+	if sum, err := Read(context.Background(), buf, Limits{}, Visitor{}); err != nil || sum.Records() != int64(len(recs)) {
 		t.Errorf("after Close: %+v, %v", sum, err)
 	}
 }

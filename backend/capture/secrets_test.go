@@ -26,11 +26,7 @@ func TestNoSecretsWritten(t *testing.T) {
 		{Name: "url", Engine: model.EngineFlink, BaseURL: "https://" + secretUser + ":" + urlPassword + "@jm:8081/base?x=1",
 			PrometheusURL: "http://" + secretUser + ":" + urlPassword + "@prom:9090"},
 	}
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := newTestWriter(t, testHeader())
 	for _, c := range clusters {
 		if err := w.Cluster(c); err != nil {
 			t.Fatal(err)
@@ -47,7 +43,7 @@ func TestNoSecretsWritten(t *testing.T) {
 	}
 
 	var got []model.Cluster
-	if _, err := Read(context.Background(), &buf, Limits{}, Visitor{Cluster: func(c model.Cluster) error {
+	if _, err := Read(context.Background(), buf, Limits{}, Visitor{Cluster: func(c model.Cluster) error {
 		got = append(got, c)
 		return nil
 	}}); err != nil {

@@ -87,12 +87,20 @@ type Sink struct {
 }
 
 // PutJobConfig writes a job's configuration when it differs from the one
-// last written for the job (the file keeps its history, like the cache).
+// last written for the job (the file keeps its history, like the cache), as
+// store.PutJobConfig decides: a partial read that contradicts nothing is not
+// written, and one that fills in a partial entry is written under that
+// entry's first sighting (importing it fills the entry in).
 func (s *Sink) PutJobConfig(_ context.Context, c model.JobConfig) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if prev, ok := s.configs[c.JobID]; ok && prev.SameSettings(c) {
-		return nil
+	if prev, ok := s.configs[c.JobID]; ok {
+		switch {
+		case prev.FilledBy(c):
+			c.SeenMs = prev.SeenMs
+		case prev.SettledBy(c):
+			return nil
+		}
 	}
 	if err := s.w.JobConfig(c); err != nil {
 		return err
@@ -169,15 +177,25 @@ func (s *Sink) Jobs() []string {
 // collector), calling done after each one written, so that a failed write
 // leaves the rest to be retried and none is written twice.
 func (s *Sink) WriteMetricSamples(ms []model.MetricSample, done func(model.MetricSample)) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range ms {
-		if err := s.w.MetricSample(m); err != nil {
-			return err
-		}
+	return writeLocked(s, ms, (*Writer).MetricSample, func(m model.MetricSample) {
 		s.st.MetricSamples++
 		if done != nil {
 			done(m)
+		}
+	})
+}
+
+// writeLocked writes records in order under s.mu, calling written (if not nil)
+// after each one written; it stops at the first that fails.
+func writeLocked[T any](s *Sink, records []T, write func(*Writer, T) error, written func(T)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range records {
+		if err := write(s.w, r); err != nil {
+			return err
+		}
+		if written != nil {
+			written(r)
 		}
 	}
 	return nil
@@ -256,14 +274,7 @@ func (s *Sink) writeHeld(closing bool) error {
 }
 
 func (s *Sink) PutAckSamples(_ context.Context, as []model.AckSample) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range as {
-		if err := s.w.AckSample(a); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeLocked(s, as, (*Writer).AckSample, nil)
 }
 
 func (s *Sink) PutMetricSamples(_ context.Context, ms []model.MetricSample) error {
@@ -271,15 +282,7 @@ func (s *Sink) PutMetricSamples(_ context.Context, ms []model.MetricSample) erro
 }
 
 func (s *Sink) PutGaps(_ context.Context, gs []model.Gap) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, g := range gs {
-		if err := s.w.Gap(g); err != nil {
-			return err
-		}
-		s.st.Gaps += g.Count()
-	}
-	return nil
+	return writeLocked(s, gs, (*Writer).Gap, func(g model.Gap) { s.st.Gaps += g.Count() })
 }
 
 // MergeLogCheckpoints takes what the JobManager log adds: a checkpoint held

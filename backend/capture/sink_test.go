@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bytes"
 	"context"
 	"reflect"
 	"testing"
@@ -16,11 +15,7 @@ import (
 // it is too far behind for details to come, and marks what is still waiting
 // at the end as missed.
 func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := newTestWriter(t, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
 	sink := NewSink(w, SinkOptions{HoldDetails: true})
 	ctx := context.Background()
 	cp := func(id int64, loss model.DetailLoss, subtasks ...int) model.Checkpoint {
@@ -60,7 +55,7 @@ func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[int64]*model.Checkpoint{}
-	_, err = Read(ctx, &buf, DefaultLimits(), Visitor{Checkpoint: func(c *model.Checkpoint) error {
+	_, err := Read(ctx, buf, DefaultLimits(), Visitor{Checkpoint: func(c *model.Checkpoint) error {
 		if got[c.ID] != nil {
 			t.Errorf("checkpoint %d written twice", c.ID)
 		}
@@ -101,11 +96,7 @@ func TestCaptureSinkWaitsForDetailsBeforeWriting(t *testing.T) {
 
 // A recording writes a job's configuration once for the same settings, again when they change.
 func TestCaptureSinkWritesEachConfigurationOnce(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := newTestWriter(t, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
 	sink := NewSink(w, SinkOptions{})
 	ctx := context.Background()
 	iv := int64(1000)
@@ -120,11 +111,48 @@ func TestCaptureSinkWritesEachConfigurationOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []int64
-	sum, err := Read(ctx, &buf, Limits{}, Visitor{JobConfig: func(c model.JobConfig) error {
+	sum, err := Read(ctx, buf, Limits{}, Visitor{JobConfig: func(c model.JobConfig) error {
 		got = append(got, *c.TolerableFailures)
 		return nil
 	}})
 	if err != nil || sum.JobConfigs != 2 || !reflect.DeepEqual(got, []int64{3, 5}) {
 		t.Errorf("recorded %v (%+v, %v), want tolerable 3 then 5", got, sum, err)
+	}
+}
+
+// A recording keeps a partial read, writes nothing for a partial read that agrees with what it
+// wrote, and writes the fuller read that fills it in under the partial entry's first sighting
+// (importing it fills the entry in); the unknown parts survive the file.
+func TestCaptureSinkFillsInAPartialConfiguration(t *testing.T) {
+	w, buf := newTestWriter(t, Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
+	sink := NewSink(w, SinkOptions{})
+	ctx := context.Background()
+	gap := model.ConfigGap{Part: model.ConfigPartJobManager, Endpoint: "GET /jobmanager/config", Error: "flink: GET /jobmanager/config: 404 Not Found"}
+	partial := func(seen, timeout int64) model.JobConfig {
+		return model.JobConfig{Cluster: "c", JobID: "j", SeenMs: seen, StateBackend: "hashmap", TimeoutMs: i64(timeout),
+			Unknown: []model.ConfigGap{gap}}
+	}
+	full := func(seen, timeout int64) model.JobConfig {
+		return model.JobConfig{Cluster: "c", JobID: "j", SeenMs: seen, StateBackend: "hashmap", TimeoutMs: i64(timeout),
+			Incremental: bp(false), Keys: map[string]string{"state.backend.incremental": "false"}}
+	}
+	for _, c := range []model.JobConfig{partial(1, 6000), partial(2, 6000), full(3, 6000), partial(4, 6000), partial(5, 9000)} {
+		if err := sink.PutJobConfig(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []model.JobConfig
+	if _, err := Read(ctx, buf, Limits{}, Visitor{JobConfig: func(c model.JobConfig) error {
+		got = append(got, c)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []model.JobConfig{partial(1, 6000), full(1, 6000), partial(5, 9000)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded\n%+v\nwant\n%+v", got, want)
 	}
 }

@@ -49,9 +49,52 @@ func (c *checker) nonNeg(field string, v int64) {
 	}
 }
 
+// intField is a named value, for checks of several fields alike.
+type intField struct {
+	name string
+	v    int64
+}
+
+// nonNegs checks that none of fields is negative.
+func (c *checker) nonNegs(fields ...intField) {
+	for _, f := range fields {
+		c.nonNeg(f.name, f.v)
+	}
+}
+
 func (c *checker) nonNegPtr(field string, v *int64) {
 	if v != nil {
 		c.nonNeg(field, *v)
+	}
+}
+
+// sizes checks the byte counts that a checkpoint, its tasks and their
+// subtasks all carry; level prefixes the field names ("", "tasks.", …).
+func (c *checker) sizes(level string, state, checkpointed, processed, persisted int64) {
+	for _, f := range [...]struct {
+		name string
+		v    int64
+	}{{"state_size", state}, {"checkpointed_size", checkpointed}, {"processed_data", processed}, {"persisted_data", persisted}} {
+		if f.v < 0 {
+			c.fail("negative %s%s %d", level, f.name, f.v)
+		}
+	}
+}
+
+// counts checks the subtask counts of a checkpoint or a task.
+func (c *checker) counts(level string, subtasks, acknowledged int) {
+	if subtasks < 0 {
+		c.fail("negative %snum_subtasks %d", level, subtasks)
+	}
+	if acknowledged < 0 {
+		c.fail("negative %snum_acknowledged %d", level, acknowledged)
+	}
+}
+
+// oneOf fails unless v is one of valid.
+func oneOf[T comparable](c *checker, field string, v T, valid ...T) {
+	if !slices.Contains(valid, v) {
+		c.fail("invalid %s %q", field, v)
 	}
 }
 
@@ -59,6 +102,15 @@ func (c *checker) engine(e model.Engine) {
 	if !e.Valid() {
 		c.fail("unknown engine %q (want %q or %q)", e, model.EngineFlink, model.EngineSeaTunnel)
 	}
+}
+
+// jobRecord starts the checks of a record that belongs to a job: it names
+// its cluster and its job.
+func jobRecord(rec string, lim Limits, cluster, jobID string) checker {
+	c := checker{rec: rec, lim: lim}
+	c.required("cluster", cluster)
+	c.required("job_id", jobID)
+	return c
 }
 
 func validateCluster(cl *model.Cluster, lim Limits) error {
@@ -114,9 +166,7 @@ func validateJob(j *model.Job, lim Limits) error {
 	c.str("name", j.Name)
 	c.engine(j.Engine)
 	c.str("state", j.State)
-	c.nonNeg("start_ms", j.StartMs)
-	c.nonNeg("end_ms", j.EndMs)
-	c.nonNeg("updated_ms", j.UpdatedMs)
+	c.nonNegs(intField{"start_ms", j.StartMs}, intField{"end_ms", j.EndMs}, intField{"updated_ms", j.UpdatedMs})
 	if len(j.Vertices) > lim.MaxTasks {
 		c.fail("%d vertices, over the limit of %d", len(j.Vertices), lim.MaxTasks)
 		return c.err
@@ -155,34 +205,17 @@ func validateCheckpoint(cp *model.Checkpoint, lim Limits) error {
 	if cp == nil {
 		return errors.New("checkpoint: nil")
 	}
-	c := checker{rec: TypeCheckpoint, lim: lim}
-	c.required("cluster", cp.Cluster)
-	c.required("job_id", cp.JobID)
+	c := jobRecord(TypeCheckpoint, lim, cp.Cluster, cp.JobID)
 	c.nonNeg("id", cp.ID)
 	c.nonNeg("pipeline", int64(cp.Pipeline))
-	switch cp.Kind {
-	case model.KindCheckpoint, model.KindUnaligned, model.KindSavepoint:
-	default:
-		c.fail("invalid kind %q", cp.Kind)
-	}
-	switch cp.Status {
-	case model.StatusInProgress, model.StatusCompleted, model.StatusFailed:
-	default:
-		c.fail("invalid status %q", cp.Status)
-	}
-	c.nonNeg("trigger_ms", cp.TriggerMs)
-	c.nonNeg("latest_ack_ms", cp.LatestAckMs)
-	c.nonNeg("completion_ms", cp.CompletionMs)
-	c.nonNeg("failure_ms", cp.FailureMs)
-	c.nonNeg("end_to_end_ms", cp.EndToEndMs)
+	oneOf(&c, "kind", cp.Kind, model.KindCheckpoint, model.KindUnaligned, model.KindSavepoint)
+	oneOf(&c, "status", cp.Status, model.StatusInProgress, model.StatusCompleted, model.StatusFailed)
+	c.nonNegs(intField{"trigger_ms", cp.TriggerMs}, intField{"latest_ack_ms", cp.LatestAckMs}, intField{"completion_ms", cp.CompletionMs},
+		intField{"failure_ms", cp.FailureMs}, intField{"end_to_end_ms", cp.EndToEndMs})
 	c.nonNegPtr("finalize_ms", cp.FinalizeMs)
-	c.nonNeg("state_size", cp.StateSize)
-	c.nonNeg("checkpointed_size", cp.CheckpointedSize)
-	c.nonNeg("processed_data", cp.ProcessedData)
-	c.nonNeg("persisted_data", cp.PersistedData)
+	c.sizes("", cp.StateSize, cp.CheckpointedSize, cp.ProcessedData, cp.PersistedData)
 	c.nonNegPtr("state_blobs", cp.StateBlobs)
-	c.nonNeg("num_subtasks", int64(cp.NumSubtasks))
-	c.nonNeg("num_acknowledged", int64(cp.NumAcknowledged))
+	c.counts("", cp.NumSubtasks, cp.NumAcknowledged)
 	c.str("failure_message", cp.FailureMessage)
 	c.str("external_path", cp.ExternalPath)
 	if c.err != nil {
@@ -207,12 +240,8 @@ func validateCheckpoint(cp *model.Checkpoint, lim Limits) error {
 		c.str("tasks.vertex_id", t.VertexID)
 		c.nonNeg("tasks.latest_ack_ms", t.LatestAckMs)
 		c.nonNeg("tasks.end_to_end_ms", t.EndToEndMs)
-		c.nonNeg("tasks.state_size", t.StateSize)
-		c.nonNeg("tasks.checkpointed_size", t.CheckpointedSize)
-		c.nonNeg("tasks.processed_data", t.ProcessedData)
-		c.nonNeg("tasks.persisted_data", t.PersistedData)
-		c.nonNeg("tasks.num_subtasks", int64(t.NumSubtasks))
-		c.nonNeg("tasks.num_acknowledged", int64(t.NumAcknowledged))
+		c.sizes("tasks.", t.StateSize, t.CheckpointedSize, t.ProcessedData, t.PersistedData)
+		c.counts("tasks.", t.NumSubtasks, t.NumAcknowledged)
 		for k := range t.Subtasks {
 			s := &t.Subtasks[k]
 			c.nonNeg("subtasks.index", int64(s.Index))
@@ -221,16 +250,10 @@ func validateCheckpoint(cp *model.Checkpoint, lim Limits) error {
 			default:
 				c.fail("task %s subtask %d: invalid status %q", t.VertexID, s.Index, s.Status)
 			}
-			c.nonNeg("subtasks.ack_ms", s.AckMs)
-			c.nonNeg("subtasks.end_to_end_ms", s.EndToEndMs)
-			c.nonNeg("subtasks.start_delay_ms", s.StartDelayMs)
-			c.nonNeg("subtasks.alignment_ms", s.AlignmentMs)
-			c.nonNeg("subtasks.sync_ms", s.SyncMs)
-			c.nonNeg("subtasks.async_ms", s.AsyncMs)
-			c.nonNeg("subtasks.state_size", s.StateSize)
-			c.nonNeg("subtasks.checkpointed_size", s.CheckpointedSize)
-			c.nonNeg("subtasks.processed_data", s.ProcessedData)
-			c.nonNeg("subtasks.persisted_data", s.PersistedData)
+			c.nonNegs(intField{"subtasks.ack_ms", s.AckMs}, intField{"subtasks.end_to_end_ms", s.EndToEndMs},
+				intField{"subtasks.start_delay_ms", s.StartDelayMs}, intField{"subtasks.alignment_ms", s.AlignmentMs},
+				intField{"subtasks.sync_ms", s.SyncMs}, intField{"subtasks.async_ms", s.AsyncMs})
+			c.sizes("subtasks.", s.StateSize, s.CheckpointedSize, s.ProcessedData, s.PersistedData)
 			if c.err != nil {
 				return c.err
 			}
@@ -240,21 +263,14 @@ func validateCheckpoint(cp *model.Checkpoint, lim Limits) error {
 }
 
 func validateAckSample(a *model.AckSample, lim Limits) error {
-	c := checker{rec: TypeAckSample, lim: lim}
-	c.required("cluster", a.Cluster)
-	c.required("job_id", a.JobID)
-	c.nonNeg("pipeline", int64(a.Pipeline))
-	c.nonNeg("checkpoint_id", a.CheckpointID)
-	c.nonNeg("time_ms", a.TimeMs)
-	c.nonNeg("acknowledged", int64(a.Acknowledged))
-	c.nonNeg("total", int64(a.Total))
+	c := jobRecord(TypeAckSample, lim, a.Cluster, a.JobID)
+	c.nonNegs(intField{"pipeline", int64(a.Pipeline)}, intField{"checkpoint_id", a.CheckpointID}, intField{"time_ms", a.TimeMs},
+		intField{"acknowledged", int64(a.Acknowledged)}, intField{"total", int64(a.Total)})
 	return c.err
 }
 
 func validateMetricSample(m *model.MetricSample, lim Limits) error {
-	c := checker{rec: TypeMetricSample, lim: lim}
-	c.required("cluster", m.Cluster)
-	c.required("job_id", m.JobID)
+	c := jobRecord(TypeMetricSample, lim, m.Cluster, m.JobID)
 	c.str("vertex_id", m.VertexID)
 	c.str("target", m.Target)
 	c.required("metric", m.Metric)
@@ -262,11 +278,7 @@ func validateMetricSample(m *model.MetricSample, lim Limits) error {
 	if m.Subtask < -1 {
 		c.fail("invalid subtask %d (want an index, or -1 for an aggregate)", m.Subtask)
 	}
-	switch m.Agg {
-	case model.AggNone, model.AggMax, model.AggAvg:
-	default:
-		c.fail("invalid agg %q", m.Agg)
-	}
+	oneOf(&c, "agg", m.Agg, model.AggNone, model.AggMax, model.AggAvg)
 	c.nonNeg("time_ms", m.TimeMs)
 	if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
 		c.fail("metric %s: value %v is not a finite number", m.Metric, m.Value)
@@ -275,9 +287,7 @@ func validateMetricSample(m *model.MetricSample, lim Limits) error {
 }
 
 func validateGap(g *model.Gap, lim Limits) error {
-	c := checker{rec: TypeGap, lim: lim}
-	c.required("cluster", g.Cluster)
-	c.required("job_id", g.JobID)
+	c := jobRecord(TypeGap, lim, g.Cluster, g.JobID)
 	c.nonNeg("pipeline", int64(g.Pipeline))
 	c.nonNeg("from_id", g.FromID)
 	if g.ToID < g.FromID {
@@ -289,17 +299,10 @@ func validateGap(g *model.Gap, lim Limits) error {
 }
 
 func validateReconciliation(r *model.Reconciliation, lim Limits) error {
-	c := checker{rec: TypeReconciliation, lim: lim}
-	c.required("cluster", r.Cluster)
-	c.required("job_id", r.JobID)
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"at_ms", r.AtMs}, {"polls", r.Polls}, {"failed_polls", r.FailedPolls}, {"first_id", r.FirstID},
-		{"latest_id", r.LatestID}, {"ids", r.IDs}, {"stored", r.Stored}, {"gaps", r.Gaps},
-		{"unaccounted", r.Unaccounted}, {"without_id", r.WithoutID}} {
-		c.nonNeg(f.name, f.v)
-	}
+	c := jobRecord(TypeReconciliation, lim, r.Cluster, r.JobID)
+	c.nonNegs(intField{"at_ms", r.AtMs}, intField{"polls", r.Polls}, intField{"failed_polls", r.FailedPolls}, intField{"first_id", r.FirstID},
+		intField{"latest_id", r.LatestID}, intField{"ids", r.IDs}, intField{"stored", r.Stored}, intField{"gaps", r.Gaps},
+		intField{"unaccounted", r.Unaccounted}, intField{"without_id", r.WithoutID})
 	if r.EngineCounted < -1 {
 		c.fail("engine_counted %d: want -1 (unknown) or more", r.EngineCounted)
 	}
@@ -307,21 +310,29 @@ func validateReconciliation(r *model.Reconciliation, lim Limits) error {
 		c.fail("stored %d + gaps %d + unaccounted %d is not ids %d", r.Stored, r.Gaps, r.Unaccounted, r.IDs)
 	}
 	if e := r.Engine; e != nil {
-		for _, f := range []struct {
-			name string
-			v    int64
-		}{{"engine.triggered", e.Triggered}, {"engine.completed", e.Completed}, {"engine.failed", e.Failed},
-			{"engine.in_progress", e.InProgress}, {"engine.restored", e.Restored}} {
-			c.nonNeg(f.name, f.v)
+		c.nonNegs(intField{"engine.triggered", e.Triggered}, intField{"engine.completed", e.Completed}, intField{"engine.failed", e.Failed},
+			intField{"engine.in_progress", e.InProgress}, intField{"engine.restored", e.Restored})
+	}
+	if len(r.TriggerFailures) > model.MaxTriggerFailureReasons {
+		c.fail("%d trigger_failures, over the limit of %d reasons", len(r.TriggerFailures), model.MaxTriggerFailureReasons)
+	}
+	for _, g := range r.TriggerFailures {
+		c.str("trigger_failures.reason", g.Reason)
+		c.str("trigger_failures.task", g.Task)
+		c.str("trigger_failures.example", g.Example)
+		c.nonNegs(intField{"trigger_failures.first_ms", g.FirstMs}, intField{"trigger_failures.last_ms", g.LastMs})
+		if g.Count < 1 {
+			c.fail("trigger_failures: count %d for %q, want at least 1", g.Count, g.Reason)
+		}
+		if g.LastMs < g.FirstMs {
+			c.fail("trigger_failures: last_ms %d is before first_ms %d", g.LastMs, g.FirstMs)
 		}
 	}
 	return c.err
 }
 
 func validateJobConfig(jc *model.JobConfig, lim Limits) error {
-	c := checker{rec: TypeJobConfig, lim: lim}
-	c.required("cluster", jc.Cluster)
-	c.required("job_id", jc.JobID)
+	c := jobRecord(TypeJobConfig, lim, jc.Cluster, jc.JobID)
 	c.nonNeg("seen_ms", jc.SeenMs)
 	for _, f := range []struct {
 		name string
@@ -347,6 +358,14 @@ func validateJobConfig(jc *model.JobConfig, lim Limits) error {
 		}
 		c.str("keys."+k, v)
 		c.str("key name", k)
+	}
+	if len(jc.Unknown) > lim.MaxTasks {
+		c.fail("%d unknown parts, over the limit of %d", len(jc.Unknown), lim.MaxTasks)
+	}
+	for _, g := range jc.Unknown {
+		c.required("unknown.part", string(g.Part))
+		c.str("unknown.endpoint", g.Endpoint)
+		c.str("unknown.error", g.Error)
 	}
 	return c.err
 }

@@ -61,68 +61,49 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 // Cluster writes a cluster without its credentials (see publicCluster).
 func (w *Writer) Cluster(c model.Cluster) error {
 	c = publicCluster(c)
-	if err := validateCluster(&c, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeCluster, c)
+	return writeRecord(w, TypeCluster, &c, validateCluster)
 }
 
 // Job writes a job with its graph.
-func (w *Writer) Job(j model.Job) error {
-	if err := validateJob(&j, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeJob, j)
-}
+func (w *Writer) Job(j model.Job) error { return writeRecord(w, TypeJob, &j, validateJob) }
 
 // Checkpoint writes a checkpoint with its tasks and subtasks.
 func (w *Writer) Checkpoint(cp *model.Checkpoint) error {
-	if err := validateCheckpoint(cp, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeCheckpoint, cp)
+	return writeRecord(w, TypeCheckpoint, cp, validateCheckpoint)
 }
 
 // AckSample writes one observation of an in-flight checkpoint.
 func (w *Writer) AckSample(a model.AckSample) error {
-	if err := validateAckSample(&a, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeAckSample, a)
+	return writeRecord(w, TypeAckSample, &a, validateAckSample)
 }
 
 // MetricSample writes one metric value.
 func (w *Writer) MetricSample(m model.MetricSample) error {
-	if err := validateMetricSample(&m, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeMetricSample, m)
+	return writeRecord(w, TypeMetricSample, &m, validateMetricSample)
 }
 
 // Gap writes a range of checkpoints known to exist but never seen.
-func (w *Writer) Gap(g model.Gap) error {
-	if err := validateGap(&g, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeGap, g)
-}
+func (w *Writer) Gap(g model.Gap) error { return writeRecord(w, TypeGap, &g, validateGap) }
 
 // Reconciliation writes a job's reconciliation of the engine's ids and
 // counters with what the capture holds.
 func (w *Writer) Reconciliation(r model.Reconciliation) error {
-	if err := validateReconciliation(&r, w.lim); err != nil {
-		return fmt.Errorf("capture: write: %w", err)
-	}
-	return w.record(TypeReconciliation, r)
+	return writeRecord(w, TypeReconciliation, &r, validateReconciliation)
 }
 
 // JobConfig writes one of a job's configurations (write a job's history
 // oldest first, after its job record). A secret-looking key is refused.
 func (w *Writer) JobConfig(c model.JobConfig) error {
-	if err := validateJobConfig(&c, w.lim); err != nil {
+	return writeRecord(w, TypeJobConfig, &c, validateJobConfig)
+}
+
+// writeRecord writes v as a record of typ if it passes validate; a record
+// that does not is not written.
+func writeRecord[T any](w *Writer, typ string, v *T, validate func(*T, Limits) error) error {
+	if err := validate(v, w.lim); err != nil {
 		return fmt.Errorf("capture: write: %w", err)
 	}
-	return w.record(TypeJobConfig, c)
+	return w.record(typ, v)
 }
 
 // Records is the number of records written so far, header and end excluded.
@@ -138,15 +119,7 @@ func (w *Writer) Flush() error {
 	if w.closed {
 		return errors.New("capture: flush after Close")
 	}
-	if err := w.zw.Flush(); err != nil {
-		w.err = fmt.Errorf("capture: flush: %w", err)
-		return w.err
-	}
-	if err := w.bw.Flush(); err != nil {
-		w.err = fmt.Errorf("capture: flush: %w", err)
-		return w.err
-	}
-	return nil
+	return w.drain("flush", w.zw.Flush)
 }
 
 // Close writes the end record and finishes the gzip stream. It does not close
@@ -166,15 +139,20 @@ func (w *Writer) Close() error {
 	if err := w.write(TypeEnd, end); err != nil {
 		return err
 	}
-	if err := w.zw.Close(); err != nil {
-		w.err = fmt.Errorf("capture: close: %w", err)
-		return w.err
+	return w.drain("close", w.zw.Close)
+}
+
+// drain ends the gzip stream's pending block with gz (its Flush or Close) and
+// pushes the buffer beneath to the underlying writer. An error is sticky.
+func (w *Writer) drain(op string, gz func() error) error {
+	err := gz()
+	if err == nil {
+		err = w.bw.Flush()
 	}
-	if err := w.bw.Flush(); err != nil {
-		w.err = fmt.Errorf("capture: close: %w", err)
-		return w.err
+	if err != nil {
+		w.err = fmt.Errorf("capture: %s: %w", op, err)
 	}
-	return nil
+	return w.err
 }
 
 func (w *Writer) record(typ string, v any) error {

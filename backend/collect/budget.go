@@ -82,15 +82,9 @@ func CheckBudget(requestsPerSecond float64, maxInFlight int) error {
 // WithDefaults fills the documented defaults into the zero fields.
 func (o BudgetOptions) WithDefaults() BudgetOptions {
 	d := DefaultBudget()
-	if o.RequestsPerSecond <= 0 {
-		o.RequestsPerSecond = d.RequestsPerSecond
-	}
-	if o.Burst <= 0 {
-		o.Burst = d.Burst
-	}
-	if o.Concurrency <= 0 {
-		o.Concurrency = d.Concurrency
-	}
+	o.RequestsPerSecond = positiveOr(o.RequestsPerSecond, d.RequestsPerSecond)
+	o.Burst = positiveOr(o.Burst, d.Burst)
+	o.Concurrency = positiveOr(o.Concurrency, d.Concurrency)
 	return o
 }
 

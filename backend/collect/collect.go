@@ -88,6 +88,17 @@ type LogReader interface {
 	LogCheckpoints(ctx context.Context, job *model.Job, force bool) ([]model.Checkpoint, model.LogState, error)
 }
 
+// TriggerFailureReader is implemented by LogReaders whose log also says why
+// a trigger failed before its checkpoint got an id (Flink's JobManager log):
+// the engine counts those as failed, its history has nothing of them, and
+// the reconciliation tells their reasons.
+type TriggerFailureReader interface {
+	// LogTriggerFailures returns the job's trigger failures in the log as
+	// last read (any run of a reused job id), oldest first; false while the
+	// log has not been read. It reads nothing itself.
+	LogTriggerFailures(job *model.Job) ([]model.TriggerFailure, bool)
+}
+
 // ConfigReader is implemented by sources that can say how a job is
 // configured for checkpointing (model.JobConfig: what the engine reports).
 // The collector asks when it first polls a job, when the job's start time
@@ -242,31 +253,14 @@ func (o *Options) fill() {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.JobsEvery <= 0 {
-		o.JobsEvery = 30 * time.Second
-	}
-	if o.MinPoll <= 0 {
-		o.MinPoll = 500 * time.Millisecond
-	}
-	if o.MaxPoll <= 0 {
-		o.MaxPoll = 10 * time.Second
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = 60 * time.Second
-	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 30 * time.Second
-	}
-	if o.MinRequestTimeout <= 0 {
-		o.MinRequestTimeout = 2 * time.Second
-	}
-	o.MinRequestTimeout = min(o.MinRequestTimeout, o.RequestTimeout)
-	if o.ConfigEvery <= 0 {
-		o.ConfigEvery = DefaultConfigEvery
-	}
-	if o.ConfigRetry <= 0 {
-		o.ConfigRetry = DefaultConfigRetry
-	}
+	o.JobsEvery = positiveOr(o.JobsEvery, 30*time.Second)
+	o.MinPoll = positiveOr(o.MinPoll, 500*time.Millisecond)
+	o.MaxPoll = positiveOr(o.MaxPoll, 10*time.Second)
+	o.MaxBackoff = positiveOr(o.MaxBackoff, 60*time.Second)
+	o.RequestTimeout = positiveOr(o.RequestTimeout, 30*time.Second)
+	o.MinRequestTimeout = min(positiveOr(o.MinRequestTimeout, 2*time.Second), o.RequestTimeout)
+	o.ConfigEvery = positiveOr(o.ConfigEvery, DefaultConfigEvery)
+	o.ConfigRetry = positiveOr(o.ConfigRetry, DefaultConfigRetry)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -276,6 +270,14 @@ func (o *Options) fill() {
 	if o.OnHealth == nil {
 		o.OnHealth = func(string, Health) {}
 	}
+}
+
+// positiveOr is v, or d (the default) where v is not positive.
+func positiveOr[T ~int | ~int64 | ~float64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // Manager runs one poller per cluster (and, below it, one per job). Apply

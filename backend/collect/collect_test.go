@@ -157,9 +157,39 @@ func fastOptions(st *store.Store, onStored func(cluster, job string)) Options {
 	}
 }
 
-// rollingTarget is the rolling engine as cluster "c1", with a budget out of the way.
-func rollingTarget(eng *rollingEngine) []Target {
+// startUntilStored starts a manager polling eng as cluster "c1" into st until
+// the test ends, and returns once it stored a checkpoint.
+func startUntilStored(t *testing.T, st *store.Store, eng *rollingEngine) *Manager {
+	var stored sync.WaitGroup
+	stored.Add(1)
+	var once sync.Once
+	m := startPolling(t.Context(), fastOptions(st, func(string, string) { once.Do(stored.Done) }), eng)
+	stored.Wait()
+	return m
+}
+
+// detailsFetchedOnce checks that no checkpoint's details were fetched twice.
+func (e *rollingEngine) detailsFetchedOnce(t *testing.T) {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, n := range e.details {
+		if n != 1 {
+			t.Errorf("details of checkpoint %d fetched %d times, want once", id, n)
+		}
+	}
+}
+
+// rollingTarget is a test engine as cluster "c1", with a budget out of the way.
+func rollingTarget(eng Source) []Target {
 	return []Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}}
+}
+
+// startPolling starts a manager with opts polling eng as cluster "c1".
+func startPolling(ctx context.Context, opts Options, eng Source) *Manager {
+	m := NewManager(ctx, opts)
+	m.Apply(rollingTarget(eng))
+	return m
 }
 
 // withDetails reads back, in full, the stored checkpoints that keep is true for.
@@ -197,14 +227,7 @@ func storedJob(t *testing.T, st *store.Store) ([]model.Checkpoint, []model.Gap) 
 func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T) {
 	st := openStore(t)
 	eng := &rollingEngine{start: time.Now(), interval: 40 * time.Millisecond, dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}
-	var stored sync.WaitGroup
-	stored.Add(1)
-	var once sync.Once
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := NewManager(ctx, fastOptions(st, func(string, string) { once.Do(stored.Done) }))
-	m.Apply(rollingTarget(eng))
-	stored.Wait()
+	m := startUntilStored(t, st, eng)
 	time.Sleep(600 * time.Millisecond)
 	// Hold the poller back for 30 intervals: the engine forgets ~20 it never showed.
 	eng.mu.Lock()
@@ -225,33 +248,8 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 	if len(gaps) == 0 {
 		t.Fatal("no gap recorded although the poller was held back for 30 checkpoints with a history of 10")
 	}
-	seen := map[int64]string{}
-	var maxID int64
-	for _, c := range cps {
-		seen[c.ID] = "stored"
-		maxID = max(maxID, c.ID)
-	}
-	for _, g := range gaps {
-		for id := g.FromID; id <= g.ToID; id++ {
-			if seen[id] != "" {
-				t.Errorf("checkpoint %d is both %s and in gap %d–%d", id, seen[id], g.FromID, g.ToID)
-			}
-			seen[id] = "gap"
-		}
-	}
-	first := cps[0].ID
-	for id := first; id <= maxID; id++ {
-		if seen[id] == "" {
-			t.Errorf("checkpoint %d neither stored nor marked as a gap", id)
-		}
-	}
-	eng.mu.Lock()
-	defer eng.mu.Unlock()
-	for id, n := range eng.details {
-		if n != 1 {
-			t.Errorf("details of checkpoint %d fetched %d times, want once", id, n)
-		}
-	}
+	accountedFor(t, cps, gaps)
+	eng.detailsFetchedOnce(t)
 	// Every stored final checkpoint carries its subtask rows.
 	completed := func(c model.Checkpoint) bool { return c.Status == model.StatusCompleted }
 	for _, full := range withDetails(t, st, cps, completed) {
@@ -260,7 +258,7 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 			t.Errorf("checkpoint %d stored without its subtask stats", c.ID)
 		}
 	}
-	t.Logf("stored %d checkpoints, %d gaps, last id %d", len(cps), len(gaps), maxID)
+	t.Logf("stored %d checkpoints, %d gaps, last id %d", len(cps), len(gaps), cps[len(cps)-1].ID)
 }
 
 // An engine that drops a job's checkpoint history (SeaTunnel, a job stopped without a savepoint)
@@ -269,13 +267,10 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 func TestCollectorKeepsWhatTheEngineForgot(t *testing.T) {
 	st := openStore(t)
 	eng := &rollingEngine{start: time.Now(), interval: 40 * time.Millisecond, dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := NewManager(ctx, fastOptions(st, nil))
-	m.Apply(rollingTarget(eng))
+	m := startPolling(t.Context(), fastOptions(st, nil), eng)
 	defer m.Stop()
 	waitFor(t, "5 stored checkpoints", func() bool {
-		r, ok, err := st.Reconciliation(ctx, "c1", "job-1")
+		r, ok, err := st.Reconciliation(t.Context(), "c1", "job-1")
 		return err == nil && ok && r.Stored >= 5
 	})
 	before := time.Now().UnixMilli()
@@ -286,7 +281,7 @@ func TestCollectorKeepsWhatTheEngineForgot(t *testing.T) {
 	waitFor(t, "the reconciliation to say the engine forgot", func() bool {
 		var ok bool
 		var err error
-		r, ok, err = st.Reconciliation(ctx, "c1", "job-1")
+		r, ok, err = st.Reconciliation(t.Context(), "c1", "job-1")
 		return err == nil && ok && r.EngineForgotMs > 0
 	})
 	if r.EngineForgotMs < before || r.Stored < 5 || r.Unaccounted != 0 {
@@ -300,7 +295,12 @@ func TestCollectorKeepsWhatTheEngineForgot(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitWithin(t, 10*time.Second, what, cond)
+}
+
+func waitWithin(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -327,33 +327,14 @@ func TestCollectorReportsErrorsAndBacksOff(t *testing.T) {
 	})
 	budget := NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})
 	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: budget}})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		h, _ := m.Health("c1")
-		if h.State == "error" {
-			if h.LastError != "injected: 503 Service Unavailable" {
-				t.Errorf("last error %q", h.LastError)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("health never turned to error: %+v", h)
-		}
-		time.Sleep(5 * time.Millisecond)
+	h := waitHealth(t, m, 5*time.Second, "turned to error", func(h Health) bool { return h.State == "error" })
+	if h.LastError != "injected: 503 Service Unavailable" {
+		t.Errorf("last error %q", h.LastError)
 	}
 	eng.mu.Lock()
 	eng.failJob = nil
 	eng.mu.Unlock()
-	for {
-		h, _ := m.Health("c1")
-		if h.State == "ok" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("health did not recover: %+v", h)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitHealth(t, m, 5*time.Second, "recovered", func(h Health) bool { return h.State == "ok" })
 	m.Stop()
 	mu.Lock()
 	defer mu.Unlock()
@@ -486,8 +467,7 @@ func TestCollectorDefersDetailsRatherThanMissCheckpoints(t *testing.T) {
 		details: map[int64]int{}, detailDelay: 150 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, fastOptions(st, nil))
-	m.Apply(rollingTarget(eng))
+	m := startPolling(ctx, fastOptions(st, nil), eng)
 	time.Sleep(1500 * time.Millisecond)
 	// The engine speeds up: the deferred checkpoints still listed get their details.
 	eng.mu.Lock()
@@ -561,13 +541,12 @@ func TestCollectorMarksSummariesLeftWaitingByTheLastRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := make(chan struct{}, 1)
-	m := NewManager(ctx, fastOptions(st, func(string, string) {
+	m := startPolling(ctx, fastOptions(st, func(string, string) {
 		select {
 		case stored <- struct{}{}:
 		default:
 		}
-	}))
-	m.Apply(rollingTarget(eng))
+	}), eng)
 	<-stored
 	time.Sleep(300 * time.Millisecond)
 	m.Stop()
@@ -619,8 +598,7 @@ func TestOnFirstPollComesOnceAfterTheFirstStore(t *testing.T) {
 		calls = append(calls, cluster+"/"+job)
 		stored = n
 	}
-	m := NewManager(ctx, opts)
-	m.Apply(rollingTarget(eng))
+	m := startPolling(ctx, opts, eng)
 	time.Sleep(800 * time.Millisecond)
 	m.Stop()
 	mu.Lock()

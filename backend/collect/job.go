@@ -72,6 +72,11 @@ type jobPoller struct {
 	// 16 MiB must not hold the poll up); logBusy is set while one runs.
 	logRead chan logResult
 	logBusy bool
+	// triggerFailures are this run's triggers that failed before their
+	// checkpoint got an id, as the engine's log last told (failuresRead:
+	// it has told, at least once).
+	triggerFailures []model.TriggerFailure
+	failuresRead    bool
 
 	// diskFull is set while the cache's disk is full (the last poll's
 	// writes failed with model.ErrDiskFull): polls go on, to store what the
@@ -98,6 +103,11 @@ type account struct {
 	// counted follows the engine's trigger counter over the span; -1 unknown.
 	counted, lastTriggered int64
 	counts                 *model.EngineCounts
+	// sinceMs is when the counter started to be followed: the job's start
+	// when the span starts at its first id, else the first counted poll.
+	// The trigger failures the engine's log gives from then on are the
+	// counted ones.
+	sinceMs int64
 	// fromLog and earlier count ids stored from the engine's log: inside
 	// the span (gaps filled) and before it.
 	fromLog, earlier int64
@@ -682,6 +692,12 @@ func (j *jobPoller) readConfig(ctx context.Context) {
 		opts.Logger.Info("job configuration read again", j.log()...)
 	}
 	j.cfgFailed, j.cfgAt, j.cfgStart, j.cfgRetryAt = false, now, j.job.StartMs, time.Time{}
+	if len(cfg.Unknown) > 0 {
+		// Part of it did not answer: what did is stored; ask again as soon as after a failed
+		// read, so that a fuller answer fills in the rest (store.PutJobConfig) before long.
+		j.cfgRetryAt = now.Add(opts.ConfigRetry)
+		j.cfgAt = j.cfgRetryAt.Add(-opts.ConfigEvery)
+	}
 }
 
 // firstPolled calls Options.OnFirstPoll after the job's first poll that stored.
@@ -705,6 +721,10 @@ type logResult struct {
 	cps []model.Checkpoint
 	st  model.LogState
 	err error
+	// failures are the job's trigger failures in the log (haveFailures: the
+	// reader tells them and has read the log).
+	failures     []model.TriggerFailure
+	haveFailures bool
 }
 
 // readLog merges what the engine's log says of the job's checkpoints, when
@@ -730,7 +750,11 @@ func (j *jobPoller) readLog(ctx context.Context, h model.History, force, wait bo
 		lctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		cps, st, err := lr.LogCheckpoints(lctx, &job, force)
-		return logResult{cps, st, err}
+		res := logResult{cps: cps, st: st, err: err}
+		if tr, ok := lr.(TriggerFailureReader); ok {
+			res.failures, res.haveFailures = tr.LogTriggerFailures(&job)
+		}
+		return res
 	}
 	var errs []error
 	take := func(res logResult) {
@@ -738,6 +762,9 @@ func (j *jobPoller) readLog(ctx context.Context, h model.History, force, wait bo
 		j.logState = &res.st
 		if res.err != nil {
 			errs = append(errs, fmt.Errorf("JobManager log: %w", res.err))
+		}
+		if res.haveFailures {
+			j.triggerFailures, j.failuresRead = j.thisRun(res.failures), true
 		}
 		if err := j.mergeLog(ctx, h, res.cps); err != nil {
 			errs = append(errs, err)
@@ -761,6 +788,19 @@ func (j *jobPoller) readLog(ctx context.Context, h model.History, force, wait bo
 		go func() { j.logRead <- read(ctx, job) }()
 	}
 	return errors.Join(errs...)
+}
+
+// thisRun keeps the trigger failures of the job's run: a job id reused
+// within the log has older ones (like its checkpoints in mergeLog).
+func (j *jobPoller) thisRun(fs []model.TriggerFailure) []model.TriggerFailure {
+	out := make([]model.TriggerFailure, 0, len(fs))
+	for _, f := range fs {
+		if j.job.StartMs > 0 && f.AtMs != 0 && f.AtMs < j.job.StartMs-logSlack {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // mergeLog stores what one log read gave for the job.
@@ -874,7 +914,14 @@ func (j *jobPoller) account(p int, cps []model.Checkpoint, newMax, fresh, gaps i
 	}
 	switch {
 	case a.lastTriggered < 0:
-		a.counted = ids // the first poll: what the engine listed is what it counted
+		// The first poll: what the engine listed is what it counted, unless
+		// the span starts at the job's first id: then the counters cover it
+		// whole, the triggers that failed before #1 got an id included
+		// (tasks not running yet at the job's start).
+		a.counted, a.sinceMs = ids, j.c.opts.Now().UnixMilli()
+		if a.first == 1 && len(cps) > 0 && cps[0].ID == 1 && c.Restored == 0 && c.Triggered > ids {
+			a.counted, a.sinceMs = c.Triggered, max(0, j.job.StartMs-logSlack)
+		}
 	case c.Triggered >= a.lastTriggered:
 		a.counted += c.Triggered - a.lastTriggered
 	default:
@@ -942,6 +989,9 @@ func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
 		r.FirstID, r.LatestID = 0, 0
 	}
 	r.EngineForgotMs = j.forgotMs
+	if a := j.accounts[0]; a != nil && a.counts != nil && j.failuresRead {
+		r.TriggerFailures = model.GroupTriggerFailures(j.triggerFailures, a.sinceMs)
+	}
 	r.Unaccounted = r.IDs - r.Stored - r.Gaps - r.FromLog
 	if j.logState != nil {
 		st := *j.logState

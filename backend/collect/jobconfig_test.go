@@ -3,7 +3,7 @@ package collect
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,33 +14,17 @@ import (
 // failFirst reads fail, then it reports unaligned as set.
 type configEngine struct {
 	*rollingEngine
-	cmu       sync.Mutex
-	calls     int
-	failFirst int
-	unaligned bool
+	calls     atomic.Int64
+	failFirst int64
+	unaligned atomic.Bool
 }
 
 func (e *configEngine) JobConfig(_ context.Context, job *model.Job) (model.JobConfig, error) {
-	e.cmu.Lock()
-	defer e.cmu.Unlock()
-	e.calls++
-	if e.calls <= e.failFirst {
+	if e.calls.Add(1) <= e.failFirst {
 		return model.JobConfig{}, errors.New("injected: 503 from a proxy")
 	}
-	iv, u := int64(100), e.unaligned
+	iv, u := int64(100), e.unaligned.Load()
 	return model.JobConfig{Cluster: "ignored", JobID: "ignored", SeenMs: 1, IntervalMs: &iv, Unaligned: &u}, nil
-}
-
-func (e *configEngine) set(unaligned bool) {
-	e.cmu.Lock()
-	e.unaligned = unaligned
-	e.cmu.Unlock()
-}
-
-func (e *configEngine) callCount() int {
-	e.cmu.Lock()
-	defer e.cmu.Unlock()
-	return e.calls
 }
 
 func TestCollectorKeepsTheJobsConfigurationAndItsChanges(t *testing.T) {
@@ -51,20 +35,13 @@ func TestCollectorKeepsTheJobsConfigurationAndItsChanges(t *testing.T) {
 	opts.ConfigRetry, opts.ConfigEvery = 100*time.Millisecond, 300*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, opts)
 	began := time.Now()
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := startPolling(ctx, opts, eng)
 	defer m.Stop()
 
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitWithin(t, 5*time.Second, what, ok)
 	}
 	configs := func() []model.JobConfig {
 		cs, err := st.JobConfigs(ctx, "c1", "job-1")
@@ -91,14 +68,14 @@ func TestCollectorKeepsTheJobsConfigurationAndItsChanges(t *testing.T) {
 	if n := len(configs()); n != 1 {
 		t.Errorf("%d entries after re-reads of the same settings, want 1", n)
 	}
-	eng.set(true)
+	eng.unaligned.Store(true)
 	waitFor("the changed configuration", func() bool { return len(configs()) == 2 })
 	if cs := configs(); cs[1].Unaligned == nil || !*cs[1].Unaligned {
 		t.Errorf("newest %+v, want unaligned", cs[1])
 	}
 	// The reads are bounded: 2 failures, 1 first read, then one per ConfigEvery at most.
 	elapsed := time.Since(began)
-	if calls, most := eng.callCount(), 3+int(elapsed/opts.ConfigEvery)+1; calls > most {
+	if calls, most := eng.calls.Load(), 3+int64(elapsed/opts.ConfigEvery)+1; calls > most {
 		t.Errorf("%d configuration reads in %v, want at most %d", calls, elapsed.Round(time.Millisecond), most)
 	}
 }
@@ -113,28 +90,67 @@ func TestCollectorReadsTheConfigurationWhenTheListFails(t *testing.T) {
 	opts.ConfigEvery = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, opts)
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := startPolling(ctx, opts, eng)
 	defer m.Stop()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitWithin(t, 5*time.Second, "a configuration while the list polls fail", func() bool {
 		cs, err := st.JobConfigs(ctx, "c1", "job-1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cs) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no configuration while the list polls fail")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(cs) == 1
+	})
 	time.Sleep(300 * time.Millisecond) // several failed polls more
-	if n := eng.callCount(); n != 1 {
+	if n := eng.calls.Load(); n != 1 {
 		t.Errorf("%d configuration reads, want 1 (the next is due in an hour)", n)
 	}
 	if h, _ := m.Health("c1"); h.State != "error" {
 		t.Errorf("health %q: the list polls fail", h.State)
 	}
+}
+
+// partialConfigEngine answers the job's configuration with one part unknown until full is set.
+type partialConfigEngine struct {
+	*rollingEngine
+	calls atomic.Int64
+	full  atomic.Bool
+}
+
+func (e *partialConfigEngine) JobConfig(_ context.Context, job *model.Job) (model.JobConfig, error) {
+	e.calls.Add(1)
+	iv := int64(100)
+	c := model.JobConfig{IntervalMs: &iv}
+	if e.full.Load() {
+		c.StateBackend = "hashmap"
+	} else {
+		c.Unknown = []model.ConfigGap{{Part: "jobmanager", Endpoint: "GET /jobmanager/config", Error: "injected: 404"}}
+	}
+	return c, nil
+}
+
+// A read with a part unknown is stored, and asked again ConfigRetry later (not ConfigEvery):
+// the fuller answer then fills the entry in instead of adding a change.
+func TestCollectorAsksAgainSoonAfterAPartialConfiguration(t *testing.T) {
+	st := openStore(t)
+	eng := &partialConfigEngine{rollingEngine: &rollingEngine{start: time.Now(), interval: 100 * time.Millisecond,
+		dur: 20 * time.Millisecond, capacity: 10, details: map[int64]int{}}}
+	opts := fastOptions(st, nil)
+	opts.ConfigRetry, opts.ConfigEvery = 100*time.Millisecond, time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := startPolling(ctx, opts, eng)
+	defer m.Stop()
+	configs := func() []model.JobConfig {
+		cs, err := st.JobConfigs(ctx, "c1", "job-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	waitWithin(t, 5*time.Second, "the partial configuration", func() bool { return len(configs()) == 1 })
+	waitWithin(t, 5*time.Second, "a second read within the retry delay", func() bool { return eng.calls.Load() >= 2 })
+	eng.full.Store(true)
+	waitWithin(t, 5*time.Second, "the configuration filled in", func() bool {
+		cs := configs()
+		return len(cs) == 1 && len(cs[0].Unknown) == 0 && cs[0].StateBackend == "hashmap"
+	})
 }

@@ -53,8 +53,7 @@ func TestCollectorTakesHistoryBeyondTheEngineListAndFinalizeFromItsLog(t *testin
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts := fastOptions(st, nil)
-	m := NewManager(ctx, opts)
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := startPolling(ctx, opts, eng)
 	time.Sleep(400 * time.Millisecond)
 	// Hold the poller back: the list rolls past ~20 checkpoints unseen, which
 	// the log gives back at its next read.
@@ -132,8 +131,7 @@ func TestCollectorSaysWhyTheLogIsNotRead(t *testing.T) {
 		dur: 15 * time.Millisecond, capacity: 10, details: map[int64]int{}}, off: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, fastOptions(st, nil))
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := startPolling(ctx, fastOptions(st, nil), eng)
 	time.Sleep(400 * time.Millisecond)
 	h, _ := m.Health("c1")
 	m.Stop()

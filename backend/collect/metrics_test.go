@@ -52,8 +52,7 @@ func TestCollectorSamplesMetricsSoonAfterEmptyAnswers(t *testing.T) {
 		capacity: 10, details: map[int64]int{}}, empty: 3}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, fastOptions(st, nil))
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := startPolling(ctx, fastOptions(st, nil), eng)
 	time.Sleep(1500 * time.Millisecond)
 	m.Stop()
 	// 3 empty answers, then values; then nothing until 10 s later.
@@ -75,8 +74,7 @@ func TestCollectorSamplesFasterWhileACheckpointRunsLong(t *testing.T) {
 		capacity: 10, details: map[int64]int{}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := NewManager(ctx, fastOptions(st, nil))
-	m.Apply([]Target{{Name: "c1", Key: "k", Source: eng, Budget: NewBudget(BudgetOptions{RequestsPerSecond: 1000, Burst: 100})}})
+	m := startPolling(ctx, fastOptions(st, nil), eng)
 	time.Sleep(1 * time.Second)
 	before := eng.callCount()
 	// From now on checkpoints take 10 s: the one in flight runs long.

@@ -44,9 +44,7 @@ func Target(c model.Cluster, o Options) (collect.Target, error) {
 	budget := collect.NewBudget(collect.BudgetFor(c.RequestsPerSecond, c.MaxInFlight))
 	switch c.Engine {
 	case model.EngineFlink:
-		cfg := flinkConfig(c)
-		cfg.OnRequest = o.OnRequest
-		cl, err := flink.New(cfg)
+		cl, err := flink.New(flinkConfig(c, o.OnRequest))
 		if err != nil {
 			return collect.Target{}, err
 		}
@@ -56,9 +54,7 @@ func Target(c model.Cluster, o Options) (collect.Target, error) {
 		}
 		return collect.Target{Name: c.Name, Key: key, Budget: budget, Source: src}, nil
 	case model.EngineSeaTunnel:
-		cfg := seatunnelConfig(c)
-		cfg.OnRequest = o.OnRequest
-		cl, err := seatunnel.New(cfg)
+		cl, err := seatunnel.New(seatunnelConfig(c, o.OnRequest))
 		if err != nil {
 			return collect.Target{}, err
 		}
@@ -103,12 +99,16 @@ func (p partialValues) Value(ctx context.Context, query string, at time.Time) (f
 	return v, ok, err
 }
 
-func seatunnelConfig(c model.Cluster) seatunnel.Config {
-	return seatunnel.Config{BaseURL: c.BaseURL, Auth: c.Auth, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 10 * time.Second, Cluster: c.Name}
+// seatunnelConfig and flinkConfig are the engine clients' settings; onRequest
+// (nil: none) is called after every request.
+func seatunnelConfig(c model.Cluster, onRequest func(restclient.RequestInfo)) seatunnel.Config {
+	return seatunnel.Config{BaseURL: c.BaseURL, Auth: c.Auth, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 10 * time.Second, Cluster: c.Name,
+		OnRequest: onRequest}
 }
 
-func flinkConfig(c model.Cluster) flink.Config {
-	return flink.Config{BaseURL: c.BaseURL, Auth: c.Auth, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 10 * time.Second}
+func flinkConfig(c model.Cluster, onRequest func(restclient.RequestInfo)) flink.Config {
+	return flink.Config{BaseURL: c.BaseURL, Auth: c.Auth, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify, Timeout: 10 * time.Second,
+		OnRequest: onRequest}
 }
 
 // Prometheus is the client of the cluster's Prometheus (c.PrometheusURL).

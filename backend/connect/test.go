@@ -27,38 +27,54 @@ const TestTimeout = 15 * time.Second
 func Test(ctx context.Context, c model.Cluster) Answer {
 	ctx, cancel := context.WithTimeout(ctx, TestTimeout)
 	defer cancel()
+	e, err := engineOf(c)
+	if err != nil {
+		return Answer{Message: err.Error()}
+	}
+	v, err := e.version(ctx)
+	if err != nil {
+		return Answer{Message: err.Error()}
+	}
+	jobs, err := e.jobs(ctx)
+	if err != nil {
+		return Answer{Version: v, Message: err.Error()}
+	}
+	t := prometheusCheck(ctx, c, Answer{OK: true, Version: v, Jobs: len(jobs), Message: fmt.Sprintf("%s %s, %d jobs", e.name, v, len(jobs))})
+	if e.traces {
+		t = tracesCheck(ctx, c, t)
+	}
+	return t
+}
+
+// testedEngine is what a connection test asks of the cluster's engine.
+type testedEngine struct {
+	name    string
+	version func(context.Context) (string, error)
+	jobs    func(context.Context) ([]model.Job, error)
+	// traces: the engine's checkpoints can come from a tracing backend too.
+	traces bool
+}
+
+func engineOf(c model.Cluster) (testedEngine, error) {
 	switch c.Engine {
 	case model.EngineFlink:
-		cl, err := flink.New(flinkConfig(c))
+		cl, err := flink.New(flinkConfig(c, nil))
 		if err != nil {
-			return Answer{Message: err.Error()}
+			return testedEngine{}, err
 		}
-		v, err := cl.Version(ctx)
-		if err != nil {
-			return Answer{Message: err.Error()}
-		}
-		jobs, err := cl.Jobs(ctx)
-		if err != nil {
-			return Answer{Version: v, Message: err.Error()}
-		}
-		t := prometheusCheck(ctx, c, Answer{OK: true, Version: v, Jobs: len(jobs), Message: fmt.Sprintf("Flink %s, %d jobs", v, len(jobs))})
-		return tracesCheck(ctx, c, t)
+		return testedEngine{name: "Flink", version: cl.Version, jobs: cl.Jobs, traces: true}, nil
 	case model.EngineSeaTunnel:
-		cl, err := seatunnel.New(seatunnelConfig(c))
+		cl, err := seatunnel.New(seatunnelConfig(c, nil))
 		if err != nil {
-			return Answer{Message: err.Error()}
+			return testedEngine{}, err
 		}
-		ov, err := cl.Overview(ctx)
-		if err != nil {
-			return Answer{Message: err.Error()}
+		version := func(ctx context.Context) (string, error) {
+			ov, err := cl.Overview(ctx)
+			return ov.Version, err
 		}
-		jobs, err := cl.Jobs(ctx)
-		if err != nil {
-			return Answer{Version: ov.Version, Message: err.Error()}
-		}
-		return prometheusCheck(ctx, c, Answer{OK: true, Version: ov.Version, Jobs: len(jobs), Message: fmt.Sprintf("SeaTunnel %s, %d jobs", ov.Version, len(jobs))})
+		return testedEngine{name: "SeaTunnel", version: version, jobs: cl.Jobs}, nil
 	default:
-		return Answer{Message: fmt.Sprintf("engine %q: choose flink or seatunnel", c.Engine)}
+		return testedEngine{}, fmt.Errorf("engine %q: choose flink or seatunnel", c.Engine)
 	}
 }
 
@@ -68,17 +84,7 @@ func prometheusCheck(ctx context.Context, c model.Cluster, t Answer) Answer {
 	if c.PrometheusURL == "" {
 		return t
 	}
-	pc, err := Prometheus(c)
-	if err == nil {
-		err = pc.Check(ctx)
-	}
-	if err != nil {
-		t.OK = false
-		t.Message += "; Prometheus: " + err.Error()
-		return t
-	}
-	t.Message += "; Prometheus answers"
-	return t
+	return backendCheck(ctx, t, "Prometheus", "Prometheus answers", func() (checkable, error) { return Prometheus(c) })
 }
 
 // tracesCheck adds what the cluster's Jaeger says to a connection test.
@@ -86,15 +92,26 @@ func tracesCheck(ctx context.Context, c model.Cluster, t Answer) Answer {
 	if c.TracesURL == "" {
 		return t
 	}
-	jc, err := Traces(c, 1)
+	return backendCheck(ctx, t, "traces", fmt.Sprintf("Jaeger has spans of %q", c.TracesService),
+		func() (checkable, error) { return Traces(c, 1) })
+}
+
+// checkable is a backend a connection test asks whether it answers.
+type checkable interface{ Check(context.Context) error }
+
+// backendCheck adds the answer of a backend the user named (name, and what
+// it says when it answers) to a connection test: one that does not answer
+// fails the test.
+func backendCheck(ctx context.Context, t Answer, name, answers string, open func() (checkable, error)) Answer {
+	b, err := open()
 	if err == nil {
-		err = jc.Check(ctx)
+		err = b.Check(ctx)
 	}
 	if err != nil {
 		t.OK = false
-		t.Message += "; traces: " + err.Error()
+		t.Message += "; " + name + ": " + err.Error()
 		return t
 	}
-	t.Message += fmt.Sprintf("; Jaeger has spans of %q", c.TracesService)
+	t.Message += "; " + answers
 	return t
 }

@@ -61,13 +61,6 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 	}
 	var res Result
 	names := map[string]string{}
-	rename := func(kind, orig string) (string, error) {
-		n, ok := names[orig]
-		if !ok {
-			return "", fmt.Errorf("%s refers to cluster %q, which the file does not declare", kind, orig)
-		}
-		return n, nil
-	}
 	var read atomic.Int64
 	var size int64
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
@@ -92,62 +85,25 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 				res.Sources = append(res.Sources, name)
 				return w.PutCluster(c)
 			},
-			Job: func(j model.Job) error {
-				var err error
-				if j.Cluster, err = rename("job "+j.ID, j.Cluster); err != nil {
-					return err
-				}
-				res.Jobs++
-				return w.PutJob(j)
-			},
+			Job: fromFile(names, &res.Jobs, func(j *model.Job) (string, *string) { return "job " + j.ID, &j.Cluster }, w.PutJob),
 			Checkpoint: func(c *model.Checkpoint) error {
-				var err error
-				if c.Cluster, err = rename(fmt.Sprintf("checkpoint %d", c.ID), c.Cluster); err != nil {
+				if err := rename(names, fmt.Sprintf("checkpoint %d", c.ID), &c.Cluster); err != nil {
 					return err
 				}
 				res.Checkpoints++
 				progress()
 				return w.PutCheckpoint(c)
 			},
-			AckSample: func(s model.AckSample) error {
-				var err error
-				if s.Cluster, err = rename("ack sample", s.Cluster); err != nil {
-					return err
-				}
-				res.AckSamples++
-				return w.PutAckSample(s)
-			},
-			MetricSample: func(s model.MetricSample) error {
-				var err error
-				if s.Cluster, err = rename("metric sample", s.Cluster); err != nil {
-					return err
-				}
-				res.MetricSamples++
-				progress()
-				return w.PutMetricSample(s)
-			},
-			Gap: func(g model.Gap) error {
-				var err error
-				if g.Cluster, err = rename("gap", g.Cluster); err != nil {
-					return err
-				}
-				res.Gaps++
-				return w.PutGap(g)
-			},
-			Reconciliation: func(r model.Reconciliation) error {
-				var err error
-				if r.Cluster, err = rename("reconciliation", r.Cluster); err != nil {
-					return err
-				}
-				return w.PutReconciliation(r)
-			},
-			JobConfig: func(c model.JobConfig) error {
-				var err error
-				if c.Cluster, err = rename("job configuration", c.Cluster); err != nil {
-					return err
-				}
-				return w.PutJobConfig(c)
-			},
+			AckSample: fromFile(names, &res.AckSamples, func(s *model.AckSample) (string, *string) { return "ack sample", &s.Cluster }, w.PutAckSample),
+			MetricSample: fromFile(names, &res.MetricSamples, func(s *model.MetricSample) (string, *string) { return "metric sample", &s.Cluster },
+				func(s model.MetricSample) error {
+					progress()
+					return w.PutMetricSample(s)
+				}),
+			Gap: fromFile(names, &res.Gaps, func(g *model.Gap) (string, *string) { return "gap", &g.Cluster }, w.PutGap),
+			Reconciliation: fromFile(names, nil, func(r *model.Reconciliation) (string, *string) { return "reconciliation", &r.Cluster },
+				w.PutReconciliation),
+			JobConfig: fromFile(names, nil, func(c *model.JobConfig) (string, *string) { return "job configuration", &c.Cluster }, w.PutJobConfig),
 		})
 		res.Skipped = sum.Skipped
 		if err != nil {
@@ -162,6 +118,33 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 		return Result{}, err
 	}
 	return res, nil
+}
+
+// fromFile stores the records of one type of the file's clusters: ref says
+// what a record is (for errors) and where its cluster's name is, which takes
+// the name that cluster got here; count (if not nil) counts them.
+func fromFile[T any](names map[string]string, count *int64, ref func(*T) (string, *string), put func(T) error) func(T) error {
+	return func(v T) error {
+		what, cluster := ref(&v)
+		if err := rename(names, what, cluster); err != nil {
+			return err
+		}
+		if count != nil {
+			*count++
+		}
+		return put(v)
+	}
+}
+
+// rename gives a record (what) of one of the file's clusters the name that
+// cluster got here.
+func rename(names map[string]string, what string, cluster *string) error {
+	n, ok := names[*cluster]
+	if !ok {
+		return fmt.Errorf("%s refers to cluster %q, which the file does not declare", what, *cluster)
+	}
+	*cluster = n
+	return nil
 }
 
 // isOTLP tells an OTLP JSON file from a capture by its first bytes: a

@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // JobConfig is what the engine says of a job's checkpointing and state, as
 // collected at one moment (a resubmission can change it). Pointer fields are
@@ -38,6 +41,110 @@ type JobConfig struct {
 	// for advice to quote; secrets are never kept (keys naming a password,
 	// secret, token or key are dropped).
 	Keys map[string]string `json:"keys,omitempty"`
+
+	// Unknown lists the parts of the read that did not answer (none when
+	// all did): what only they say is unset here because it is unknown, not
+	// because the engine left it out. The parts that answered are kept all
+	// the same; a later read that agrees with them fills the rest in (Agrees).
+	Unknown []ConfigGap `json:"unknown,omitempty"`
+}
+
+// ConfigPart names a part of a configuration read: an engine answers it
+// from more than one endpoint, and each stands alone.
+type ConfigPart string
+
+const (
+	// ConfigPartCheckpoints is the job's checkpoint settings (Flink's
+	// /jobs/:jid/checkpoints/config).
+	ConfigPartCheckpoints ConfigPart = "checkpoints"
+	// ConfigPartExecution is the job's execution config (Flink's
+	// /jobs/:jid/config): the Keys under ExecutionKeyPrefix.
+	ConfigPartExecution ConfigPart = "execution"
+	// ConfigPartJobManager is the JobManager's configuration (Flink's
+	// /jobs/:jid/jobmanager/config): the other Keys.
+	ConfigPartJobManager ConfigPart = "jobmanager"
+)
+
+// ExecutionKeyPrefix starts the Keys read from the job's execution config.
+const ExecutionKeyPrefix = "execution-config."
+
+// ConfigGap is a part of a configuration read that did not answer.
+type ConfigGap struct {
+	Part ConfigPart `json:"part"`
+	// Endpoint is the request that failed, e.g. "GET /jobs/:jid/config".
+	Endpoint string `json:"endpoint"`
+	// Error is why (as the client words it: secrets already redacted).
+	Error string `json:"error"`
+}
+
+// Partial reports whether a part of the read did not answer.
+func (c JobConfig) Partial() bool { return len(c.Unknown) > 0 }
+
+// Knows reports whether part p of the read answered.
+func (c JobConfig) Knows(p ConfigPart) bool {
+	return !slices.ContainsFunc(c.Unknown, func(g ConfigGap) bool { return g.Part == p })
+}
+
+// keyPart is the part of a read a key of Keys came from.
+func keyPart(k string) ConfigPart {
+	if strings.HasPrefix(k, ExecutionKeyPrefix) {
+		return ConfigPartExecution
+	}
+	return ConfigPartJobManager
+}
+
+// Agrees reports whether o says what c says on everything c reports: each
+// setting c has, o has with the same value, each key c has, o has with the
+// same value, and of each part both read, o has no key c lacks. What c does
+// not report (a setting the engine left out or a part that did not answer)
+// is not compared, so a partial read agrees with the fuller one it is part
+// of. The history uses it where a read is partial (see FilledBy); two full
+// reads compare with SameSettings.
+func (c JobConfig) Agrees(o JobConfig) bool {
+	eqS := func(a, b string) bool { return a == "" || a == b }
+	eqI := func(a, b *int64) bool { return a == nil || b != nil && *a == *b }
+	eqB := func(a, b *bool) bool { return a == nil || b != nil && *a == *b }
+	if !eqS(c.Mode, o.Mode) || !eqS(c.StateBackend, o.StateBackend) || !eqS(c.CheckpointStorage, o.CheckpointStorage) ||
+		!eqI(c.IntervalMs, o.IntervalMs) || !eqI(c.TimeoutMs, o.TimeoutMs) || !eqI(c.MinPauseMs, o.MinPauseMs) ||
+		!eqI(c.MaxConcurrent, o.MaxConcurrent) || !eqI(c.TolerableFailures, o.TolerableFailures) ||
+		!eqI(c.AlignedTimeoutMs, o.AlignedTimeoutMs) || !eqB(c.Unaligned, o.Unaligned) ||
+		!eqB(c.Incremental, o.Incremental) || !eqB(c.Changelog, o.Changelog) || !eqB(c.BufferDebloat, o.BufferDebloat) {
+		return false
+	}
+	for k, v := range c.Keys {
+		if w, ok := o.Keys[k]; !ok || w != v {
+			return false
+		}
+	}
+	for k := range o.Keys {
+		if _, ok := c.Keys[k]; !ok && c.Knows(keyPart(k)) && o.Knows(keyPart(k)) {
+			return false // a part both read: c's answer lacks a key o's had
+		}
+	}
+	return true
+}
+
+// FilledBy reports whether n, read after the partial entry c, fills c in
+// rather than changing it: n answered a part c did not, and agrees with c on
+// everything c reported. The history then keeps n in c's place, under c's
+// first sighting.
+func (c JobConfig) FilledBy(n JobConfig) bool {
+	if !c.Partial() {
+		return false
+	}
+	for _, g := range c.Unknown {
+		if n.Knows(g.Part) {
+			return c.Agrees(n)
+		}
+	}
+	return false
+}
+
+// SettledBy reports whether n, read while c is in effect, adds nothing to the
+// history: it says the same (SameSettings), or it is partial and says
+// nothing c contradicts (n.Agrees(c)).
+func (c JobConfig) SettledBy(n JobConfig) bool {
+	return c.SameSettings(n) || n.Partial() && n.Agrees(c)
 }
 
 // SameSettings reports whether two configurations say the same thing,

@@ -66,6 +66,11 @@ type Reconciliation struct {
 	// failed, and there is nothing to store).
 	EngineCounted int64 `json:"engine_counted"`
 	WithoutID     int64 `json:"without_id"`
+	// TriggerFailures say why, where the engine's log tells (Flink's
+	// JobManager log, once read): the failed triggers it logged over the
+	// span, grouped by reason (at most MaxTriggerFailureReasons). Empty when
+	// the log is off, not read yet, or logged none.
+	TriggerFailures []TriggerFailureReason `json:"trigger_failures,omitempty"`
 	// Engine holds the engine's counters at the last successful poll (summed
 	// over pipelines); nil when it sends none.
 	Engine *EngineCounts `json:"engine,omitempty"`

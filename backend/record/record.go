@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -137,25 +135,16 @@ func Record(ctx context.Context, o Options) (Progress, error) {
 			return Progress{}, err
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")
+	out, err := createOut(o.Out, capture.Header{RecordedAt: time.Now().UTC(), AppVersion: o.AppVersion, Note: recordNote(o)})
 	if err != nil {
-		return Progress{}, fmt.Errorf("capture: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	host, _ := os.Hostname()
-	w, err := capture.NewWriter(tmp, capture.Header{
-		RecordedBy: "checkpoint-explorer capture", RecordedAt: time.Now().UTC(), AppVersion: o.AppVersion, Host: host,
-		Note: recordNote(o),
-	})
-	if err != nil {
-		tmp.Close()
 		return Progress{}, err
 	}
+	defer out.discard()
+	w := out.w
 	_, logReader := target.Source.(collect.LogReader)
 	sink := capture.NewSink(w, capture.SinkOptions{HoldDetails: target.Source.Traits().DetailRequests,
 		WithLog: logReader && o.Cluster.JobManagerLog != model.JobManagerLogOff})
 	if err := w.Cluster(o.Cluster.Public()); err != nil {
-		tmp.Close()
 		return Progress{}, err
 	}
 
@@ -229,20 +218,7 @@ loop:
 	if target.Budget != nil {
 		final.Requests = target.Budget.Total() // the final polls' requests included
 	}
-	err = sink.Finish()
-	if err == nil {
-		err = w.Close()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return final, fmt.Errorf("capture: write %s: %w", o.Out, err)
-	}
-	if err := os.Rename(tmp.Name(), o.Out); err != nil {
-		return final, fmt.Errorf("capture: %w", err)
-	}
-	return final, nil
+	return final, out.finish(sink.Finish())
 }
 
 func recordNote(o Options) string {

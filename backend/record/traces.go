@@ -3,8 +3,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"checkpoint-explorer/backend/capture"
@@ -73,20 +71,13 @@ func Traces(ctx context.Context, o TracesOptions) (TracesResult, error) {
 			restclient.RedactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
 	}
 	res.Job, res.Incomplete = jaeger.JobOf(c.Name, o.JobID, r), r.Incomplete
-	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".capture-*.ckpt.gz")
+	out, err := createOut(o.Out, capture.Header{RecordedAt: now.UTC(), AppVersion: o.AppVersion,
+		Note: fmt.Sprintf("job %s read from the traces of service %q for the last %s", o.JobID, c.TracesService, o.Since)})
 	if err != nil {
-		return res, fmt.Errorf("capture: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	host, _ := os.Hostname()
-	w, err := capture.NewWriter(tmp, capture.Header{
-		RecordedBy: "checkpoint-explorer capture", RecordedAt: now.UTC(), AppVersion: o.AppVersion, Host: host,
-		Note: fmt.Sprintf("job %s read from the traces of service %q for the last %s", o.JobID, c.TracesService, o.Since),
-	})
-	if err != nil {
-		tmp.Close()
 		return res, err
 	}
+	defer out.discard()
+	w := out.w
 	err = w.Cluster(c.Public())
 	if err == nil {
 		err = w.Job(res.Job)
@@ -101,17 +92,5 @@ func Traces(ctx context.Context, o TracesOptions) (TracesResult, error) {
 			}
 		}
 	}
-	if err == nil {
-		err = w.Close()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return res, fmt.Errorf("capture: write %s: %w", o.Out, err)
-	}
-	if err := os.Rename(tmp.Name(), o.Out); err != nil {
-		return res, fmt.Errorf("capture: %w", err)
-	}
-	return res, nil
+	return res, out.finish(err)
 }

@@ -25,56 +25,50 @@ func reportRows(b *testing.B, checkpoints int) {
 	b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
 }
 
-// BenchmarkSubtaskRowsProductPath: one PutCheckpoints call (one
-// transaction) per checkpoint, as the collector writes them.
-func BenchmarkSubtaskRowsProductPath(b *testing.B) {
+// benchSubtaskRows times write of b.N checkpoints into an empty store and
+// reports subtask rows per second.
+func benchSubtaskRows(b *testing.B, write func(ctx context.Context, s *Store, cps []model.Checkpoint) error) {
 	ctx := context.Background()
 	s := openTest(b, Retention{})
 	cps := benchCheckpoints(b.N)
 	b.ResetTimer()
-	for i := range b.N {
-		if err := s.PutCheckpoints(ctx, cps[i:i+1]); err != nil {
-			b.Fatal(err)
-		}
+	if err := write(ctx, s, cps); err != nil {
+		b.Fatal(err)
 	}
 	b.StopTimer()
 	reportRows(b, b.N)
 }
 
-// BenchmarkSubtaskRowsBulk: the capture-import path, all checkpoints in one Bulk.
-func BenchmarkSubtaskRowsBulk(b *testing.B) {
-	ctx := context.Background()
-	s := openTest(b, Retention{})
-	cps := benchCheckpoints(b.N)
-	b.ResetTimer()
-	err := s.Bulk(ctx, func(w Writer) error {
+// BenchmarkSubtaskRowsProductPath: one PutCheckpoints call (one
+// transaction) per checkpoint, as the collector writes them.
+func BenchmarkSubtaskRowsProductPath(b *testing.B) {
+	benchSubtaskRows(b, func(ctx context.Context, s *Store, cps []model.Checkpoint) error {
 		for i := range cps {
-			if err := w.PutCheckpoint(&cps[i]); err != nil {
+			if err := s.PutCheckpoints(ctx, cps[i:i+1]); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.StopTimer()
-	reportRows(b, b.N)
+}
+
+// BenchmarkSubtaskRowsBulk: the capture-import path, all checkpoints in one Bulk.
+func BenchmarkSubtaskRowsBulk(b *testing.B) {
+	benchSubtaskRows(b, func(ctx context.Context, s *Store, cps []model.Checkpoint) error {
+		return s.Bulk(ctx, func(w Writer) error {
+			for i := range cps {
+				if err := w.PutCheckpoint(&cps[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // BenchmarkSubtaskRowsMinimalLoop: the baseline, a bare prepared INSERT per
 // row into the same table in one transaction.
-func BenchmarkSubtaskRowsMinimalLoop(b *testing.B) {
-	ctx := context.Background()
-	s := openTest(b, Retention{})
-	cps := benchCheckpoints(b.N)
-	b.ResetTimer()
-	if err := minimalSubtaskLoop(ctx, s, cps); err != nil {
-		b.Fatal(err)
-	}
-	b.StopTimer()
-	reportRows(b, b.N)
-}
+func BenchmarkSubtaskRowsMinimalLoop(b *testing.B) { benchSubtaskRows(b, minimalSubtaskLoop) }
 
 // BenchmarkReadCheckpointWithDetail: one Checkpoint() read of 512 subtask rows.
 func BenchmarkReadCheckpointWithDetail(b *testing.B) {

@@ -69,21 +69,29 @@ type queryer interface {
 func (s *Store) Clusters(ctx context.Context) ([]model.Cluster, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT name, engine, base_url, prometheus_url, auth_kind, ca_file,
 		insecure_skip_verify, read_only FROM clusters ORDER BY name`)
+	return scanAll(rows, err, "clusters", func(rows *sql.Rows, c *model.Cluster) error {
+		return rows.Scan(&c.Name, &c.Engine, &c.BaseURL, &c.PrometheusURL, &c.Auth.Kind, &c.CAFile,
+			&c.InsecureSkipVerify, &c.ReadOnly)
+	})
+}
+
+// scanAll reads every row of a query (err: the query's error) into a T with
+// scan; what names the read in errors.
+func scanAll[T any](rows *sql.Rows, err error, what string, scan func(*sql.Rows, *T) error) ([]T, error) {
 	if err != nil {
-		return nil, fmt.Errorf("store: clusters: %w", err)
+		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	defer rows.Close()
-	var out []model.Cluster
+	var out []T
 	for rows.Next() {
-		var c model.Cluster
-		if err := rows.Scan(&c.Name, &c.Engine, &c.BaseURL, &c.PrometheusURL, &c.Auth.Kind, &c.CAFile,
-			&c.InsecureSkipVerify, &c.ReadOnly); err != nil {
-			return nil, fmt.Errorf("store: clusters: %w", err)
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, fmt.Errorf("store: %s: %w", what, err)
 		}
-		out = append(out, c)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: clusters: %w", err)
+		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	return out, nil
 }
@@ -408,14 +416,17 @@ func (r *columns) wrong(v any, want string) {
 	}
 }
 
-func (r *columns) int64() int64 {
+// column takes the next value as a T; want names T in the error.
+func column[T int64 | string](r *columns, want string) T {
 	v := r.next()
-	n, ok := v.(int64)
+	x, ok := v.(T)
 	if !ok {
-		r.wrong(v, "an integer")
+		r.wrong(v, want)
 	}
-	return n
+	return x
 }
+
+func (r *columns) int64() int64 { return column[int64](r, "an integer") }
 
 func (r *columns) int() int { return int(r.int64()) }
 
@@ -437,14 +448,7 @@ func (r *columns) nullInt64() *int64 {
 	return &n
 }
 
-func (r *columns) str() string {
-	v := r.next()
-	s, ok := v.(string)
-	if !ok {
-		r.wrong(v, "text")
-	}
-	return s
-}
+func (r *columns) str() string { return column[string](r, "text") }
 
 // code is a text column a query gave as the number of its usual value
 // (usual[n]), or as itself when it was none of them.
@@ -670,17 +674,27 @@ func (tc *taskCursor) tasksOf(pk int64, buf []model.TaskStats) ([]model.TaskStat
 
 func (tc *taskCursor) close() { tc.rows.Close() }
 
+// jobReadTx opens a read-only transaction for a read that q must confine to
+// one job; what names the read in errors.
+func (s *Store) jobReadTx(ctx context.Context, q Query, what string) (*sql.Tx, error) {
+	if q.Cluster == "" || q.JobID == "" {
+		return nil, fmt.Errorf("store: %s: a cluster and job are required", what)
+	}
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return tx, nil
+}
+
 // CheckpointSpans returns the spans of a job's checkpoints (q must name the
 // cluster and job) in trigger order. They are read from the job's index
 // alone: over a long history the job's rows are scattered among every
 // other job's, and a cold page cache made reading them whole take seconds.
 func (s *Store) CheckpointSpans(ctx context.Context, q Query) ([]model.Span, error) {
-	if q.Cluster == "" || q.JobID == "" {
-		return nil, errors.New("store: checkpoint spans: a cluster and job are required")
-	}
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.jobReadTx(ctx, q, "checkpoint spans")
 	if err != nil {
-		return nil, fmt.Errorf("store: checkpoint spans: %w", err)
+		return nil, err
 	}
 	defer tx.Rollback()
 	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
@@ -865,16 +879,10 @@ func (s *Store) PhaseMaxima(ctx context.Context, q Query) ([]PhaseMaxima, error)
 	where, args := q.where("cluster", "job_id", "pipeline", "trigger_ms")
 	rows, err := s.r.QueryContext(ctx, `SELECT cluster, job_id, pipeline, id, trigger_ms, max_start_delay_ms,
 		max_alignment_ms, max_sync_ms, max_async_ms FROM checkpoints`+where+sqlCheckpointOrder, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: phase maxima: %w", err)
-	}
-	defer rows.Close()
-	var out []PhaseMaxima
-	for rows.Next() {
-		var p PhaseMaxima
+	return scanAll(rows, err, "phase maxima", func(rows *sql.Rows, p *PhaseMaxima) error {
 		var v [4]sql.NullInt64
 		if err := rows.Scan(&p.Cluster, &p.JobID, &p.Pipeline, &p.ID, &p.TriggerMs, &v[0], &v[1], &v[2], &v[3]); err != nil {
-			return nil, fmt.Errorf("store: phase maxima: %w", err)
+			return err
 		}
 		dst := [4]**int64{&p.StartDelayMs, &p.AlignmentMs, &p.SyncMs, &p.AsyncMs}
 		for i := range v {
@@ -883,12 +891,8 @@ func (s *Store) PhaseMaxima(ctx context.Context, q Query) ([]PhaseMaxima, error)
 				*dst[i] = &x
 			}
 		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: phase maxima: %w", err)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // AckSamples returns ack samples with time in q's range, ordered by cluster,
@@ -897,22 +901,9 @@ func (s *Store) AckSamples(ctx context.Context, q Query) ([]model.AckSample, err
 	where, args := q.where("cluster", "job_id", "pipeline", "time_ms")
 	rows, err := s.r.QueryContext(ctx, `SELECT cluster, job_id, pipeline, checkpoint_id, time_ms, acknowledged, total
 		FROM ack_samples`+where+` ORDER BY cluster, job_id, pipeline, checkpoint_id, time_ms`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: ack samples: %w", err)
-	}
-	defer rows.Close()
-	var out []model.AckSample
-	for rows.Next() {
-		var a model.AckSample
-		if err := rows.Scan(&a.Cluster, &a.JobID, &a.Pipeline, &a.CheckpointID, &a.TimeMs, &a.Acknowledged, &a.Total); err != nil {
-			return nil, fmt.Errorf("store: ack samples: %w", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: ack samples: %w", err)
-	}
-	return out, nil
+	return scanAll(rows, err, "ack samples", func(rows *sql.Rows, a *model.AckSample) error {
+		return rows.Scan(&a.Cluster, &a.JobID, &a.Pipeline, &a.CheckpointID, &a.TimeMs, &a.Acknowledged, &a.Total)
+	})
 }
 
 // ScanMetricSamples streams metric samples with time in q's range to fn,
@@ -1033,12 +1024,9 @@ func (s *Store) scanMetricSamples(ctx context.Context, q Query, size func(int), 
 // 10,000 maxima, and SQLite finds them in a fraction of the time Go took to
 // read the samples.
 func (s *Store) MetricMaxima(ctx context.Context, q Query) ([]model.MetricSample, error) {
-	if q.Cluster == "" || q.JobID == "" {
-		return nil, errors.New("store: metric maxima: a cluster and job are required")
-	}
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.jobReadTx(ctx, q, "metric maxima")
 	if err != nil {
-		return nil, fmt.Errorf("store: metric maxima: %w", err)
+		return nil, err
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT metric, group_concat(series_id) FROM metric_series
@@ -1120,19 +1108,27 @@ func (s *Store) MetricSamples(ctx context.Context, q Query) ([]model.MetricSampl
 
 // Reconciliation returns a job's latest reconciliation; false if none was kept.
 func (s *Store) Reconciliation(ctx context.Context, cluster, jobID string) (model.Reconciliation, bool, error) {
+	return jobDocument[model.Reconciliation](ctx, s, "reconciliation", `SELECT data FROM reconciliations WHERE cluster = ? AND job_id = ?`, cluster, jobID)
+}
+
+// jobDocument reads the JSON document query finds for a job; false if it
+// finds none. what names the document in errors.
+func jobDocument[T any](ctx context.Context, s *Store, what, query, cluster, jobID string) (T, bool, error) {
 	var data string
-	err := s.r.QueryRowContext(ctx, `SELECT data FROM reconciliations WHERE cluster = ? AND job_id = ?`, cluster, jobID).Scan(&data)
+	err := s.r.QueryRowContext(ctx, query, cluster, jobID).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
-		return model.Reconciliation{}, false, nil
+		var none T
+		return none, false, nil
+	}
+	var v T
+	if err == nil {
+		err = json.Unmarshal([]byte(data), &v)
 	}
 	if err != nil {
-		return model.Reconciliation{}, false, fmt.Errorf("store: reconciliation of %s/%s: %w", cluster, jobID, err)
+		var none T
+		return none, false, fmt.Errorf("store: %s of %s/%s: %w", what, cluster, jobID, err)
 	}
-	var r model.Reconciliation
-	if err := json.Unmarshal([]byte(data), &r); err != nil {
-		return model.Reconciliation{}, false, fmt.Errorf("store: reconciliation of %s/%s: %w", cluster, jobID, err)
-	}
-	return r, true, nil
+	return v, true, nil
 }
 
 // Gaps returns the checkpoints still missing: recorded gaps detected within
@@ -1243,41 +1239,19 @@ func (s *Store) NewestCompletedID(ctx context.Context, cluster, jobID string, pi
 func (s *Store) JobConfigs(ctx context.Context, cluster, jobID string) ([]model.JobConfig, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT json FROM job_configs WHERE cluster = ? AND job_id = ?
 		ORDER BY seen_ms, pk`, cluster, jobID)
-	if err != nil {
-		return nil, fmt.Errorf("store: configurations of %s/%s: %w", cluster, jobID, err)
-	}
-	defer rows.Close()
-	var out []model.JobConfig
-	for rows.Next() {
+	return scanAll(rows, err, "configurations of "+cluster+"/"+jobID, func(rows *sql.Rows, c *model.JobConfig) error {
 		var data string
 		if err := rows.Scan(&data); err != nil {
-			return nil, fmt.Errorf("store: configurations of %s/%s: %w", cluster, jobID, err)
+			return err
 		}
-		var c model.JobConfig
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			return nil, fmt.Errorf("store: configurations of %s/%s: unreadable entry: %w", cluster, jobID, err)
+		if err := json.Unmarshal([]byte(data), c); err != nil {
+			return fmt.Errorf("unreadable entry: %w", err)
 		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: configurations of %s/%s: %w", cluster, jobID, err)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // LatestJobConfig returns a job's newest configuration; false if none was kept.
 func (s *Store) LatestJobConfig(ctx context.Context, cluster, jobID string) (model.JobConfig, bool, error) {
-	var data string
-	err := s.r.QueryRowContext(ctx, sqlLatestJobConfig, cluster, jobID).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return model.JobConfig{}, false, nil
-	}
-	if err != nil {
-		return model.JobConfig{}, false, fmt.Errorf("store: configuration of %s/%s: %w", cluster, jobID, err)
-	}
-	var c model.JobConfig
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return model.JobConfig{}, false, fmt.Errorf("store: configuration of %s/%s: %w", cluster, jobID, err)
-	}
-	return c, true, nil
+	return jobDocument[model.JobConfig](ctx, s, "configuration", sqlLatestJobConfig, cluster, jobID)
 }

@@ -932,3 +932,55 @@ func TestScanNamesAColumnOfTheWrongType(t *testing.T) {
 		}
 	}
 }
+
+// The newest completed checkpoints in a range, oldest first: failed ones,
+// savepoints, other jobs' and those outside the range are left out.
+func TestNewestCompleted(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, DefaultRetention())
+	var cps []model.Checkpoint
+	for i := int64(1); i <= 8; i++ {
+		c := model.Checkpoint{Cluster: "c", JobID: "j", ID: i, TriggerMs: i * 1000, Status: model.StatusCompleted, EndToEndMs: i}
+		switch i {
+		case 6:
+			c.Status = model.StatusFailed
+		case 5:
+			c.Kind = model.KindSavepoint
+		}
+		cps = append(cps, c)
+	}
+	cps = append(cps, model.Checkpoint{Cluster: "c", JobID: "k", ID: 7, TriggerMs: 7000, Status: model.StatusCompleted})
+	if err := s.PutCheckpoints(ctx, cps); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    Query
+		n    int
+		want []int64
+	}{
+		{"the newest 3 to 7 s", Query{Cluster: "c", JobID: "j", FromMs: 1000, ToMs: 7000}, 3, []int64{3, 4, 7}},
+		{"fewer than asked", Query{Cluster: "c", JobID: "j", FromMs: 1000, ToMs: 2000}, 3, []int64{1, 2}},
+		{"none", Query{Cluster: "c", JobID: "j", FromMs: 9000, ToMs: 10_000}, 3, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.NewestCompleted(ctx, tc.q, tc.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, c := range got {
+				ids = append(ids, c.ID)
+				if c.EndToEndMs != c.ID {
+					t.Errorf("checkpoint %d took %d ms, want %d", c.ID, c.EndToEndMs, c.ID)
+				}
+			}
+			if !reflect.DeepEqual(ids, tc.want) {
+				t.Errorf("ids %v, want %v", ids, tc.want)
+			}
+		})
+	}
+	if _, err := s.NewestCompleted(ctx, Query{Cluster: "c"}, 3); err == nil {
+		t.Error("no error without a job")
+	}
+}

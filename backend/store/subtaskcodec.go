@@ -106,22 +106,18 @@ func (d *subtaskDecoder) varint() int64 {
 	// Most values fit one or two bytes: decode those inline (a third of the
 	// time of reading a long history went into the general path).
 	if b := d.b; len(b) > 0 && b[0] < 0x80 {
-		x := uint64(b[0])
 		d.b = b[1:]
-		return int64(x>>1) ^ -int64(x&1)
+		return unzigzag(uint64(b[0]))
 	} else if len(b) > 1 && b[1] < 0x80 {
-		x := uint64(b[0]&0x7f) | uint64(b[1])<<7
 		d.b = b[2:]
-		return int64(x>>1) ^ -int64(x&1)
+		return unzigzag(uint64(b[0]&0x7f) | uint64(b[1])<<7)
 	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errPacked
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	return unzigzag(d.uvarint())
 }
+
+// unzigzag undoes the zig-zag encoding binary.AppendVarint writes before the
+// uvarint: 0, -1, 1, -2, … as 0, 1, 2, 3, ….
+func unzigzag(x uint64) int64 { return int64(x>>1) ^ -int64(x&1) }
 
 func (d *subtaskDecoder) byte() byte {
 	if d.err != nil || len(d.b) == 0 {

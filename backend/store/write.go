@@ -63,44 +63,29 @@ func (s *Store) PutCheckpoints(ctx context.Context, cps []model.Checkpoint) erro
 
 // PutAckSamples is idempotent on (cluster, job, pipeline, checkpoint, time).
 func (s *Store) PutAckSamples(ctx context.Context, samples []model.AckSample) error {
-	if len(samples) == 0 {
-		return nil
-	}
-	return s.write(ctx, "put ack samples", func(w *txWriter) error {
-		for _, a := range samples {
-			if err := w.PutAckSample(a); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return putAll(ctx, s, "put ack samples", samples, (*txWriter).PutAckSample)
 }
 
 // PutMetricSamples is idempotent on (cluster, job, vertex, target, subtask,
 // metric, agg, time); a repeated sample replaces the value.
 func (s *Store) PutMetricSamples(ctx context.Context, samples []model.MetricSample) error {
-	if len(samples) == 0 {
-		return nil
-	}
-	return s.write(ctx, "put metric samples", func(w *txWriter) error {
-		for _, m := range samples {
-			if err := w.PutMetricSample(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return putAll(ctx, s, "put metric samples", samples, (*txWriter).PutMetricSample)
 }
 
 // PutGaps is idempotent on (cluster, job, pipeline, from, to). Gaps are kept
 // as recorded; Gaps() leaves out checkpoints stored later inside a gap.
 func (s *Store) PutGaps(ctx context.Context, gaps []model.Gap) error {
-	if len(gaps) == 0 {
+	return putAll(ctx, s, "put gaps", gaps, (*txWriter).PutGap)
+}
+
+// putAll writes records with put in one transaction; an empty batch opens none.
+func putAll[T any](ctx context.Context, s *Store, what string, records []T, put func(*txWriter, T) error) error {
+	if len(records) == 0 {
 		return nil
 	}
-	return s.write(ctx, "put gaps", func(w *txWriter) error {
-		for _, g := range gaps {
-			if err := w.PutGap(g); err != nil {
+	return s.write(ctx, what, func(w *txWriter) error {
+		for _, r := range records {
+			if err := put(w, r); err != nil {
 				return err
 			}
 		}
@@ -137,10 +122,12 @@ const MaxJobConfigs = 50
 // PutJobConfig keeps a job's configuration: a new history entry when its
 // settings differ from the entry in effect when it was seen (the newest at or
 // before SeenMs: for what the collector reads now, the latest), nothing when
-// they are the same (model.JobConfig.SameSettings). A configuration from a
-// capture, older than the newest, that says what the next entry says moves
-// that entry's first sighting back instead: importing a history twice, or
-// into a cache that saw part of it, adds nothing.
+// they are the same (model.JobConfig.SameSettings) or when it is a partial
+// read that contradicts nothing of that entry; a read that fills in a partial
+// entry (model.JobConfig.FilledBy) takes its place under its first sighting.
+// A configuration from a capture, older than the newest, that says what the
+// next entry says moves that entry's first sighting back instead: importing a
+// history twice, or into a cache that saw part of it, adds nothing.
 func (s *Store) PutJobConfig(ctx context.Context, c model.JobConfig) error {
 	return s.write(ctx, "put job config", func(w *txWriter) error { return w.PutJobConfig(c) })
 }
@@ -173,11 +160,26 @@ func (w *txWriter) PutJobConfig(c model.JobConfig) error {
 		}
 		return pk, &jc, nil
 	}
-	_, prev, err := neighbour(sqlJobConfigBefore)
+	// put rewrites the entry pk as entry, first seen at seenMs.
+	put := func(pk int64, entry model.JobConfig, seenMs int64) error {
+		entry.SeenMs = seenMs
+		data, err := json.Marshal(entry)
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := w.execStmt(sqlMoveJobConfig, seenMs, string(data), pk); err != nil {
+			return fail(err)
+		}
+		return w.tick()
+	}
+	prevPK, prev, err := neighbour(sqlJobConfigBefore)
 	if err != nil {
 		return fail(err)
 	}
-	if prev != nil && prev.SameSettings(c) {
+	if prev != nil && prev.FilledBy(c) {
+		return put(prevPK, c, prev.SeenMs)
+	}
+	if prev != nil && prev.SettledBy(c) {
 		return nil
 	}
 	data, err := json.Marshal(c)
@@ -188,11 +190,11 @@ func (w *txWriter) PutJobConfig(c model.JobConfig) error {
 	if err != nil {
 		return fail(err)
 	}
-	if next != nil && next.SameSettings(c) {
-		if _, err := w.execStmt(sqlMoveJobConfig, c.SeenMs, string(data), nextPK); err != nil {
-			return fail(err)
-		}
-		return w.tick()
+	switch {
+	case next != nil && next.FilledBy(c):
+		return put(nextPK, c, c.SeenMs)
+	case next != nil && next.SettledBy(c):
+		return put(nextPK, *next, c.SeenMs)
 	}
 	if _, err := w.execStmt(sqlInsertJobConfig, c.Cluster, c.JobID, c.SeenMs, string(data)); err != nil {
 		return fail(err)

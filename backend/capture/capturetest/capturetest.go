@@ -1,12 +1,15 @@
 // Package capturetest reads a capture file whole, for tests that replay a recording: one of the
-// app's samples (app/sample) or one the test wrote.
+// app's samples (app/sample) or one the test wrote; and writes one.
 package capturetest
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"checkpoint-explorer/backend/capture"
 	"checkpoint-explorer/backend/model"
@@ -55,4 +58,23 @@ func (r Recording) CheckpointsOf(jobID string) []model.Checkpoint {
 		}
 	}
 	return out
+}
+
+// Write writes at path a capture (gzip, a test's header) of what fill writes and returns path;
+// the test fails when it does not write.
+func Write(t testing.TB, path string, fill func(w *capture.Writer) error) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := capture.NewWriter(f, capture.Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(fill(w), w.Close(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -8,6 +8,18 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
+// sums are what a task adds up over its subtasks, and a checkpoint over its
+// tasks: the sizes, and the latest end-to-end time.
+type sums struct{ state, checkpointed, processed, persisted, endToEnd int64 }
+
+func (s *sums) add(part sums) {
+	s.state += part.state
+	s.checkpointed += part.checkpointed
+	s.processed += part.processed
+	s.persisted += part.persisted
+	s.endToEnd = max(s.endToEnd, part.endToEnd)
+}
+
 // Checkpoint builds a plausible completed checkpoint with the given shape
 // and values derived from id.
 func Checkpoint(cluster, job string, id, triggerMs int64, vertices, subtasks int) model.Checkpoint {
@@ -18,11 +30,13 @@ func Checkpoint(cluster, job string, id, triggerMs int64, vertices, subtasks int
 		FinalizeMs: &finalize, ExternalPath: fmt.Sprintf("file:/checkpoints/%s/chk-%d", job, id),
 	}
 	c.Tasks = make([]model.TaskStats, vertices)
+	var cs sums
 	for v := range c.Tasks {
 		t := &c.Tasks[v]
-		t.VertexID = fmt.Sprintf("%032x", v+1)
+		t.VertexID = VertexID(v)
 		t.NumSubtasks, t.NumAcknowledged = subtasks, subtasks
 		t.Subtasks = make([]model.SubtaskStats, subtasks)
+		var ts sums
 		for i := range t.Subtasks {
 			k := id*7919 + int64(v*131+i*17)
 			sub := model.SubtaskStats{
@@ -34,19 +48,13 @@ func Checkpoint(cluster, job string, id, triggerMs int64, vertices, subtasks int
 			sub.EndToEndMs = sub.StartDelayMs + sub.AlignmentMs + sub.SyncMs + sub.AsyncMs
 			sub.AckMs = triggerMs + sub.EndToEndMs
 			t.Subtasks[i] = sub
-			t.StateSize += sub.StateSize
-			t.CheckpointedSize += sub.CheckpointedSize
-			t.ProcessedData += sub.ProcessedData
-			t.PersistedData += sub.PersistedData
-			t.EndToEndMs = max(t.EndToEndMs, sub.EndToEndMs)
+			ts.add(sums{sub.StateSize, sub.CheckpointedSize, sub.ProcessedData, sub.PersistedData, sub.EndToEndMs})
 		}
+		t.StateSize, t.CheckpointedSize, t.ProcessedData, t.PersistedData, t.EndToEndMs = ts.state, ts.checkpointed, ts.processed, ts.persisted, ts.endToEnd
 		t.LatestAckMs = triggerMs + t.EndToEndMs
-		c.StateSize += t.StateSize
-		c.CheckpointedSize += t.CheckpointedSize
-		c.ProcessedData += t.ProcessedData
-		c.PersistedData += t.PersistedData
-		c.EndToEndMs = max(c.EndToEndMs, t.EndToEndMs)
+		cs.add(ts)
 	}
+	c.StateSize, c.CheckpointedSize, c.ProcessedData, c.PersistedData, c.EndToEndMs = cs.state, cs.checkpointed, cs.processed, cs.persisted, cs.endToEnd
 	c.LatestAckMs = triggerMs + c.EndToEndMs
 	c.CompletionMs = c.LatestAckMs + finalize
 	return c

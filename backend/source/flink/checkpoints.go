@@ -36,9 +36,6 @@ type CheckpointList struct {
 
 // Checkpoints returns the job's checkpoint counters and history.
 func (c *Client) Checkpoints(ctx context.Context, jid string) (CheckpointList, error) {
-	if err := checkID("job id", jid); err != nil {
-		return CheckpointList{}, err
-	}
 	var resp struct {
 		Counts Counts `json:"counts"`
 		Latest struct {
@@ -58,8 +55,8 @@ func (c *Client) Checkpoints(ctx context.Context, jid string) (CheckpointList, e
 		} `json:"latest"`
 		History []checkpointJSON `json:"history"`
 	}
-	path := "/jobs/" + url.PathEscape(jid) + "/checkpoints"
-	if err := c.get(ctx, "/jobs/:jid/checkpoints", path, nil, &resp); err != nil {
+	path, err := c.getJob(ctx, jid, "/checkpoints", &resp)
+	if err != nil {
 		return CheckpointList{}, err
 	}
 	out := CheckpointList{Counts: resp.Counts}
@@ -123,7 +120,7 @@ type taskStatsJSON struct {
 // negative one (Flink's -1 for "unknown") cannot be exported in a capture.
 func (c *Client) checkpoint(jid string, h checkpointJSON) model.Checkpoint {
 	cp := model.Checkpoint{
-		Cluster:          c.cfg.Cluster,
+		Cluster:          c.cluster(),
 		JobID:            jid,
 		ID:               h.ID,
 		Kind:             kindOf(h.CheckpointType, h.IsSavepoint),
@@ -229,12 +226,8 @@ type CheckpointConfig struct {
 // CheckpointConfig returns the job's checkpoint settings (a job without checkpointing gives an
 // error matching ErrNotFound).
 func (c *Client) CheckpointConfig(ctx context.Context, jid string) (CheckpointConfig, error) {
-	if err := checkID("job id", jid); err != nil {
-		return CheckpointConfig{}, err
-	}
 	var resp checkpointConfigJSON
-	path := "/jobs/" + url.PathEscape(jid) + "/checkpoints/config"
-	if err := c.get(ctx, "/jobs/:jid/checkpoints/config", path, nil, &resp); err != nil {
+	if _, err := c.getJob(ctx, jid, "/checkpoints/config", &resp); err != nil {
 		return CheckpointConfig{}, err
 	}
 	set := resp.settings()

@@ -6,22 +6,25 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
-// committer metric names, by the model's commit metric. Iceberg's
-// IcebergFilesCommitter registers them in a group named after it (REST id
-// "IcebergFilesCommitter.<table>.lastCommitDurationMs" or with the
-// operator's name before it); Flink's Sink V2 committer (1.18+,
-// SinkCommitterMetricGroup) counts committables.
+// committer metric names, by the model's commit metric, and the groups
+// they are registered in. Iceberg's committer registers them in a group
+// named after it (REST id "IcebergFilesCommitter.<table>.lastCommitDurationMs"
+// or with the operator's name before it; IcebergCommitter for its Sink V2
+// sink); Flink's Sink V2 committer (1.18+, SinkCommitterMetricGroup) counts
+// committables.
 var committerMetrics = []struct {
-	group, name, metric string
+	groups       []string
+	name, metric string
 }{
-	{"IcebergFilesCommitter", "lastCommitDurationMs", model.MetricCommitDurationMs},
-	{"IcebergFilesCommitter", "committedDataFilesCount", model.MetricCommittedFiles},
-	{"IcebergFilesCommitter", "committedDataFilesRecordCount", model.MetricCommittedRecords},
-	{"IcebergCommitter", "lastCommitDurationMs", model.MetricCommitDurationMs},
-	{"IcebergCommitter", "committedDataFilesCount", model.MetricCommittedFiles},
-	{"IcebergCommitter", "committedDataFilesRecordCount", model.MetricCommittedRecords},
-	{"Committer", "successfulCommittables", model.MetricCommittedCommittables},
+	{icebergCommitters, "lastCommitDurationMs", model.MetricCommitDurationMs},
+	{icebergCommitters, "committedDataFilesCount", model.MetricCommittedFiles},
+	{icebergCommitters, "committedDataFilesRecordCount", model.MetricCommittedRecords},
+	{[]string{"Committer"}, "successfulCommittables", model.MetricCommittedCommittables},
 }
+
+// icebergCommitters are the groups of Iceberg's committer metrics, the
+// first found first.
+var icebergCommitters = []string{"IcebergFilesCommitter", "IcebergCommitter"}
 
 // CommitterMetrics picks, from a vertex's metric ids (VertexMetricNames),
 // those of a sink's committer, mapped to the model's commit metrics. The
@@ -30,13 +33,15 @@ func CommitterMetrics(ids []string) map[string]string {
 	out := map[string]string{}
 	taken := map[string]bool{}
 	for _, m := range committerMetrics {
-		for _, id := range ids {
-			if taken[m.metric] {
-				break
-			}
-			if strings.HasSuffix(id, "."+m.name) && strings.Contains(id, m.group) {
-				out[id] = m.metric
-				taken[m.metric] = true
+		for _, group := range m.groups {
+			for _, id := range ids {
+				if taken[m.metric] {
+					break
+				}
+				if strings.HasSuffix(id, "."+m.name) && strings.Contains(id, group) {
+					out[id] = m.metric
+					taken[m.metric] = true
+				}
 			}
 		}
 	}

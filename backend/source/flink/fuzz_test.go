@@ -15,9 +15,6 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,15 +43,11 @@ func fuzzREST(f *testing.F, ops []restOp, extra ...[]byte) {
 	for i, op := range ops {
 		for _, name := range op.seeds {
 			for _, dir := range []string{"rest-2.3", "rest-1.20"} {
-				b, err := os.ReadFile(filepath.Join("testdata", dir, name))
-				if err != nil {
-					f.Fatal(err)
-				}
 				status := 200
 				if strings.Contains(name, "404") {
 					status = 404
 				}
-				f.Add(uint8(i), fuzzenv.StatusByte(status), b)
+				f.Add(uint8(i), fuzzenv.StatusByte(status), ReadTestdata(f, dir, name))
 			}
 		}
 	}
@@ -72,10 +65,6 @@ func fuzzREST(f *testing.F, ops []restOp, extra ...[]byte) {
 		fuzzenv.Count()
 		o := ops[int(op)%len(ops)]
 		code := fuzzenv.Status(status)
-		// The NaN rewrite (getLenient) must leave JSON as it is.
-		if json.Valid(body) && !slices.Equal(nonFiniteToNull(body), body) {
-			t.Fatalf("valid JSON rewritten: %q", body)
-		}
 		srv.Answer(code, "application/json", body)
 		err := o.call(t, c, body)
 		if err == nil {

@@ -1,12 +1,25 @@
 package flink
 
 import (
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"checkpoint-explorer/backend/model"
 )
+
+// ReadTestdata reads testdata/<path>; the external tests (package flink_test) use it too.
+func ReadTestdata(tb testing.TB, path ...string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{"testdata"}, path...)...))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
 
 func TestKindOf(t *testing.T) {
 	tests := []struct {
@@ -49,20 +62,6 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
-func TestNonFiniteToNull(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`[1,2]`, `[1,2]`},
-		{`{"a":NaN,"b":-Infinity,"c":Infinity}`, `{"a":null,"b":null,"c":null}`},
-		{`{"NaN":"NaN","s":"a \"NaN\" b","e":"\\"}`, `{"NaN":"NaN","s":"a \"NaN\" b","e":"\\"}`},
-		{`[NaN]`, `[null]`},
-	}
-	for _, tt := range tests {
-		if got := string(nonFiniteToNull([]byte(tt.in))); got != tt.want {
-			t.Errorf("nonFiniteToNull(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestSnippetKeepsUTF8(t *testing.T) {
 	s := snippet([]byte(strings.Repeat("a", maxMessage-1) + "é and more"))
 	if !utf8.ValidString(s) || len(s) > maxMessage || !strings.HasPrefix(s, strings.Repeat("a", maxMessage-1)) {
@@ -93,5 +92,25 @@ func TestExternalPathPlaceholder(t *testing.T) {
 		if got := externalPath(in); got != want {
 			t.Errorf("externalPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestCommitterMetricsPrefersIcebergFilesCommitter(t *testing.T) {
+	var ids []string
+	want := map[string]string{}
+	for _, m := range []struct{ id, metric string }{
+		{"IcebergCommitter.t.lastCommitDurationMs", ""}, // IcebergFilesCommitter's is found first
+		{"Sink__t.IcebergFilesCommitter.t.lastCommitDurationMs", model.MetricCommitDurationMs},
+		{"Sink__t.Committer.successfulCommittables", model.MetricCommittedCommittables},
+		{"IcebergCommitter.t.committedDataFilesCount", model.MetricCommittedFiles},
+		{"IcebergFilesCommitter.t.elapsedSecondsSinceLastSuccessfulCommit", ""},
+	} {
+		ids = append(ids, m.id)
+		if m.metric != "" {
+			want[m.id] = m.metric
+		}
+	}
+	if got := CommitterMetrics(ids); !maps.Equal(got, want) {
+		t.Errorf("CommitterMetrics = %v, want %v", got, want)
 	}
 }

@@ -60,8 +60,8 @@ func (c *Client) JobManagerLog(ctx context.Context, limit int64) (*LogHistory, e
 func (c *Client) stream(ctx context.Context, endpoint, path string, limit int64, read func(io.Reader) error) (err error) {
 	start := time.Now()
 	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() { restclient.Report(c.cfg.OnRequest, info, start, err) }()
-	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).Get(path)
+	defer func() { restclient.Report(c.rest.Config().OnRequest, info, start, err) }()
+	resp, err := c.rest.Request(ctx).Get(path)
 	if err != nil {
 		return c.transportError(path, err)
 	}
@@ -103,6 +103,11 @@ type LogHistory struct {
 	// reused within the log (a resubmission) may list an id twice: the runs
 	// are told apart by trigger time.
 	Checkpoints map[string][]model.Checkpoint
+	// TriggerFailures of every job, by job id, oldest first: the triggers
+	// that failed before their checkpoint got an id (Flink counts them as
+	// failed checkpoints; REST lists nothing of them). The runs of a reused
+	// job id are told apart by time, like its checkpoints.
+	TriggerFailures map[string][]model.TriggerFailure
 	// Lines is how many lines were read; Recognised how many were
 	// checkpoint lines understood.
 	Lines, Recognised int
@@ -122,6 +127,13 @@ var (
 	reLogExpired  = regexp.MustCompile(`Checkpoint (\d+) of job ([0-9a-f]{32}) expired before completing`)
 	reLogDecline  = regexp.MustCompile(`Decline checkpoint (\d+) by task (\S+) of job ([0-9a-f]{32})`)
 	reLogFailed   = regexp.MustCompile(`Failed to trigger or complete checkpoint (\d+) for job ([0-9a-f]{32})`)
+	// A trigger that failed before its checkpoint got an id: CheckpointFailureManager logs
+	// the tasks not running yet at INFO with the reason on the line (1.19–2.3), any other
+	// reason at WARN with UNKNOWN_CHECKPOINT_ID and the exception on the lines after.
+	reLogTriggerFailed        = regexp.MustCompile(`Failed to trigger checkpoint for job ([0-9a-f]{32}) since (.*)$`)
+	reLogTriggerFailedUnknown = regexp.MustCompile(`Failed to trigger or complete checkpoint UNKNOWN_CHECKPOINT_ID for job ([0-9a-f]{32})`)
+	// The task a trigger failure names ("Checkpoint triggering task Source: Numbers (1/2) of job …").
+	reTriggerTask = regexp.MustCompile(`Checkpoint triggering task (.+?) of job [0-9a-f]{32}`)
 	// reLogMentions finds lines about a checkpoint of a job: how a log
 	// whose format changed is told from one without checkpoints.
 	reLogMentions = regexp.MustCompile(`(?i)checkpoint \d+ .*job [0-9a-f]{32}`)
@@ -141,10 +153,20 @@ type logRec struct {
 	localEnd int64 // the end line's local time (ms as if UTC), 0 unknown
 }
 
+// logTriggerFailure is one trigger failure being assembled from its lines.
+type logTriggerFailure struct {
+	f     model.TriggerFailure
+	local int64  // the line's local time (ms as if UTC), 0 unknown
+	cause string // the deepest "Caused by:" of its exception
+}
+
 // parseState follows the record the stack-trace lines belong to.
 type logParser struct {
-	runs map[string][]map[int64]*logRec // job → runs (a reused job id starts a new run) → id → record
-	last map[string]int64               // job → last triggered id
+	runs     map[string][]map[int64]*logRec // job → runs (a reused job id starts a new run) → id → record
+	last     map[string]int64               // job → last triggered id
+	failures map[string][]*logTriggerFailure
+	// contFailure is the trigger failure whose exception follows.
+	contFailure *logTriggerFailure
 	// offset is local time − UTC, learnt from a trigger line (which has both).
 	offset      int64
 	haveOffset  bool
@@ -158,8 +180,8 @@ type logParser struct {
 // describes. It never fails on content: unknown lines are skipped, and a
 // last line cut short is ignored unless it parses.
 func ParseJobManagerLog(r io.Reader) (*LogHistory, error) {
-	p := &logParser{runs: map[string][]map[int64]*logRec{}, last: map[string]int64{},
-		h: &LogHistory{Checkpoints: map[string][]model.Checkpoint{}}}
+	p := &logParser{runs: map[string][]map[int64]*logRec{}, last: map[string]int64{}, failures: map[string][]*logTriggerFailure{},
+		h: &LogHistory{Checkpoints: map[string][]model.Checkpoint{}, TriggerFailures: map[string][]model.TriggerFailure{}}}
 	br := bufio.NewReaderSize(r, 256<<10)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -170,7 +192,7 @@ func ParseJobManagerLog(r io.Reader) (*LogHistory, error) {
 				line, err = br.ReadSlice('\n')
 				p.h.Bytes += int64(len(line))
 			}
-			p.cont = nil
+			p.cont, p.contFailure = nil, nil
 			if err == io.EOF {
 				break
 			}
@@ -202,13 +224,17 @@ var (
 
 func (p *logParser) line(b []byte) {
 	if isContinuation(b) {
-		if p.cont != nil && p.contLines < 200 {
+		if (p.cont != nil || p.contFailure != nil) && p.contLines < 200 {
 			p.contLines++
-			p.exceptionLine(strings.TrimSpace(string(b)))
+			if p.contFailure != nil {
+				p.triggerFailureLine(strings.TrimSpace(string(b)))
+			} else {
+				p.exceptionLine(strings.TrimSpace(string(b)))
+			}
 		}
 		return
 	}
-	p.cont = nil
+	p.cont, p.contFailure = nil, nil
 	if !bytes.Contains(b, mCheckpoint) && !bytes.Contains(b, mSavepoint) {
 		return
 	}
@@ -217,6 +243,16 @@ func (p *logParser) line(b []byte) {
 		p.h.CheckpointLines++
 	}
 	switch {
+	case strings.Contains(s, "Failed to trigger checkpoint for job "):
+		if m := reLogTriggerFailed.FindStringSubmatch(s); m != nil {
+			p.h.Recognised++
+			p.triggerFailed(s, m[1], m[2])
+		}
+	case strings.Contains(s, "UNKNOWN_CHECKPOINT_ID"):
+		if m := reLogTriggerFailedUnknown.FindStringSubmatch(s); m != nil {
+			p.h.Recognised++
+			p.contFailure, p.contLines = p.triggerFailed(s, m[1], ""), 0
+		}
 	case strings.Contains(s, "Triggering "):
 		if m := reLogTrigger.FindStringSubmatch(s); m != nil {
 			p.h.Recognised++
@@ -256,6 +292,58 @@ func (p *logParser) line(b []byte) {
 			p.cont, p.contDecline, p.contLines = rec, false, 0
 		}
 	}
+}
+
+// triggerFailed records a trigger that failed before its checkpoint got an
+// id; message is the reason logged on its line, "" when its exception follows.
+func (p *logParser) triggerFailed(s, job, message string) *logTriggerFailure {
+	f := &logTriggerFailure{}
+	if local, ok := localMs(s); ok {
+		f.local = local
+	}
+	if message != "" {
+		f.f.Message = strings.TrimSpace(message)
+		if strings.HasSuffix(f.f.Message, "..") { // "since {}." after a message ending in "."
+			f.f.Message = f.f.Message[:len(f.f.Message)-1]
+		}
+		f.f.Reason, f.f.Task = triggerReason(f.f.Message)
+	}
+	p.failures[job] = append(p.failures[job], f)
+	return f
+}
+
+// triggerFailureLine takes what the exception of a trigger failure says:
+// its first line is the message, its deepest cause is kept apart.
+func (p *logParser) triggerFailureLine(s string) {
+	if strings.HasPrefix(s, "at ") || strings.HasPrefix(s, "...") {
+		return
+	}
+	f := p.contFailure
+	msg := stripExceptionClasses(s)
+	switch {
+	case strings.HasPrefix(s, "Caused by:"):
+		if msg != "" {
+			f.cause = msg
+		}
+	case f.f.Message == "":
+		f.f.Message = msg
+		f.f.Reason, f.f.Task = triggerReason(msg)
+	}
+}
+
+// triggerReason is a trigger failure's short reason (what follows "Failure
+// reason: ", else the whole message, without its final dots) and the task
+// the message names ("" if none).
+func triggerReason(msg string) (reason, task string) {
+	reason = msg
+	if i := strings.LastIndex(msg, "Failure reason: "); i >= 0 {
+		reason = msg[i+len("Failure reason: "):]
+	}
+	reason = strings.TrimRight(strings.TrimSpace(reason), ". ")
+	if m := reTriggerTask.FindStringSubmatch(msg); m != nil {
+		task = m[1]
+	}
+	return reason, task
 }
 
 // isContinuation tells the lines of a stack trace (and other multi-line
@@ -492,5 +580,23 @@ func (p *logParser) finish() {
 		if len(out) > 0 {
 			p.h.Checkpoints[job] = out
 		}
+	}
+	for job, fs := range p.failures {
+		out := make([]model.TriggerFailure, 0, len(fs))
+		for _, f := range fs {
+			tf := f.f
+			if f.local != 0 && p.haveOffset {
+				tf.AtMs = f.local - p.offset
+			}
+			if f.cause != "" && f.cause != tf.Message {
+				tf.Message = strings.TrimSpace(tf.Message + " Caused by: " + f.cause)
+			}
+			if tf.Reason == "" {
+				tf.Reason = "no reason logged"
+			}
+			out = append(out, tf)
+		}
+		sort.SliceStable(out, func(a, b int) bool { return out[a].AtMs < out[b].AtMs })
+		p.h.TriggerFailures[job] = out
 	}
 }

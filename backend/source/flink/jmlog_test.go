@@ -155,11 +155,7 @@ func TestParseJobManagerLogSurvivesHugeLines(t *testing.T) {
 
 func FuzzParseJobManagerLog(f *testing.F) {
 	for _, name := range []string{"jobmanager-2.3.log", "jobmanager-pattern.log", "jobmanager-unknown.log"} {
-		b, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(ReadTestdata(f, name))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fuzzenv.Count()
@@ -181,10 +177,7 @@ func FuzzParseJobManagerLog(f *testing.F) {
 // default cap (16 MiB): the fixture's lines repeated, job ids and
 // checkpoint ids varied so that every line is a new checkpoint line.
 func BenchmarkParseJobManagerLog16MiB(b *testing.B) {
-	base, err := os.ReadFile("testdata/jobmanager-2.3.log")
-	if err != nil {
-		b.Fatal(err)
-	}
+	base := ReadTestdata(b, "jobmanager-2.3.log")
 	var sb strings.Builder
 	for i := 0; sb.Len() < 16<<20; i++ {
 		sb.WriteString(strings.ReplaceAll(string(base), "e09b50e34602282ff7b73473e35768e1", fmt.Sprintf("%032x", i%50)))

@@ -143,8 +143,8 @@ func (c *Client) JobManagerConfig(ctx context.Context, jid string) (map[string]s
 	return out, nil
 }
 
-// JobConfigParts are the answers a job's configuration is read from; a nil part was not
-// available (404, or not asked).
+// JobConfigParts are the answers a job's configuration is read from; a nil part did not
+// answer (or was not asked).
 type JobConfigParts struct {
 	Checkpoints *CheckpointSettings
 	Execution   map[string]string
@@ -189,7 +189,7 @@ func BuildJobConfig(cluster, jid string, p JobConfigParts) model.JobConfig {
 	}
 	for k, v := range p.Execution {
 		if !model.SecretKey(k) {
-			keys["execution-config."+k] = v
+			keys[model.ExecutionKeyPrefix+k] = v
 		}
 	}
 	if len(keys) > 0 {
@@ -442,90 +442,79 @@ func parseISODuration(s string) (time.Duration, error) {
 	return time.Duration(total), nil
 }
 
-// flexMs is a duration in milliseconds sent as a number or as a duration string.
-type flexMs struct{ v int64 }
+// flex is a setting sent in more than one JSON form, which its form F reads.
+type flex[T any, F interface{ parse(b []byte) (T, error) }] struct{ v T }
 
-func (f *flexMs) UnmarshalJSON(b []byte) error {
+func (f *flex[T, F]) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		return nil // a pointer field stays nil before this runs; kept zero otherwise
 	}
+	var form F
+	v, err := form.parse(b)
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
+}
+
+func (f *flex[T, F]) ptr() *T {
+	if f == nil {
+		return nil
+	}
+	v := f.v
+	return &v
+}
+
+// flexMs is a duration in milliseconds sent as a number or as a duration string.
+type flexMs = flex[int64, msForm]
+
+type msForm struct{}
+
+func (msForm) parse(b []byte) (int64, error) {
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+			return 0, err
 		}
-		ms, err := ParseDuration(s)
-		if err != nil {
-			return err
-		}
-		f.v = ms
-		return nil
+		return ParseDuration(s)
 	}
 	var n json.Number
 	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("want milliseconds, got %s", snippet(b))
+		return 0, fmt.Errorf("want milliseconds, got %s", snippet(b))
 	}
 	v, err := n.Int64()
 	if err != nil {
-		return fmt.Errorf("want whole milliseconds, got %s", n)
+		return 0, fmt.Errorf("want whole milliseconds, got %s", n)
 	}
-	f.v = v
-	return nil
-}
-
-func (f *flexMs) ptr() *int64 {
-	if f == nil {
-		return nil
-	}
-	v := f.v
-	return &v
+	return v, nil
 }
 
 // flexInt is a count sent as a number or a numeric string.
-type flexInt struct{ v int64 }
+type flexInt = flex[int64, intForm]
 
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(b, []byte("null")) {
-		return nil // a pointer field stays nil before this runs; kept zero otherwise
-	}
+type intForm struct{}
+
+func (intForm) parse(b []byte) (int64, error) {
 	b = bytes.Trim(b, `"`)
 	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	if err != nil {
-		return fmt.Errorf("want a whole number, got %s", snippet(b))
+		return 0, fmt.Errorf("want a whole number, got %s", snippet(b))
 	}
-	f.v = v
-	return nil
-}
-
-func (f *flexInt) ptr() *int64 {
-	if f == nil {
-		return nil
-	}
-	v := f.v
-	return &v
+	return v, nil
 }
 
 // flexBool is a boolean sent as true/false or "true"/"false".
-type flexBool struct{ v bool }
+type flexBool = flex[bool, boolForm]
 
-func (f *flexBool) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(b, []byte("null")) {
-		return nil // a pointer field stays nil before this runs; kept zero otherwise
-	}
+type boolForm struct{}
+
+func (boolForm) parse(b []byte) (bool, error) {
 	v, err := strconv.ParseBool(strings.ToLower(string(bytes.Trim(b, `"`))))
 	if err != nil {
-		return fmt.Errorf("want true or false, got %s", snippet(b))
+		return false, fmt.Errorf("want true or false, got %s", snippet(b))
 	}
-	f.v = v
-	return nil
-}
-
-func (f *flexBool) ptr() *bool {
-	if f == nil {
-		return nil
-	}
-	v := f.v
-	return &v
+	return v, nil
 }
 
 // scalarText is a JSON string, number or boolean as text; false for objects, arrays, null.

@@ -8,8 +8,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,25 +17,20 @@ import (
 
 const recordedJob = "2771d0274632235b014bc40d7b4d9809"
 
-// serveRecorded answers the configuration endpoints from testdata/<dir>; paths not in routes
-// are 404 with Flink's recorded 404 body.
+// serveRecorded answers the configuration endpoints from testdata/<dir> (routes: path → file,
+// all read first); paths not in routes are 404 with Flink's recorded 404 body.
 func serveRecorded(t *testing.T, dir string, routes map[string]string) *flink.Client {
 	t.Helper()
-	notFound, err := os.ReadFile(filepath.Join("testdata", dir, "checkpoint-config-404.json"))
-	if err != nil {
-		t.Fatal(err)
+	notFound := flink.ReadTestdata(t, dir, "checkpoint-config-404.json")
+	bodies := map[string][]byte{}
+	for path, name := range routes {
+		bodies[path] = flink.ReadTestdata(t, dir, name)
 	}
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		name, ok := routes[r.URL.Path]
+		b, ok := bodies[r.URL.Path]
 		if !ok {
 			w.WriteHeader(http.StatusNotFound)
 			w.Write(notFound)
-			return
-		}
-		b, err := os.ReadFile(filepath.Join("testdata", dir, name))
-		if err != nil {
-			t.Error(err)
-			w.WriteHeader(500)
 			return
 		}
 		w.Write(b)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 
 	"checkpoint-explorer/backend/model"
@@ -72,7 +71,7 @@ func (c *Client) Jobs(ctx context.Context) ([]model.Job, error) {
 
 func (c *Client) job(j jobOverview) model.Job {
 	return model.Job{
-		Cluster:   c.cfg.Cluster,
+		Cluster:   c.cluster(),
 		ID:        j.ID,
 		Name:      j.Name,
 		Engine:    model.EngineFlink,
@@ -86,9 +85,6 @@ func (c *Client) job(j jobOverview) model.Job {
 // Job returns one job with its vertices (in Flink's order, sources first) and the edges between
 // them, taken from plan.nodes[].inputs[].
 func (c *Client) Job(ctx context.Context, jid string) (model.Job, error) {
-	if err := checkID("job id", jid); err != nil {
-		return model.Job{}, err
-	}
 	var resp struct {
 		jobOverview
 		Now      int64 `json:"now"`
@@ -108,8 +104,8 @@ func (c *Client) Job(ctx context.Context, jid string) (model.Job, error) {
 			} `json:"nodes"`
 		} `json:"plan"`
 	}
-	path := "/jobs/" + url.PathEscape(jid)
-	if err := c.get(ctx, "/jobs/:jid", path, nil, &resp); err != nil {
+	path, err := c.getJob(ctx, jid, "", &resp)
+	if err != nil {
 		return model.Job{}, err
 	}
 	if resp.ID == "" {

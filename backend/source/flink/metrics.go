@@ -60,7 +60,7 @@ func (c *Client) VertexMetrics(ctx context.Context, jid, vid string, metrics []s
 				continue
 			}
 			out = append(out, model.MetricSample{
-				Cluster: c.cfg.Cluster, JobID: jid, VertexID: vid, Subtask: -1,
+				Cluster: c.cluster(), JobID: jid, VertexID: vid, Subtask: -1,
 				Metric: id, Agg: agg, TimeMs: nowMs, Value: v, Source: "rest",
 			})
 		}
@@ -213,56 +213,6 @@ func finitePtr(raw json.RawMessage) *float64 {
 		return &v
 	}
 	return nil
-}
-
-// nonFiniteToNull rewrites bare NaN, Infinity and -Infinity tokens (which Jackson emits when its
-// quoting of non-numeric numbers is off, and which are not JSON) to null, leaving strings alone.
-func nonFiniteToNull(b []byte) []byte {
-	var out []byte // allocated only if something needs rewriting
-	inString, escaped := false, false
-	for i := 0; i < len(b); i++ {
-		ch := b[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case ch == '\\':
-				escaped = true
-			case ch == '"':
-				inString = false
-			}
-			if out != nil {
-				out = append(out, ch)
-			}
-			continue
-		}
-		if ch == '"' {
-			inString = true
-		} else if n := nonFiniteToken(b[i:]); n > 0 {
-			if out == nil {
-				out = append(make([]byte, 0, len(b)), b[:i]...)
-			}
-			out = append(out, "null"...)
-			i += n - 1
-			continue
-		}
-		if out != nil {
-			out = append(out, ch)
-		}
-	}
-	if out == nil {
-		return b
-	}
-	return out
-}
-
-func nonFiniteToken(b []byte) int {
-	for _, tok := range []string{"NaN", "Infinity", "-Infinity", "+Infinity"} {
-		if len(b) >= len(tok) && string(b[:len(tok)]) == tok {
-			return len(tok)
-		}
-	}
-	return 0
 }
 
 func firstNonEmpty(a, b string) string {

@@ -10,13 +10,12 @@ import (
 
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // Budget bounds the requests the source sends (collect.Budget): every request
 // waits for Acquire and calls its release when done.
-type Budget interface {
-	Acquire(ctx context.Context) (release func(), err error)
-}
+type Budget = restclient.Budget
 
 // Scraper reads a job's vertices' backpressure, busy and idle time from the
 // TaskManagers' metric reporters (prometheus.Scraper).
@@ -191,50 +190,59 @@ func (s *Source) jobInterval(ctx context.Context, jid string) int64 {
 // (collect.ConfigReader): GET /jobs/:jid/checkpoints/config, /jobs/:jid/config
 // and /jobs/:jid/jobmanager/config, 3 requests on the budget (4 when the
 // per-job JobManager configuration is 404, before Flink 1.17: then
-// /jobmanager/config). A 404 of a part leaves what it would have said unset
-// (a job without checkpointing has no checkpoint configuration); any other
-// failure fails the read, so that a partial answer never enters the history
-// as a change.
+// /jobmanager/config). Each part stands alone: one that fails (a 404 too: a
+// job without checkpointing has no checkpoint configuration) is listed in
+// Unknown with its endpoint and error, and what the others said is kept, for
+// advice to use (the history does not take a partial read for a change:
+// model.JobConfig.Agrees). The read fails when no part answered, or when the
+// job's checkpoint and execution configuration are both 404
+// (collect.ErrJobGone: the per-job JobManager configuration answers even for
+// a job Flink does not know).
 func (s *Source) JobConfig(ctx context.Context, job *model.Job) (model.JobConfig, error) {
 	var parts JobConfigParts
+	var gaps []model.ConfigGap
 	var errs []error
-	notFound := 0
+	missed := func(part model.ConfigPart, endpoint string, err error) {
+		gaps = append(gaps, model.ConfigGap{Part: part, Endpoint: "GET " + endpoint, Error: err.Error()})
+		errs = append(errs, err)
+	}
 	cc, err := spend(ctx, s.b, func() (CheckpointConfig, error) { return s.c.CheckpointConfig(ctx, job.ID) })
-	switch {
-	case err == nil:
+	checkpointsGone := errors.Is(err, ErrNotFound)
+	if err == nil {
 		parts.Checkpoints = &cc.Settings
 		s.mu.Lock()
 		s.interval[job.ID] = cc.IntervalMs
 		s.mu.Unlock()
-	case errors.Is(err, ErrNotFound):
-		notFound++
-	default:
-		errs = append(errs, err)
+	} else {
+		missed(model.ConfigPartCheckpoints, "/jobs/:jid/checkpoints/config", err)
 	}
 	exec, err := spend(ctx, s.b, func() (map[string]string, error) { return s.c.ExecutionConfig(ctx, job.ID) })
-	switch {
-	case err == nil:
-		parts.Execution = exec
-	case errors.Is(err, ErrNotFound):
-		notFound++
-	default:
-		errs = append(errs, err)
-	}
-	jm, err := spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, job.ID) })
-	if errors.Is(err, ErrNotFound) {
-		jm, err = spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, "") })
-	}
-	if err != nil {
-		errs = append(errs, err)
-	}
-	parts.JobManager = jm
-	if len(errs) > 0 {
-		return model.JobConfig{}, errors.Join(errs...)
-	}
-	if notFound == 2 {
+	if checkpointsGone && errors.Is(err, ErrNotFound) {
 		return model.JobConfig{}, fmt.Errorf("%w: neither its checkpoint nor its execution configuration is known", collect.ErrJobGone)
 	}
-	return BuildJobConfig(job.Cluster, job.ID, parts), nil
+	if err == nil {
+		parts.Execution = exec
+	} else {
+		missed(model.ConfigPartExecution, "/jobs/:jid/config", err)
+	}
+	jmEndpoint := "/jobs/:jid/jobmanager/config"
+	jm, err := spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, job.ID) })
+	if errors.Is(err, ErrNotFound) {
+		jmEndpoint = "/jobmanager/config"
+		jm, err = spend(ctx, s.b, func() (map[string]string, error) { return s.c.JobManagerConfig(ctx, "") })
+	}
+	if err == nil {
+		parts.JobManager = jm
+	} else {
+		missed(model.ConfigPartJobManager, jmEndpoint, err)
+	}
+	if len(gaps) == 3 || ctx.Err() != nil {
+		// Nothing answered, or the read was called off midway: nothing to keep.
+		return model.JobConfig{}, errors.Join(append(errs, ctx.Err())...)
+	}
+	cfg := BuildJobConfig(job.Cluster, job.ID, parts)
+	cfg.Unknown = gaps
+	return cfg, nil
 }
 
 // Detail fetches the checkpoint (1 request) and each vertex's subtasks (V

@@ -108,6 +108,25 @@ func (l *logReader) LogCheckpoints(ctx context.Context, job *model.Job, force bo
 	return out, st, err
 }
 
+// LogTriggerFailures returns the job's trigger failures (those that failed
+// before their checkpoint got an id) in the log as last read, oldest first;
+// false while the log has not been read. It reads nothing itself: the log
+// is read by LogCheckpoints.
+func (l *logReader) LogTriggerFailures(job *model.Job) ([]model.TriggerFailure, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mode == model.JobManagerLogOff || l.hist == nil {
+		return nil, false
+	}
+	return append([]model.TriggerFailure(nil), l.hist.TriggerFailures[job.ID]...), true
+}
+
+// LogTriggerFailures says why triggers failed before their checkpoint got
+// an id, from the JobManager log as last read (collect.TriggerFailureReader).
+func (s *Source) LogTriggerFailures(job *model.Job) ([]model.TriggerFailure, bool) {
+	return s.jmLog.LogTriggerFailures(job)
+}
+
 // refresh lists the log files and reads the JobManager's when it changed.
 // l.mu is held.
 func (l *logReader) refresh(ctx context.Context, now time.Time) error {

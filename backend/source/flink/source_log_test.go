@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -60,11 +59,7 @@ func (f *fakeJobManagerLog) set(fn func(f *fakeJobManagerLog)) {
 
 func readLogFixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(ReadTestdata(t, name))
 }
 
 func newTestLogReader(t *testing.T, f *fakeJobManagerLog, mode model.JobManagerLogMode) (*logReader, *time.Time) {

@@ -372,35 +372,37 @@ func wantCheckpoint(t *testing.T, m map[string]any, jid, cluster string) model.C
 	if status == "" {
 		t.Fatalf("Flink's checkpoint JSON has status %q", rawStr(m, "status"))
 	}
-	return model.Checkpoint{
+	cp := model.Checkpoint{
 		Cluster: cluster, JobID: jid, ID: rawNum(t, m, "id"), Kind: kind, Status: status,
-		TriggerMs:        nonNeg(rawNum(t, m, "trigger_timestamp")),
-		LatestAckMs:      nonNeg(rawNum(t, m, "latest_ack_timestamp")),
-		FailureMs:        nonNeg(rawOpt(m, "failure_timestamp")),
-		EndToEndMs:       nonNeg(rawNum(t, m, "end_to_end_duration")),
-		StateSize:        nonNeg(rawNum(t, m, "state_size")),
-		CheckpointedSize: nonNeg(rawNum(t, m, "checkpointed_size")),
-		ProcessedData:    nonNeg(rawNum(t, m, "processed_data")),
-		PersistedData:    nonNeg(rawNum(t, m, "persisted_data")),
-		NumSubtasks:      int(rawNum(t, m, "num_subtasks")),
-		NumAcknowledged:  int(rawNum(t, m, "num_acknowledged_subtasks")),
-		FailureMessage:   rawStr(m, "failure_message"),
-		ExternalPath:     rawStr(m, "external_path"),
+		TriggerMs:      nonNeg(rawNum(t, m, "trigger_timestamp")),
+		FailureMs:      nonNeg(rawOpt(m, "failure_timestamp")),
+		FailureMessage: rawStr(m, "failure_message"),
+		ExternalPath:   rawStr(m, "external_path"),
 	}
+	wantFigures(t, m, &cp.LatestAckMs, &cp.EndToEndMs, &cp.StateSize, &cp.CheckpointedSize, &cp.ProcessedData, &cp.PersistedData,
+		&cp.NumSubtasks, &cp.NumAcknowledged)
+	return cp
 }
 
 func wantTask(t *testing.T, vid string, m map[string]any) model.TaskStats {
 	t.Helper()
-	return model.TaskStats{VertexID: vid,
-		LatestAckMs:      nonNeg(rawNum(t, m, "latest_ack_timestamp")),
-		EndToEndMs:       nonNeg(rawNum(t, m, "end_to_end_duration")),
-		StateSize:        nonNeg(rawNum(t, m, "state_size")),
-		CheckpointedSize: nonNeg(rawNum(t, m, "checkpointed_size")),
-		ProcessedData:    nonNeg(rawNum(t, m, "processed_data")),
-		PersistedData:    nonNeg(rawNum(t, m, "persisted_data")),
-		NumSubtasks:      int(rawNum(t, m, "num_subtasks")),
-		NumAcknowledged:  int(rawNum(t, m, "num_acknowledged_subtasks")),
+	ts := model.TaskStats{VertexID: vid}
+	wantFigures(t, m, &ts.LatestAckMs, &ts.EndToEndMs, &ts.StateSize, &ts.CheckpointedSize, &ts.ProcessedData, &ts.PersistedData,
+		&ts.NumSubtasks, &ts.NumAcknowledged)
+	return ts
+}
+
+// wantFigures reads the figures Flink reports alike for a checkpoint and for each of its tasks
+// into the fields given: times and sizes (negative read as 0), then the subtask counts.
+func wantFigures(t *testing.T, m map[string]any, latestAck, endToEnd, stateSize, checkpointed, processed, persisted *int64,
+	subtasks, acknowledged *int) {
+	t.Helper()
+	for key, field := range map[string]*int64{"latest_ack_timestamp": latestAck, "end_to_end_duration": endToEnd,
+		"state_size": stateSize, "checkpointed_size": checkpointed, "processed_data": processed, "persisted_data": persisted} {
+		*field = nonNeg(rawNum(t, m, key))
 	}
+	*subtasks = int(rawNum(t, m, "num_subtasks"))
+	*acknowledged = int(rawNum(t, m, "num_acknowledged_subtasks"))
 }
 
 func checkCheckpointList(t *testing.T, raw []byte, got flink.CheckpointList, jid, cluster string) {

@@ -23,8 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-resty/resty/v2"
-
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
 )
@@ -81,9 +79,8 @@ type RequestInfo = restclient.RequestInfo
 
 // Client talks to one Jaeger query service. It is safe for concurrent use.
 type Client struct {
-	cfg     Config
-	http    *resty.Client
-	secrets restclient.Secrets
+	cfg  Config
+	rest *restclient.Engine
 }
 
 // New validates cfg and builds a client. It does not contact Jaeger.
@@ -109,14 +106,15 @@ func New(cfg Config) (*Client, error) {
 	case cfg.MinWindow < time.Millisecond:
 		return nil, fmt.Errorf("jaeger: MinWindow %s: want >= 1ms", cfg.MinWindow)
 	}
-	st := restclient.EngineSettings{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
-		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent}
-	rc, secrets, err := restclient.OpenEngine(&st)
+	rest, err := restclient.OpenEngine(restclient.EngineConfig{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
+		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent,
+		Cluster: cfg.Cluster, OnRequest: cfg.OnRequest})
 	if err != nil {
 		return nil, fmt.Errorf("jaeger: %w", err)
 	}
+	st := rest.Config()
 	cfg.BaseURL, cfg.Timeout, cfg.MaxBodyBytes, cfg.UserAgent = st.BaseURL, st.Timeout, st.MaxBodyBytes, st.UserAgent
-	return &Client{cfg: cfg, http: rc, secrets: secrets}, nil
+	return &Client{cfg: cfg, rest: rest}, nil
 }
 
 // BaseURL returns the normalised query root the client talks to.
@@ -160,22 +158,20 @@ func (c *Client) getTraces(ctx context.Context, query url.Values) ([]byte, error
 
 // get runs one GET of endpoint and returns its body (checked to be within MaxBodyBytes and a 2xx).
 func (c *Client) get(ctx context.Context, endpoint string, query url.Values) (data []byte, err error) {
-	start := time.Now()
-	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() { restclient.Report(c.cfg.OnRequest, info, start, err) }()
-	where := restclient.PathQuery(endpoint, query)
-	data, err = restclient.Fetch(ctx, c.http, endpoint, query, c.cfg.MaxBodyBytes, &info)
-	var tooLarge *restclient.BodyTooLargeError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, newError(where, info.Status, tooLarge.Error(), errBodyTooLarge)
-	case err != nil:
-		return nil, newError(where, info.Status, c.secrets.Redact(err.Error()), err)
-	}
-	if info.Status < 200 || info.Status > 299 {
-		return nil, newError(where, info.Status, c.secrets.Redact(errorMessage(data)), nil)
-	}
-	return data, nil
+	err = c.rest.Get(ctx, endpoint, endpoint, query, func(a restclient.Answer) error {
+		var tooLarge *restclient.BodyTooLargeError
+		switch {
+		case errors.As(a.Err, &tooLarge):
+			return newError(a.Where, a.Status, tooLarge.Error(), errBodyTooLarge)
+		case a.Err != nil:
+			return newError(a.Where, a.Status, c.rest.Redact(a.Err.Error()), a.Err)
+		case !a.OK():
+			return newError(a.Where, a.Status, c.rest.Redact(errorMessage(a.Body)), nil)
+		}
+		data = a.Body
+		return nil
+	})
+	return data, err
 }
 
 // errorMessage extracts Jaeger's error text: {"errors":[{"code":400,"msg":"..."}]}; anything

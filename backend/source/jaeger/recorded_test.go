@@ -15,14 +15,7 @@ const recordedJob = "939d8f5627ab257b5641771c21f601da"
 // The recorded answer of a real Jaeger holding Flink 2.3's spans (testdata/README.md) reads as
 // the checkpoints the spans describe.
 func TestRecordedAnswerReadsAsFlinksCheckpoints(t *testing.T) {
-	data, err := os.ReadFile("testdata/api-traces.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := parseAnswer(data, "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := recordedAnswer(t, "api-traces.json")
 	cps, traces, skipped := a.checkpoints, a.traces, a.skipped
 	if traces != 3 || len(cps) != 3 || skipped != 0 {
 		t.Fatalf("%d traces, %d checkpoints, %d skipped; want 3, 3, 0", traces, len(cps), skipped)
@@ -86,14 +79,7 @@ func TestRecordedAnswerReadsAsFlinksCheckpoints(t *testing.T) {
 // Converting Jaeger's JSON gives what Jaeger's own OTLP form of the same traces (GET
 // /api/v3/traces, recorded alongside) reads as.
 func TestConversionAgreesWithJaegersOwnOTLP(t *testing.T) {
-	v1, err := os.ReadFile("testdata/api-traces.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v3, err := os.ReadFile("testdata/api-v3-traces.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1, v3 := recorded(t, "api-traces.json"), recorded(t, "api-v3-traces.json")
 	var wrapped struct {
 		Result json.RawMessage `json:"result"`
 	}
@@ -135,14 +121,7 @@ func TestConversionAgreesWithJaegersOwnOTLP(t *testing.T) {
 // Flink 1.20.5 with flink-metrics-otel 2.0.0 (testdata/README.md) sends job-level spans only,
 // with the job id as jobId alone: they read as checkpoints without tasks.
 func TestRecordedFlink120AnswerReadsJobLevelCheckpoints(t *testing.T) {
-	data, err := os.ReadFile("testdata/api-traces-flink-1.20.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := parseAnswer(data, "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := recordedAnswer(t, "api-traces-flink-1.20.json")
 	cps, traces := a.checkpoints, a.traces
 	if traces != 3 || len(cps) != 3 {
 		t.Fatalf("%d traces, %d checkpoints; want 3", traces, len(cps))
@@ -162,4 +141,25 @@ func TestRecordedFlink120AnswerReadsJobLevelCheckpoints(t *testing.T) {
 			t.Errorf("checkpoint %+v, want %+v", c, w)
 		}
 	}
+}
+
+// recorded reads testdata/name, an answer recorded from a real Jaeger.
+func recorded(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// recordedAnswer is the recorded answer testdata/name read as the client reads one, for the
+// cluster "c1".
+func recordedAnswer(t *testing.T, name string) answer {
+	t.Helper()
+	a, err := parseAnswer(recorded(t, name), "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -13,7 +13,7 @@ import (
 // BenchmarkParseTaskManagerPage parses a real TaskManager reporter page (2 jobs, ~870 series)
 // and aggregates one job: with the line filter Scrape uses, and without it.
 func BenchmarkParseTaskManagerPage(b *testing.B) {
-	page := realPage(b, "flink-2.3-taskmanager.txt.gz")
+	page := RealPage(b, "flink-2.3-taskmanager.txt.gz")
 	names := DefaultNames()
 	want := scrapeIndex(names)
 	const job = "19783ed6f73657829c4516c1e44835e0"

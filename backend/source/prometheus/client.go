@@ -98,18 +98,10 @@ type Client struct {
 
 // New validates cfg and builds a client. It does not contact the server (see Check).
 func New(cfg Config) (*Client, error) {
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MinStep == 0 {
-		cfg.MinStep = DefaultMinStep
-	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = DefaultUserAgent
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
+	cfg.MinStep = cmp.Or(cfg.MinStep, DefaultMinStep)
+	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
+	cfg.UserAgent = cmp.Or(cfg.UserAgent, DefaultUserAgent)
 	switch {
 	case cfg.Timeout < 0:
 		return nil, errors.New("prometheus: negative Timeout")

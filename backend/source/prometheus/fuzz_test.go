@@ -72,7 +72,7 @@ func FuzzScrape(f *testing.F) {
 	names := DefaultNames()
 	want := scrapeIndex(names)
 	for _, name := range []string{"flink-2.3-taskmanager.txt.gz", "flink-2.3-jobmanager.txt.gz"} {
-		page := realPage(f, name)
+		page := RealPage(f, name)
 		f.Add(uint8(0), cutPage(page, want, fuzzPageJob, 2))
 	}
 	srv := fuzzenv.New(f)

@@ -13,7 +13,9 @@ import (
 	pmodel "github.com/prometheus/common/model"
 )
 
-func realPage(tb testing.TB, name string) []byte {
+// RealPage reads testdata/name, gunzipped: a page a real reporter served. The external tests
+// (package prometheus_test) use it too.
+func RealPage(tb testing.TB, name string) []byte {
 	tb.Helper()
 	f, err := os.Open("testdata/" + name)
 	if err != nil {
@@ -55,7 +57,7 @@ func TestFilterChangesNothingOnRealPages(t *testing.T) {
 	names := DefaultNames()
 	want := scrapeIndex(names)
 	for _, name := range []string{"flink-2.3-taskmanager.txt.gz", "flink-2.3-jobmanager.txt.gz"} {
-		page := realPage(t, name)
+		page := RealPage(t, name)
 		full, filtered := parseFull(t, page), parseFiltered(t, page, want)
 		for fam := range want {
 			a, b := full[fam], filtered[fam]

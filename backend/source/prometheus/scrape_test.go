@@ -2,13 +2,10 @@ package prometheus_test
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
-	"io"
 	"math"
 	"net/http"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,24 +23,6 @@ import (
 const recordedJob = "19783ed6f73657829c4516c1e44835e0"
 
 const textFormat = "text/plain; version=0.0.4; charset=utf-8" // what Flink's reporter sends
-
-func readGz(t testing.TB, name string) []byte {
-	t.Helper()
-	f, err := os.Open("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func page(contentType string, body []byte) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +73,7 @@ func oracle(t *testing.T, text []byte, promName, jobID string, scale float64) ma
 }
 
 func TestScrapeRealReporterPages(t *testing.T) {
-	tm, jm := readGz(t, "flink-2.3-taskmanager.txt.gz"), readGz(t, "flink-2.3-jobmanager.txt.gz")
+	tm, jm := prometheus.RealPage(t, "flink-2.3-taskmanager.txt.gz"), prometheus.RealPage(t, "flink-2.3-jobmanager.txt.gz")
 	tmURL := serve(t, page(textFormat, tm)) + "/metrics"
 	jmURL := serve(t, page(textFormat, jm)) + "/metrics"
 	now := time.UnixMilli(1_795_966_900_000)

@@ -1,7 +1,11 @@
 package restclient
 
 import (
+	"cmp"
+	"context"
 	"errors"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -30,40 +34,133 @@ type RequestInfo struct {
 	Err   error
 }
 
-// EngineSettings are what every engine source's Config has in common.
-type EngineSettings struct {
-	BaseURL            string
-	Auth               model.Auth
+// EngineConfig says how to reach one engine's REST API: what every engine
+// source's Config holds (flink.Config is one; seatunnel.Config and
+// jaeger.Config add their own settings to these).
+type EngineConfig struct {
+	// BaseURL is the REST root, e.g. http://127.0.0.1:8081 (a path prefix behind a proxy is kept).
+	BaseURL string
+	Auth    model.Auth
+	// CAFile is a PEM bundle trusted instead of the system roots.
 	CAFile             string
 	InsecureSkipVerify bool
-	Timeout            time.Duration
-	MaxBodyBytes       int64
-	UserAgent          string
+	// Timeout bounds each request (connect to last body byte); default DefaultTimeout.
+	Timeout time.Duration
+	// MaxBodyBytes refuses larger response bodies; default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	UserAgent    string
+	// Cluster, when set, is stamped on everything the source returns (jobs, checkpoints, samples).
+	Cluster string
+	// OnRequest, when set, is called after every request (from the calling goroutine).
+	OnRequest func(RequestInfo)
 }
 
-// OpenEngine fills the defaults into s, checks it, normalises its BaseURL
-// and builds the client (see New).
-func OpenEngine(s *EngineSettings) (*resty.Client, Secrets, error) {
-	if s.Timeout == 0 {
-		s.Timeout = DefaultTimeout
+// Budget bounds the requests a source sends (*collect.Budget is one): every
+// request waits for Acquire and calls its release when done.
+type Budget interface {
+	Acquire(ctx context.Context) (release func(), err error)
+}
+
+// Engine is an open client of one engine's REST API: the resty client with
+// its authentication, the credentials to scrub from error text, and the
+// settings with their defaults filled in. It is safe for concurrent use.
+type Engine struct {
+	cfg     EngineConfig
+	http    *resty.Client
+	secrets Secrets
+	budget  Budget
+}
+
+// OpenEngine fills the defaults into cfg, checks it, normalises its BaseURL
+// and builds the client (see New). It does not contact the engine.
+func OpenEngine(cfg EngineConfig) (*Engine, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
 	}
-	if s.MaxBodyBytes == 0 {
-		s.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if s.UserAgent == "" {
-		s.UserAgent = DefaultUserAgent
-	}
-	if s.Timeout < 0 || s.MaxBodyBytes < 0 {
-		return nil, nil, errors.New("negative Timeout or MaxBodyBytes")
-	}
-	base, err := ParseBaseURL(s.BaseURL)
+	transport, err := Transport(cfg.CAFile, cfg.InsecureSkipVerify)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	s.BaseURL = base
-	transport, err := Transport(s.CAFile, s.InsecureSkipVerify)
+	rc, secrets, err := New(Options{BaseURL: cfg.BaseURL, UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, Transport: transport, Auth: cfg.Auth})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return New(Options{BaseURL: s.BaseURL, UserAgent: s.UserAgent, Timeout: s.Timeout, Transport: transport, Auth: s.Auth})
+	return &Engine{cfg: cfg, http: rc, secrets: secrets}, nil
+}
+
+// normalize fills the defaults into cfg, checks its limits and normalises its BaseURL.
+func (cfg *EngineConfig) normalize() error {
+	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
+	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
+	cfg.UserAgent = cmp.Or(cfg.UserAgent, DefaultUserAgent)
+	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
+		return errors.New("negative Timeout or MaxBodyBytes")
+	}
+	base, err := ParseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return err
+	}
+	cfg.BaseURL = base
+	return nil
+}
+
+// Config returns the settings the engine was opened with, defaults filled in.
+func (e *Engine) Config() EngineConfig { return e.cfg }
+
+// WithBudget returns a copy of the engine that spends b on every request.
+func (e *Engine) WithBudget(b Budget) *Engine {
+	c := *e
+	c.budget = b
+	return &c
+}
+
+// Redact removes the engine's credentials from text (see Secrets.Redact).
+func (e *Engine) Redact(text string) string { return e.secrets.Redact(text) }
+
+// Answer is what one GET brought back, for a source to judge.
+type Answer struct {
+	// Where is the request's path with its query, as errors name it.
+	Where string
+	// Status is the HTTP status, 0 when no response arrived.
+	Status int
+	// Body is the whole body, nil when Err is set.
+	Body []byte
+	// Err is why there is no body: the budget's or the transport's error (no
+	// answer, a body that could not be read), or a *BodyTooLargeError.
+	Err error
+}
+
+// OK reports a 2xx status.
+func (a Answer) OK() bool { return a.Status >= 200 && a.Status <= 299 }
+
+// Get GETs path with query, spending the budget (WithBudget) and reading the
+// body within MaxBodyBytes (see fetch). judge turns the answer into the
+// request's outcome: Get returns judge's error and reports it, with the
+// status, size and duration, to OnRequest.
+func (e *Engine) Get(ctx context.Context, endpoint, path string, query url.Values, judge func(Answer) error) error {
+	start := time.Now()
+	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
+	a := Answer{Where: PathQuery(path, query)}
+	a.Body, a.Err = e.spend(ctx, path, query, &info)
+	a.Status = info.Status
+	err := judge(a)
+	Report(e.cfg.OnRequest, info, start, err)
+	return err
+}
+
+func (e *Engine) spend(ctx context.Context, path string, query url.Values, info *RequestInfo) ([]byte, error) {
+	if e.budget != nil {
+		release, err := e.budget.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	return fetch(e.Request(ctx), path, query, e.cfg.MaxBodyBytes, info)
+}
+
+// Request starts a GET whose body the caller reads itself (piecewise, or
+// beyond MaxBodyBytes); it spends no budget and reports nothing.
+func (e *Engine) Request(ctx context.Context) *resty.Request {
+	return e.http.R().SetContext(ctx).SetDoNotParseResponse(true)
 }

@@ -1,7 +1,6 @@
 package restclient
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -18,12 +17,11 @@ type BodyTooLargeError struct {
 
 func (e *BodyTooLargeError) Error() string { return e.msg }
 
-// Fetch GETs path (with query, if any) through rc and reads the whole body, refusing more than
+// fetch GETs path (with query, if any) through req and reads the whole body, refusing more than
 // maxBody bytes; it records the status and the bytes read in info. A request that got no answer
 // fails with the transport's error, a body that could not be read with "read body: ..." wrapping
 // the cause, a body over maxBody with a *BodyTooLargeError. The status is not judged.
-func Fetch(ctx context.Context, rc *resty.Client, path string, query url.Values, maxBody int64, info *RequestInfo) ([]byte, error) {
-	req := rc.R().SetContext(ctx).SetDoNotParseResponse(true)
+func fetch(req *resty.Request, path string, query url.Values, maxBody int64, info *RequestInfo) ([]byte, error) {
 	if len(query) > 0 {
 		req.SetQueryParamsFromValues(query)
 	}

@@ -1,8 +1,10 @@
-// Package restclient is what the engine REST sources (Flink, SeaTunnel) share
-// to reach a cluster: the TLS transport with an optional CA file, base-URL
-// checks, a resty client with its authentication, and the scrubbing of
-// credentials and noise out of error text. Errors carry no package prefix:
-// each source adds its own.
+// Package restclient is what the REST sources (Flink, SeaTunnel, Jaeger) share
+// to reach a cluster: their common settings (EngineConfig), the TLS transport
+// with an optional CA file, base-URL checks, a resty client with its
+// authentication, one request's path (Engine.Get: the budget, the body limit,
+// the report to OnRequest), the scrubbing of credentials and noise out of
+// error text, and the rewrite of Java's bare NaN. Errors carry no package
+// prefix: each source adds its own.
 package restclient
 
 import (

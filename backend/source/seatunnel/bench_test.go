@@ -23,14 +23,13 @@ func BenchmarkCheckpointsPoll(b *testing.B) {
 		f.trigger(p, TypeCheckpoint, 4)
 		f.ack(p, 2)
 	}
-	src := NewSource(must(New(Config{BaseURL: srv.URL, Cluster: "b"})), nil)
+	var bytes int64
+	src := NewSource(must(New(Config{BaseURL: srv.URL, Cluster: "b", OnRequest: func(ri RequestInfo) { bytes = ri.Bytes }})), nil)
 	ctx := context.Background()
 	job, err := src.Job(ctx, fakeJobID)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var bytes int64
-	src.c.cfg.OnRequest = func(ri RequestInfo) { bytes = ri.Bytes }
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -15,13 +15,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/go-resty/resty/v2"
 
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
@@ -60,14 +58,14 @@ type Config struct {
 // RequestInfo describes one finished request, for counting load per endpoint.
 type RequestInfo = restclient.RequestInfo
 
+// Budget is what every request is spent against; *collect.Budget is one.
+type Budget = restclient.Budget
+
 // Client talks to one SeaTunnel cluster. It is safe for concurrent use.
 type Client struct {
-	cfg     Config
-	http    *resty.Client
-	secrets restclient.Secrets
-	// acquire, when set, is called before every request and its release after (a request
-	// budget); NewSource sets it on its own copy of the client.
-	acquire func(context.Context) (func(), error)
+	cfg Config
+	// rest spends a request budget when NewSource set one on its own copy of the client.
+	rest *restclient.Engine
 }
 
 // New validates cfg and builds a client. It does not contact the cluster.
@@ -75,14 +73,15 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Location == nil {
 		cfg.Location = time.Local
 	}
-	st := restclient.EngineSettings{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
-		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent}
-	rc, secrets, err := restclient.OpenEngine(&st)
+	rest, err := restclient.OpenEngine(restclient.EngineConfig{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
+		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent,
+		Cluster: cfg.Cluster, OnRequest: cfg.OnRequest})
 	if err != nil {
 		return nil, fmt.Errorf("seatunnel: %w", err)
 	}
+	st := rest.Config()
 	cfg.BaseURL, cfg.Timeout, cfg.MaxBodyBytes, cfg.UserAgent = st.BaseURL, st.Timeout, st.MaxBodyBytes, st.UserAgent
-	return &Client{cfg: cfg, http: rc, secrets: secrets}, nil
+	return &Client{cfg: cfg, rest: rest}, nil
 }
 
 // BaseURL returns the normalised REST root the client talks to.
@@ -98,53 +97,20 @@ type response struct {
 }
 
 // fetch GETs endpoint (a template such as "/job-info/:jobId") at path and returns the body of
-// any HTTP answer; only transport failures and oversized bodies are errors here.
+// any HTTP answer; only transport failures, the budget's and oversized bodies are errors here.
 func (c *Client) fetch(ctx context.Context, endpoint, path string, query url.Values) (r response, err error) {
-	start := time.Now()
-	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
-	defer func() {
-		if c.cfg.OnRequest != nil {
-			info.Duration = time.Since(start)
-			info.Err = err
-			c.cfg.OnRequest(info)
+	err = c.rest.Get(ctx, endpoint, path, query, func(a restclient.Answer) error {
+		r = response{status: a.Status, body: a.Body, where: a.Where, ep: endpoint}
+		var tooLarge *restclient.BodyTooLargeError
+		switch {
+		case errors.As(a.Err, &tooLarge):
+			return r.fail(tooLarge.Error())
+		case a.Err != nil:
+			return c.transportError(r.where, endpoint, a.Err)
 		}
-	}()
-	r.where, r.ep = path, endpoint
-	if len(query) > 0 {
-		r.where += "?" + query.Encode()
-	}
-	if c.acquire != nil {
-		release, err := c.acquire(ctx)
-		if err != nil {
-			return r, newError(r.where, endpoint, 0, err.Error(), err)
-		}
-		defer release()
-	}
-	req := c.http.R().SetContext(ctx).SetDoNotParseResponse(true)
-	if len(query) > 0 {
-		req.SetQueryParamsFromValues(query)
-	}
-	resp, err := req.Get(path)
-	if err != nil {
-		return r, c.transportError(r.where, endpoint, err)
-	}
-	body := resp.RawBody()
-	defer body.Close()
-	r.status = resp.StatusCode()
-	info.Status = r.status
-	if cl := resp.RawResponse.ContentLength; cl > c.cfg.MaxBodyBytes {
-		return r, r.fail(fmt.Sprintf("response body of %d bytes exceeds the %d byte limit (MaxBodyBytes)", cl, c.cfg.MaxBodyBytes))
-	}
-	data, err := io.ReadAll(io.LimitReader(body, c.cfg.MaxBodyBytes+1))
-	info.Bytes = int64(len(data))
-	if err != nil {
-		return r, c.transportError(r.where, endpoint, fmt.Errorf("read body: %w", err))
-	}
-	if int64(len(data)) > c.cfg.MaxBodyBytes {
-		return r, r.fail(fmt.Sprintf("response body exceeds the %d byte limit (MaxBodyBytes)", c.cfg.MaxBodyBytes))
-	}
-	r.body = data
-	return r, nil
+		return nil
+	})
+	return r, err
 }
 
 // get is fetch for endpoints where any non-2xx is an error and the body must be JSON.
@@ -190,6 +156,13 @@ func (c *Client) decode(r response, out any) error {
 		return r.fail(c.redact(decodeProblem(r.body, err)))
 	}
 	return nil
+}
+
+// decodeLenient is decode for bodies that may carry bare NaN/Infinity (realtime ratios over an
+// empty bucket): those become null before decoding instead of failing the whole response.
+func (c *Client) decodeLenient(r response, out any) error {
+	r.body = restclient.NonFiniteToNull(r.body)
+	return c.decode(r, out)
 }
 
 func (c *Client) transportError(where, endpoint string, err error) error {

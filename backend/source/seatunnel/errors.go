@@ -81,4 +81,4 @@ func snippet(b []byte) string { return restclient.Snippet(b, maxMessage) }
 
 // redact removes the client's credentials from s, in case a server or proxy echoed a request
 // header into its error body.
-func (c *Client) redact(s string) string { return c.secrets.Redact(s) }
+func (c *Client) redact(s string) string { return c.rest.Redact(s) }

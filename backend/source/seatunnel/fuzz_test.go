@@ -15,8 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,15 +31,6 @@ type restOp struct {
 	call  func(t *testing.T, c *Client) error
 }
 
-func seedFile(f *testing.F, name string) []byte {
-	f.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		f.Fatal(err)
-	}
-	return b
-}
-
 func fuzzREST(f *testing.F, ops []restOp) {
 	f.Helper()
 	for i, op := range ops {
@@ -50,18 +39,12 @@ func fuzzREST(f *testing.F, ops []restOp) {
 		}
 	}
 	srv := fuzzenv.New(f)
-	c, err := New(Config{BaseURL: srv.URL, Cluster: fuzzCluster, Location: time.UTC, Timeout: 10 * time.Second, MaxBodyBytes: 1 << 20})
-	if err != nil {
-		f.Fatal(err)
-	}
+	c := newClient(f, srv.URL, func(c *Config) { c.Cluster, c.Timeout, c.MaxBodyBytes = fuzzCluster, 10*time.Second, 1<<20 })
 	f.Fuzz(func(t *testing.T, op, status uint8, body []byte) {
 		fuzzenv.Count()
 		o := ops[int(op)%len(ops)]
 		code := fuzzenv.Status(status)
 		srv.Answer(code, "application/json", body)
-		if json.Valid(body) && !json.Valid(nonFiniteToNull(body)) {
-			t.Fatalf("the NaN rewrite broke valid JSON: %q", body)
-		}
 		err := o.call(t, c)
 		if err == nil {
 			return
@@ -104,11 +87,11 @@ func checkJob(t *testing.T, j *model.Job) {
 // same answer) and one job with its DAG in every shape SeaTunnel has sent.
 func FuzzJobResponses(f *testing.F) {
 	fuzzREST(f, []restOp{
-		{"Overview", [][]byte{seedFile(f, "v1-2.3.8-overview.json")}, func(t *testing.T, c *Client) error {
+		{"Overview", [][]byte{readTestdata(f, "v1-2.3.8-overview.json")}, func(t *testing.T, c *Client) error {
 			_, err := c.Overview(fuzzCtx(t))
 			return err
 		}},
-		{"Jobs", [][]byte{seedFile(f, "v1-2.3.8-running-jobs.json"), seedFile(f, "v1-2.3.8-finished-jobs.json")},
+		{"Jobs", [][]byte{readTestdata(f, "v1-2.3.8-running-jobs.json"), readTestdata(f, "v1-2.3.8-finished-jobs.json")},
 			func(t *testing.T, c *Client) error {
 				jobs, err := c.Jobs(fuzzCtx(t))
 				seen := map[string]bool{}
@@ -121,8 +104,8 @@ func FuzzJobResponses(f *testing.F) {
 				}
 				return err
 			}},
-		{"JobInfo", [][]byte{seedFile(f, "v1-2.3.8-job-info-running.json"), seedFile(f, "v1-2.3.8-job-info-finished.json"),
-			seedFile(f, "v1-2.3.8-job-info-unknown.json")}, func(t *testing.T, c *Client) error {
+		{"JobInfo", [][]byte{readTestdata(f, "v1-2.3.8-job-info-running.json"), readTestdata(f, "v1-2.3.8-job-info-finished.json"),
+			readTestdata(f, "v1-2.3.8-job-info-unknown.json")}, func(t *testing.T, c *Client) error {
 			info, err := c.JobInfo(fuzzCtx(t), fakeJobID)
 			if err == nil {
 				checkJob(t, &info.Job)
@@ -182,7 +165,7 @@ func historyOf(f *testing.F, overview []byte) []byte {
 // FuzzCheckpointResponses: the checkpoint overview (through History, as the collector uses it)
 // and the history endpoint.
 func FuzzCheckpointResponses(f *testing.F) {
-	overview := seedFile(f, "v2-2.3.13-checkpoints.json")
+	overview := readTestdata(f, "v2-2.3.13-checkpoints.json")
 	fuzzREST(f, []restOp{
 		{"Checkpoints", [][]byte{overview}, func(t *testing.T, c *Client) error {
 			o, err := c.Checkpoints(fuzzCtx(t), fakeJobID)

@@ -13,34 +13,28 @@ import (
 // number in one endpoint or version and a string in another ("jobId", metrics, edge vertex ids),
 // and absent values are {} or missing rather than null. These types decode either form.
 
-// flexInt is an integer sent as a JSON number or a string ("123"). null, "" and absence leave
-// it invalid, which callers treat as "not reported", never as 0.
-type flexInt struct {
-	v  int64
+// flexNum is a number sent as a JSON number or a string, which its form F reads. null, "" and
+// absence leave it invalid, which callers treat as "not reported", never as 0.
+type flexNum[T int64 | float64, F interface {
+	parse(s string, b []byte) (v T, ok bool, err error)
+}] struct {
+	v  T
 	ok bool
 }
 
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	*f = flexInt{}
+func (f *flexNum[T, F]) UnmarshalJSON(b []byte) error {
+	*f = flexNum[T, F]{}
 	s, isNull, err := scalarText(b)
 	if err != nil || isNull || s == "" {
 		return err
 	}
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		*f = flexInt{v: v, ok: true}
-		return nil
-	}
-	// 1.0 or 1e3 from a serializer that went through a double.
-	fv, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(fv) || math.IsInf(fv, 0) || fv != math.Trunc(fv) || math.Abs(fv) > 1<<53 {
-		return fmt.Errorf("want an integer, got %s", snippet(b))
-	}
-	*f = flexInt{v: int64(fv), ok: true}
-	return nil
+	var form F
+	f.v, f.ok, err = form.parse(s, b)
+	return err
 }
 
 // ptr returns the value, or nil when it was not reported.
-func (f flexInt) ptr() *int64 {
+func (f flexNum[T, F]) ptr() *T {
 	if !f.ok {
 		return nil
 	}
@@ -49,35 +43,45 @@ func (f flexInt) ptr() *int64 {
 }
 
 // nonNeg is ptr for quantities that cannot be negative: a negative value reads as not reported.
-func (f flexInt) nonNeg() *int64 {
+func (f flexNum[T, F]) nonNeg() *T {
 	if f.v < 0 {
 		return nil
 	}
 	return f.ptr()
 }
 
-// flexFloat is a number sent as a JSON number or a string; NaN and infinities (as strings, or as
-// bare tokens replaced by null before decoding) leave it invalid.
-type flexFloat struct {
-	v  float64
-	ok bool
+// flexInt is an integer.
+type flexInt = flexNum[int64, intForm]
+
+type intForm struct{}
+
+func (intForm) parse(s string, b []byte) (int64, bool, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, true, nil
+	}
+	// 1.0 or 1e3 from a serializer that went through a double.
+	fv, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(fv) || math.IsInf(fv, 0) || fv != math.Trunc(fv) || math.Abs(fv) > 1<<53 {
+		return 0, false, fmt.Errorf("want an integer, got %s", snippet(b))
+	}
+	return int64(fv), true, nil
 }
 
-func (f *flexFloat) UnmarshalJSON(b []byte) error {
-	*f = flexFloat{}
-	s, isNull, err := scalarText(b)
-	if err != nil || isNull || s == "" {
-		return err
-	}
+// flexFloat is a number; NaN and infinities (as strings, or as bare tokens replaced by null
+// before decoding) leave it invalid.
+type flexFloat = flexNum[float64, floatForm]
+
+type floatForm struct{}
+
+func (floatForm) parse(s string, b []byte) (float64, bool, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return fmt.Errorf("want a number, got %s", snippet(b))
+		return 0, false, fmt.Errorf("want a number, got %s", snippet(b))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
+		return 0, false, nil
 	}
-	*f = flexFloat{v: v, ok: true}
-	return nil
+	return v, true, nil
 }
 
 // flexID is an identifier sent as a JSON number or a string, kept as its decimal text.
@@ -113,51 +117,4 @@ func scalarText(b []byte) (s string, isNull bool, err error) {
 		return "", false, fmt.Errorf("want a number or a string, got %s", snippet(b))
 	}
 	return string(b), false, nil
-}
-
-// nonFiniteToNull replaces bare NaN, Infinity and -Infinity tokens outside strings (what a Java
-// serializer writes for a ratio over an empty bucket) with null, so one odd value does not fail
-// a whole response.
-func nonFiniteToNull(b []byte) []byte {
-	if !bytes.Contains(b, []byte("NaN")) && !bytes.Contains(b, []byte("Infinity")) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	inString, escaped := false, false
-	for i := 0; i < len(b); i++ {
-		ch := b[i]
-		if inString {
-			out = append(out, ch)
-			switch {
-			case escaped:
-				escaped = false
-			case ch == '\\':
-				escaped = true
-			case ch == '"':
-				inString = false
-			}
-			continue
-		}
-		if ch == '"' {
-			inString = true
-			out = append(out, ch)
-			continue
-		}
-		if n := nonFiniteToken(b[i:]); n > 0 {
-			out = append(out, "null"...)
-			i += n - 1
-			continue
-		}
-		out = append(out, ch)
-	}
-	return out
-}
-
-func nonFiniteToken(b []byte) int {
-	for _, t := range []string{"NaN", "Infinity", "-Infinity"} {
-		if bytes.HasPrefix(b, []byte(t)) {
-			return len(t)
-		}
-	}
-	return 0
 }

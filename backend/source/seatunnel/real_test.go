@@ -33,6 +33,18 @@ func realClient(t *testing.T, e seatunnelenv.Env) *seatunnel.Client {
 	return c
 }
 
+// collectRealJob runs the test in parallel with the others, submits a job with env
+// (seatunnelenv.SubmitJob's settings) to the checkpoint node and collects the cluster into a
+// cache of its own: the node, the job's id, the collector, and the query of the job's
+// checkpoints (cluster "real").
+func collectRealJob(t *testing.T, env ...string) (e seatunnelenv.Env, id string, h *realCollector, q store.Query) {
+	t.Helper()
+	t.Parallel()
+	e = checkpointNode(t)
+	id = seatunnelenv.SubmitJob(t, e, env...)
+	return e, id, newRealCollector(t, realClient(t, e)), store.Query{Cluster: "real", JobID: id}
+}
+
 // checkpointNode is the 2.3.13 node; a test needing the checkpoint API fails on a node without it
 // (SEATUNNEL_REST_URL pointing elsewhere).
 func checkpointNode(t *testing.T) seatunnelenv.Env {
@@ -129,12 +141,8 @@ func TestRealNodeV1Jobs(t *testing.T) {
 // TestRealNodeFastJob: a fast job's checkpoints all arrive, none missed, and the reconciliation
 // agrees with the engine's own counters.
 func TestRealNodeFastJob(t *testing.T) {
-	t.Parallel()
-	e := checkpointNode(t)
-	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-fast", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1000")
-	h := newRealCollector(t, realClient(t, e))
+	_, id, h, q := collectRealJob(t, "SEATUNNEL_JOB_NAME=ce-real-fast", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1000")
 	ctx := context.Background()
-	q := store.Query{Cluster: "real", JobID: id}
 	h.wait(t, "15 completed checkpoints", 90*time.Second, func() bool {
 		return h.count(t, q, model.StatusCompleted) >= 15
 	})
@@ -162,13 +170,9 @@ func TestRealNodeFastJob(t *testing.T) {
 // sampled from /job-info (2.3.13 has no realtime metrics), the sink's commits are counted, and
 // the verdict is backpressure, naming its evidence.
 func TestRealNodeSlowSink(t *testing.T) {
-	t.Parallel()
-	e := checkpointNode(t)
-	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-slow", "SEATUNNEL_SLOW_MS=20",
+	_, id, h, q := collectRealJob(t, "SEATUNNEL_JOB_NAME=ce-real-slow", "SEATUNNEL_SLOW_MS=20",
 		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=2000")
-	h := newRealCollector(t, realClient(t, e))
 	ctx := context.Background()
-	q := store.Query{Cluster: "real", JobID: id}
 	// The queue into the sink fills (2,048 rows per sink subtask): checkpoints take 1 s, 3 s, 6 s,
 	// 12 s, then one expires at the 20 s timeout and Zeta restores the pipeline, emptying the queue.
 	// Three such rounds give the verdict the 8 checkpoints with evidence a correlation needs,
@@ -292,14 +296,9 @@ func TestRealNodeSlowSink(t *testing.T) {
 // counts), the ids go on, and after three restores the job fails. Everything is kept: the
 // failures cluster under one reason, the engine's counters agree, nothing is missed.
 func TestRealNodeExpiriesRestartsFailure(t *testing.T) {
-	t.Parallel()
-	e := checkpointNode(t)
-	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-expiry", "SEATUNNEL_SLOW_MS=50",
+	_, id, h, q := collectRealJob(t, "SEATUNNEL_JOB_NAME=ce-real-expiry", "SEATUNNEL_SLOW_MS=50",
 		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500", "SEATUNNEL_CHECKPOINT_TIMEOUT_MS=2000")
-	c := realClient(t, e)
-	h := newRealCollector(t, c)
 	ctx := context.Background()
-	q := store.Query{Cluster: "real", JobID: id}
 	h.wait(t, "the job failed and stored so", 3*time.Minute, func() bool {
 		j, err := h.st.Job(ctx, "real", id)
 		return err == nil && j.State == "FAILED"
@@ -341,12 +340,8 @@ func TestRealNodeExpiriesRestartsFailure(t *testing.T) {
 // TestRealNodeSavepoint: a stop with a savepoint shows the savepoint among the checkpoints, and
 // the job's history is kept after it.
 func TestRealNodeSavepoint(t *testing.T) {
-	t.Parallel()
-	e := checkpointNode(t)
-	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-savepoint", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500")
-	h := newRealCollector(t, realClient(t, e))
+	e, id, h, q := collectRealJob(t, "SEATUNNEL_JOB_NAME=ce-real-savepoint", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500")
 	ctx := context.Background()
-	q := store.Query{Cluster: "real", JobID: id}
 	h.wait(t, "3 completed checkpoints", time.Minute, func() bool { return h.count(t, q, model.StatusCompleted) >= 3 })
 	if err := seatunnelenv.StopWithSavepoint(e, id); err != nil {
 		t.Fatal(err)
@@ -374,18 +369,14 @@ func TestRealNodeSavepoint(t *testing.T) {
 // in the engine at once; every checkpoint seen before stays in the cache, and the reconciliation
 // says the engine no longer has them.
 func TestRealNodeCancelledMidCollection(t *testing.T) {
-	t.Parallel()
-	e := checkpointNode(t)
-	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-cancel", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1000")
-	c := realClient(t, e)
-	h := newRealCollector(t, c)
+	e, id, h, q := collectRealJob(t, "SEATUNNEL_JOB_NAME=ce-real-cancel", "SEATUNNEL_CHECKPOINT_INTERVAL_MS=1000")
 	ctx := context.Background()
-	q := store.Query{Cluster: "real", JobID: id}
 	h.wait(t, "5 completed checkpoints", time.Minute, func() bool { return h.count(t, q, model.StatusCompleted) >= 5 })
 	before := h.checkpoints(t, q)
 	if err := seatunnelenv.Cancel(e, id); err != nil {
 		t.Fatal(err)
 	}
+	c := realClient(t, e)
 	h.wait(t, "the engine's history emptied", time.Minute, func() bool {
 		o, err := c.Checkpoints(ctx, id)
 		return err == nil && len(o.Pipelines) == 0
@@ -413,11 +404,8 @@ func TestRealNodeCancelledMidCollection(t *testing.T) {
 // TestRealNodeTwoPipelines: a job of two independent chains is checkpointed per pipeline; each
 // pipeline's checkpoints are stored apart, with ids of their own.
 func TestRealNodeTwoPipelines(t *testing.T) {
-	t.Parallel()
-	e := checkpointNode(t)
-	id := seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-real-two", "SEATUNNEL_PIPELINES=2",
+	_, id, h, _ := collectRealJob(t, "SEATUNNEL_JOB_NAME=ce-real-two", "SEATUNNEL_PIPELINES=2",
 		"SEATUNNEL_CHECKPOINT_INTERVAL_MS=1500")
-	h := newRealCollector(t, realClient(t, e))
 	ctx := context.Background()
 	for _, p := range []int{1, 2} {
 		q := store.Query{Cluster: "real", JobID: id, Pipeline: &p}

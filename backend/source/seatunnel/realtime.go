@@ -47,10 +47,15 @@ type RealtimeEdge struct {
 	Points         []RealtimeEdgePoint
 }
 
+// RealtimeWindow is the span a realtime answer covers, and its buckets' length.
+type RealtimeWindow struct {
+	BucketMs, FromMs, ToMs int64
+}
+
 // RealtimeEdges is GET /metrics/realtime/jobs/:jobId/edges.
 type RealtimeEdges struct {
-	BucketMs, FromMs, ToMs int64
-	Edges                  []RealtimeEdge
+	RealtimeWindow
+	Edges []RealtimeEdge
 }
 
 // RealtimeVertexPoint is one bucket of a vertex (averaged over its subtasks by the engine).
@@ -78,16 +83,20 @@ type RealtimeVertex struct {
 
 // RealtimeVertices is GET /metrics/realtime/jobs/:jobId/vertices.
 type RealtimeVertices struct {
-	BucketMs, FromMs, ToMs int64
-	Vertices               []RealtimeVertex
+	RealtimeWindow
+	Vertices []RealtimeVertex
 }
 
+// windowJSON is what every realtime answer says of itself.
 type windowJSON struct {
 	Enabled  *bool   `json:"enabled"`
 	BucketMs flexInt `json:"bucketMs"`
 	FromMs   flexInt `json:"fromMs"`
 	ToMs     flexInt `json:"toMs"`
 }
+
+// header is how getRealtime finds the windowJSON an answer embeds.
+func (w *windowJSON) header() *windowJSON { return w }
 
 // RealtimeEdges fetches the job's queue series over the last window (capped at 10 minutes).
 func (c *Client) RealtimeEdges(ctx context.Context, jobID string, window time.Duration) (RealtimeEdges, error) {
@@ -106,13 +115,11 @@ func (c *Client) RealtimeEdges(ctx context.Context, jobID string, window time.Du
 			} `json:"points"`
 		} `json:"edges"`
 	}
-	if err := c.getRealtime(ctx, "/metrics/realtime/jobs/:jobId/edges", jobID, "edges", window, &raw); err != nil {
+	win, err := c.getRealtime(ctx, "/metrics/realtime/jobs/:jobId/edges", jobID, "edges", window, &raw)
+	if err != nil {
 		return RealtimeEdges{}, err
 	}
-	if raw.Enabled != nil && !*raw.Enabled {
-		return RealtimeEdges{}, fmt.Errorf("job %s: %w", jobID, ErrRealtimeDisabled)
-	}
-	out := RealtimeEdges{BucketMs: raw.BucketMs.v, FromMs: raw.FromMs.v, ToMs: raw.ToMs.v}
+	out := RealtimeEdges{RealtimeWindow: win}
 	for _, e := range raw.Edges {
 		re := RealtimeEdge{QueueID: e.QueueID.v, TargetVertexID: string(e.TargetVertexID)}
 		if re.TargetVertexID == "" && e.QueueID.ok {
@@ -152,13 +159,11 @@ func (c *Client) RealtimeVertices(ctx context.Context, jobID string, window time
 			} `json:"points"`
 		} `json:"vertices"`
 	}
-	if err := c.getRealtime(ctx, "/metrics/realtime/jobs/:jobId/vertices", jobID, "vertices", window, &raw); err != nil {
+	win, err := c.getRealtime(ctx, "/metrics/realtime/jobs/:jobId/vertices", jobID, "vertices", window, &raw)
+	if err != nil {
 		return RealtimeVertices{}, err
 	}
-	if raw.Enabled != nil && !*raw.Enabled {
-		return RealtimeVertices{}, fmt.Errorf("job %s: %w", jobID, ErrRealtimeDisabled)
-	}
-	out := RealtimeVertices{BucketMs: raw.BucketMs.v, FromMs: raw.FromMs.v, ToMs: raw.ToMs.v}
+	out := RealtimeVertices{RealtimeWindow: win}
 	for _, v := range raw.Vertices {
 		if v.VertexID == "" {
 			continue
@@ -183,41 +188,50 @@ func (c *Client) RealtimeVertices(ctx context.Context, jobID string, window time
 
 // getRealtime GETs one realtime endpoint and classifies the engine's "no" answers: 503 is
 // ErrRealtimeDisabled; a 404 (or v1's empty 204) is ErrNoRealtimeAPI when the list endpoint
-// /metrics/realtime/jobs is missing too, else ErrNotFound (the job is not tracked).
-func (c *Client) getRealtime(ctx context.Context, endpoint, jobID, kind string, window time.Duration, out any) error {
+// /metrics/realtime/jobs is missing too, else ErrNotFound (the job is not tracked); an answer
+// saying the job's realtime metrics are off (enabled false) is ErrRealtimeDisabled too. It
+// decodes the answer into out and returns the window it covers.
+func (c *Client) getRealtime(ctx context.Context, endpoint, jobID, kind string, window time.Duration,
+	out interface{ header() *windowJSON }) (RealtimeWindow, error) {
 	if err := checkJobID(jobID); err != nil {
-		return err
+		return RealtimeWindow{}, err
 	}
 	window = max(minRealtimeWindow, min(window, MaxRealtimeWindow))
 	q := url.Values{"windowMs": {strconv.FormatInt(window.Milliseconds(), 10)}}
 	r, err := c.fetch(ctx, endpoint, "/metrics/realtime/jobs/"+url.PathEscape(jobID)+"/"+kind, q)
 	if err != nil {
-		return err
+		return RealtimeWindow{}, err
 	}
 	switch {
 	case r.status == http.StatusServiceUnavailable:
 		e := c.statusError(r, ErrRealtimeDisabled)
 		e.Message = strings.TrimSpace(e.Message + " (the master collects no realtime metrics for this job: submit it with env engine.observability.enabled=true)")
-		return e
+		return RealtimeWindow{}, e
 	case r.status == http.StatusNotFound || (r.ok() && r.empty()):
 		probe, err := c.fetch(ctx, "/metrics/realtime/jobs", "/metrics/realtime/jobs", nil)
 		if err != nil {
-			return err
+			return RealtimeWindow{}, err
 		}
 		if probe.status == http.StatusNotFound || (probe.ok() && probe.empty()) {
 			e := r.fail(ErrNoRealtimeAPI.Error())
 			e.StatusText = http.StatusText(r.status)
 			e.kind = ErrNoRealtimeAPI
-			return e
+			return RealtimeWindow{}, e
 		}
 		e := c.statusError(r, ErrNotFound)
 		e.Message = strings.TrimSpace(fmt.Sprintf("job %s has no realtime metrics (not running, or submitted without env engine.observability.enabled=true) %s", jobID, e.Message))
-		return e
+		return RealtimeWindow{}, e
 	case !r.ok():
-		return c.statusError(r, nil)
+		return RealtimeWindow{}, c.statusError(r, nil)
 	}
-	r.body = nonFiniteToNull(r.body)
-	return c.decode(r, out)
+	if err := c.decodeLenient(r, out); err != nil {
+		return RealtimeWindow{}, err
+	}
+	h := out.header()
+	if h.Enabled != nil && !*h.Enabled {
+		return RealtimeWindow{}, fmt.Errorf("job %s: %w", jobID, ErrRealtimeDisabled)
+	}
+	return RealtimeWindow{BucketMs: h.BucketMs.v, FromMs: h.FromMs.v, ToMs: h.ToMs.v}, nil
 }
 
 // targetOfQueue decodes the target vertex from a queue id the way the engine's web UI does: a
@@ -231,14 +245,6 @@ func targetOfQueue(q int64) string {
 		return strconv.FormatInt(abs/2, 10)
 	}
 	return strconv.FormatInt((abs-1)/2, 10)
-}
-
-func (f flexFloat) ptr() *float64 {
-	if !f.ok {
-		return nil
-	}
-	v := f.v
-	return &v
 }
 
 // complete reports whether the bucket starting at ts had ended when the answer was made: the

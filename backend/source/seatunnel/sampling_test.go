@@ -147,6 +147,20 @@ func newLiveEngine(t *testing.T) (*liveEngine, string) {
 	return e, srv.URL
 }
 
+// sampledJob starts a live engine and a source over it on the engine's clock (spending budget,
+// nil for none), and reads the job as the collector does before it samples the job's metrics.
+func sampledJob(t *testing.T, budget Budget) (*liveEngine, *Source, model.Job) {
+	t.Helper()
+	e, url := newLiveEngine(t)
+	src := NewSource(newClient(t, url), budget)
+	src.now = e.clk.Now
+	job, err := src.Job(context.Background(), fakeJobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, src, job
+}
+
 func (e *liveEngine) secs() float64 { return e.clk.Now().Sub(e.started).Seconds() }
 
 // queued is the live part of the queue: 20 records a second.
@@ -172,14 +186,8 @@ func TestJobInfoSampling(t *testing.T) {
 		{"no spare budget", noSpare{}, 11, 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, url := newLiveEngine(t)
-			src := NewSource(newClient(t, url), tc.budget)
-			src.now = e.clk.Now
+			e, src, job := sampledJob(t, tc.budget)
 			ctx := context.Background()
-			job, err := src.Job(ctx, fakeJobID)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// run calls Metrics every 250 ms (the collector: at most every second, at its
 			// polls) for a minute; returns the job-info requests made and the samples.
 			run := func() (int, []model.MetricSample) {
@@ -235,14 +243,8 @@ func TestJobInfoSampling(t *testing.T) {
 // written but never committed records) to the new attempt's: the source counts both from the
 // restore on.
 func TestJobInfoSamplingAfterARestore(t *testing.T) {
-	e, url := newLiveEngine(t)
-	src := NewSource(newClient(t, url), nil)
-	src.now = e.clk.Now
+	e, src, job := sampledJob(t, nil)
 	ctx := context.Background()
-	job, err := src.Job(ctx, fakeJobID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	e.f.trigger(1, TypeCheckpoint, 4)
 	e.f.complete(1, 1)
 	sample := func() (queue, lag float64) {
@@ -316,14 +318,8 @@ func TestSourceKeepsTheSettingsOfAnEndedJob(t *testing.T) {
 // Each checkpoint gets a /job-info sample as soon as it is seen in flight, not at the next 5 s
 // tick: the queue ahead of its barrier at the trigger is what decides how long it waits.
 func TestJobInfoSampledAtEachTrigger(t *testing.T) {
-	e, url := newLiveEngine(t)
-	src := NewSource(newClient(t, url), nil)
-	src.now = e.clk.Now
+	e, src, job := sampledJob(t, nil)
 	ctx := context.Background()
-	job, err := src.Job(ctx, fakeJobID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	metrics := func() int {
 		t.Helper()
 		before := e.f.count("/job-info/:jobId")

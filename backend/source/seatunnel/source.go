@@ -11,11 +11,6 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
-// Budget is what every request is spent against; *collect.Budget is one.
-type Budget interface {
-	Acquire(ctx context.Context) (release func(), err error)
-}
-
 // MetricsEvery is how often realtime windows are fetched: the engine's bucket length.
 const MetricsEvery = DefaultBucket
 
@@ -76,7 +71,7 @@ var _ collect.Source = (*Source)(nil)
 func NewSource(c *Client, budget Budget) *Source {
 	cc := *c
 	if budget != nil {
-		cc.acquire = budget.Acquire
+		cc.rest = c.rest.WithBudget(budget)
 	}
 	return &Source{c: &cc, budget: budget, now: time.Now, realtimeEvery: MetricsEvery, infoEvery: JobInfoEvery,
 		infoFastEvery: JobInfoFastEvery, jobs: map[string]jobSettings{}, realtime: map[string]realtimeOff{},

@@ -135,6 +135,18 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
+// collectRun starts the collector against f, drives n checkpoints through the fake
+// (runCheckpoints) and waits until the store holds all n final; q is the query of the job's
+// checkpoints.
+func collectRun(t *testing.T, f *fakeZeta, url string, n int) (h *harness, q store.Query) {
+	t.Helper()
+	h = startCollector(t, f, url)
+	q = store.Query{Cluster: "st", JobID: fakeJobID}
+	runCheckpoints(f, n)
+	h.waitFinal(t, q, n, 5*time.Second)
+	return h, q
+}
+
 // runCheckpoints drives the fake like a job: a checkpoint of 4 subtasks acked one every 60 ms,
 // every 5th expiring, until n checkpoints ended.
 func runCheckpoints(f *fakeZeta, n int) {
@@ -158,13 +170,9 @@ func runCheckpoints(f *fakeZeta, n int) {
 func TestCollectorWithSource(t *testing.T) {
 	f, srv := newFakeZeta(t)
 	realtimeFixture(f)
-	h := startCollector(t, f, srv.URL)
-	ctx := context.Background()
-	q := store.Query{Cluster: "st", JobID: fakeJobID}
-
 	const n = 10
-	runCheckpoints(f, n)
-	h.waitFinal(t, q, n, 5*time.Second)
+	h, q := collectRun(t, f, srv.URL, n)
+	ctx := context.Background()
 
 	cps, err := h.st.Checkpoints(ctx, q)
 	if err != nil {
@@ -285,12 +293,9 @@ func TestCollectorRecordsEvictedCheckpointsAsGap(t *testing.T) {
 func TestCollectorFollowsRunningJobsWhenFinishedJobsFail(t *testing.T) {
 	f, srv := newFakeZeta(t)
 	f.finishedJobsOnlyByState = true
-	h := startCollector(t, f, srv.URL)
-	ctx := context.Background()
-	q := store.Query{Cluster: "st", JobID: fakeJobID}
 	const n = 6
-	runCheckpoints(f, n)
-	h.waitFinal(t, q, n, 5*time.Second)
+	h, q := collectRun(t, f, srv.URL, n)
+	ctx := context.Background()
 	gaps, err := h.st.Gaps(ctx, q)
 	if err != nil || len(gaps) != 0 {
 		t.Errorf("gaps = %+v, %v; want none", gaps, err)

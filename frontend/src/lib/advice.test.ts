@@ -3,7 +3,7 @@ import i18next from 'i18next';
 import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
 import type { Advice } from './api';
-import { adviceText, adviceTitle, bySeverity, configRows, currentText, docsHref, openExternal, severityKey } from './advice';
+import { adviceText, adviceTitle, bySeverity, configRows, configUnknownLines, currentText, docsHref, openExternal, severityKey } from './advice';
 
 function translator(lng: 'en' | 'zh', extra: Record<string, string> = {}) {
   const inst = i18next.createInstance();
@@ -146,5 +146,37 @@ describe('the fake bridge advice', () => {
     const en = JSON.parse(fs.readFileSync(new URL('../i18n/en.json', import.meta.url), 'utf8')) as { reason: Record<string, string> };
     expect(Object.keys(copy).length).toBeGreaterThan(5);
     for (const [code, text] of Object.entries(copy)) expect([code, text]).toEqual([code, en.reason[code]]);
+  });
+});
+
+describe('configUnknownLines', () => {
+  const cfg = {
+    cluster: 'c',
+    job_id: 'j',
+    seen_ms: 1,
+    state_backend: 'hashmap',
+    unknown: [
+      { part: 'execution' as const, endpoint: 'GET /jobs/:jid/config', error: 'flink: GET /jobs/j/config: 404 Not Found' },
+      { part: 'jobmanager' as const, endpoint: 'GET /jobmanager/config', error: 'flink: GET /jobmanager/config: 500 <x>' },
+    ],
+  };
+
+  it('says each part that did not answer with its endpoint and error, in English and Chinese', () => {
+    expect(configUnknownLines(cfg, translator('en').t)).toEqual([
+      'unknown: GET /jobs/:jid/config — flink: GET /jobs/j/config: 404 Not Found',
+      'unknown: GET /jobmanager/config — flink: GET /jobmanager/config: 500 <x>',
+    ]);
+    expect(configUnknownLines(cfg, translator('zh').t)).toEqual([
+      '未知：GET /jobs/:jid/config — flink: GET /jobs/j/config: 404 Not Found',
+      '未知：GET /jobmanager/config — flink: GET /jobmanager/config: 500 <x>',
+    ]);
+  });
+
+  it('says nothing when every part answered or no configuration was read', () => {
+    const { t } = translator('en');
+    const answered = { cluster: 'c', job_id: 'j', seen_ms: 1, state_backend: 'rocksdb' };
+    expect(configUnknownLines(answered, t)).toEqual([]);
+    expect(configUnknownLines(undefined, t)).toEqual([]);
+    expect(configUnknownLines(null, t)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // Advice as the analysis sends it (Report.advice, CheckpointView.advice), said
 // in the user's language. The backend chose, ordered and wrote every item;
 // these helpers only pick the words, the rows and the link to show.
-import type { Advice, AdviceSeverity } from './api';
+import type { Advice, AdviceSeverity, Report } from './api';
 import { mode } from './api';
 import { clausesText } from './reason';
 
@@ -50,6 +50,15 @@ export function configRows(a: Pick<Advice, 'config_keys' | 'current'>): ConfigRo
     key,
     current: Object.prototype.hasOwnProperty.call(current, key) ? current[key] : undefined,
   }));
+}
+
+/**
+ * configUnknownLines says each part of the job's configuration read that did not answer
+ * (Report.config.unknown) as "unknown: <endpoint> — <error>": the settings only that part
+ * says show as not reported although the engine may set them.
+ */
+export function configUnknownLines(cfg: Report['config'] | null, t: Translate): string[] {
+  return (cfg?.unknown ?? []).map((g) => t('advice.configUnknown', { endpoint: g.endpoint, error: g.error }));
 }
 
 /** currentText is what the key table shows for a value: "not reported" when the engine did not say, "" quoted. */

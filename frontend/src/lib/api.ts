@@ -198,7 +198,7 @@ export type CheckpointBrief = Normalized<wire.CheckpointBrief>;
 export type Comparison = Normalized<wire.CompareResult>;
 export type Spearman = Normalized<wire.Spearman>;
 export type Verdict = wire.Verdict;
-/** What a verdict rests on (docs/phases.md, "Verdict"); absent when inconclusive. */
+/** What a verdict rests on (docs/phases.md, "Verdict"); absent when healthy or inconclusive. */
 export type Basis = wire.Basis;
 /** reason: in English (what reports print); reason_parts: its clauses, for the UI to say in the user's language. */
 export type Correlation = Normalized<wire.Correlation>;

@@ -2,8 +2,8 @@
 // checks done before anything is sent (the backend validates again).
 import { MAX_CUSTOM_LANES, type ClusterInput, type CustomLaneSpec, type JobManagerLogMode, type SourceView } from './api';
 
-/** What a custom lane samples: a PromQL query or a Flink metric of the job's vertices. */
-export type LaneKind = 'promql' | 'metric';
+/** What a custom lane samples: a PromQL query or a Flink metric of the job's vertices (the lane's field holding it). */
+export type LaneKind = Exclude<keyof CustomLaneSpec, 'name'>;
 export const LANE_KINDS: readonly LaneKind[] = ['promql', 'metric'];
 
 /** One custom lane as the form edits it (Flink only). */

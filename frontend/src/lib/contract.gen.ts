@@ -51,6 +51,10 @@ export interface AdviceEvidence {
 export type AdviceSeverity = 'critical' | 'warning' | 'info';
 export const AdviceSeverityValues: readonly AdviceSeverity[] = ['critical', 'warning', 'info'];
 
+/** analyze.Attention (its constants) */
+export type Attention = 'failing' | 'slow' | 'slower_than_usual' | 'healthy' | 'no_data';
+export const AttentionValues: readonly Attention[] = ['failing', 'slow', 'slower_than_usual', 'healthy', 'no_data'];
+
 /** model.Auth (an argument) */
 export interface Auth {
   kind: AuthKind;
@@ -293,6 +297,17 @@ export interface CompareResult {
   reason?: string;
 }
 
+/** model.ConfigGap */
+export interface ConfigGap {
+  part: ConfigPart;
+  endpoint: string;
+  error: string;
+}
+
+/** model.ConfigPart (its constants) */
+export type ConfigPart = 'checkpoints' | 'execution' | 'jobmanager';
+export const ConfigPartValues: readonly ConfigPart[] = ['checkpoints', 'execution', 'jobmanager'];
+
 /** app.ConnectionTest */
 export interface ConnectionTest {
   ok: boolean;
@@ -427,6 +442,43 @@ export interface FailureRow {
   cells: FailureCell[] | null;
 }
 
+/** analyze.Fleet */
+export interface Fleet {
+  window_ms: number;
+  jobs: FleetJob[] | null;
+}
+
+/** analyze.FleetJob */
+export interface FleetJob {
+  cluster: string;
+  engine: Engine;
+  job_id: string;
+  name: string;
+  state: string;
+  attention: Attention;
+  window_end_ms: number;
+  completed: number;
+  failed: number;
+  expired: number;
+  in_progress: number;
+  missed: number;
+  p50_ms: number | null;
+  p90_ms: number | null;
+  baseline_p90_ms: number | null;
+  since_ms: number | null;
+  latest_failure: string;
+  verdict: Verdict;
+  interval_ms?: number;
+  timeout_ms?: number;
+  sparkline: SparkPoint[] | null;
+}
+
+/** app.FleetRequest (an argument) */
+export interface FleetRequest {
+  window_ms: number;
+  cluster: string;
+}
+
 /** analyze.GapSpan */
 export interface GapSpan {
   from_id: number;
@@ -536,6 +588,7 @@ export interface JobConfig {
   checkpoint_storage?: string;
   buffer_debloat?: boolean;
   keys?: Record<string, string>;
+  unknown?: ConfigGap[];
 }
 
 /** model.JobManagerLogMode (its constants) */
@@ -710,6 +763,7 @@ export interface Reconciliation {
   unaccounted: number;
   engine_counted: number;
   without_id: number;
+  trigger_failures?: TriggerFailureReason[];
   engine?: EngineCounts;
   from_log: number;
   earlier: number;
@@ -732,6 +786,7 @@ export interface ReconciliationView {
   unaccounted: number;
   engine_counted: number;
   without_id: number;
+  trigger_failures?: TriggerFailureReason[];
   engine?: EngineCounts;
   from_log: number;
   earlier: number;
@@ -757,6 +812,7 @@ export interface Report {
   advice: Advice[] | null;
   summary: Summary;
   reconciliation?: Reconciliation;
+  config?: JobConfig;
 }
 
 /** app.RetentionLimits */
@@ -834,6 +890,13 @@ export interface SourceView {
 
 /** app.SourcesEvent */
 export type SourcesEvent = Record<string, never>;
+
+/** analyze.SparkPoint */
+export interface SparkPoint {
+  trigger_ms: number;
+  ms: number;
+  failed?: boolean;
+}
 
 /** analyze.Spearman */
 export interface Spearman {
@@ -961,9 +1024,19 @@ export interface TracesResult {
   warning?: string;
 }
 
+/** model.TriggerFailureReason */
+export interface TriggerFailureReason {
+  reason: string;
+  count: number;
+  first_ms: number;
+  last_ms: number;
+  task?: string;
+  example: string;
+}
+
 /** analyze.Verdict (its constants) */
-export type Verdict = 'backpressure' | 'state_size' | 'storage' | 'inconclusive';
-export const VerdictValues: readonly Verdict[] = ['backpressure', 'state_size', 'storage', 'inconclusive'];
+export type Verdict = 'backpressure' | 'state_size' | 'storage' | 'healthy' | 'inconclusive';
+export const VerdictValues: readonly Verdict[] = ['backpressure', 'state_size', 'storage', 'healthy', 'inconclusive'];
 
 /** app.VersionInfo */
 export interface VersionInfo {
@@ -1028,6 +1101,7 @@ export interface AppMethods {
   Compare(cluster: string, job: string, pipelineA: number, idA: number, pipelineB: number, idB: number): Promise<CompareResult>;
   DefaultCompare(cluster: string, job: string, fromMs: number, toMs: number): Promise<CompareResult>;
   ExportCapture(req: ExportRequest): Promise<ExportResult>;
+  Fleet(req: FleetRequest): Promise<Fleet>;
   Heatmap(req: HeatmapRequest): Promise<Heatmap>;
   Insights(cluster: string, job: string, fromMs: number, toMs: number): Promise<Report>;
   JobConfig(cluster: string, job: string): Promise<JobConfig | null>;
@@ -1197,6 +1271,22 @@ export function normalizeFailureRow(v: FailureRow): Normalized<FailureRow> {
   return {
     ...v,
     cells: (v?.cells ?? []).map(normalizeFailureCell),
+  };
+}
+
+/** analyze.Fleet as Normalized<Fleet>. */
+export function normalizeFleet(v: Fleet): Normalized<Fleet> {
+  return {
+    ...v,
+    jobs: (v?.jobs ?? []).map(normalizeFleetJob),
+  };
+}
+
+/** analyze.FleetJob as Normalized<FleetJob>. */
+export function normalizeFleetJob(v: FleetJob): Normalized<FleetJob> {
+  return {
+    ...v,
+    sparkline: v?.sparkline ?? [],
   };
 }
 

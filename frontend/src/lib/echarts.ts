@@ -2,29 +2,22 @@
 // (EChart.svelte imports this module dynamically) so the first screen does not
 // wait for it; the theme helpers live in chartTheme.ts.
 import * as echarts from 'echarts/core';
-import { HeatmapChart, LineChart, ScatterChart } from 'echarts/charts';
-import {
-  GridComponent,
-  MarkAreaComponent,
-  MarkLineComponent,
-  MarkPointComponent,
-  TooltipComponent,
-  VisualMapComponent,
-} from 'echarts/components';
+import * as charts from 'echarts/charts';
+import * as components from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 
+// Each part is named once, here; the bundler keeps only these of the namespaces.
 echarts.use([
-  HeatmapChart,
-  LineChart,
-  ScatterChart,
-  GridComponent,
-  MarkAreaComponent,
-  MarkLineComponent,
-  MarkPointComponent,
-  TooltipComponent,
-  VisualMapComponent,
+  charts.HeatmapChart,
+  charts.LineChart,
+  charts.ScatterChart,
+  components.GridComponent,
+  components.MarkAreaComponent,
+  components.MarkLineComponent,
+  components.MarkPointComponent,
+  components.TooltipComponent,
+  components.VisualMapComponent,
   CanvasRenderer,
 ]);
 
 export { echarts };
-

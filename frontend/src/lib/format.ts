@@ -2,16 +2,24 @@
 // function takes the locale explicitly so tests pin it and the UI passes the
 // current one; nothing here reads global state except the time zone.
 
+/**
+ * cachedFormat returns the formatter cache holds for locale and opts, made once: building an Intl
+ * formatter costs far more than formatting with it.
+ */
+function cachedFormat<O, F>(cache: Map<string, F>, make: new (locale: string, opts: O) => F, locale: string, opts: O): F {
+  const key = locale + JSON.stringify(opts);
+  let f = cache.get(key);
+  if (!f) {
+    f = new make(locale, opts);
+    cache.set(key, f);
+  }
+  return f;
+}
+
 const numberFormats = new Map<string, Intl.NumberFormat>();
 
 function nf(locale: string, opts: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
-  const key = locale + JSON.stringify(opts);
-  let f = numberFormats.get(key);
-  if (!f) {
-    f = new Intl.NumberFormat(locale, opts);
-    numberFormats.set(key, f);
-  }
-  return f;
+  return cachedFormat(numberFormats, Intl.NumberFormat, locale, opts);
 }
 
 /** formatNumber groups digits for the locale: 19022 → "19,022". */
@@ -110,13 +118,7 @@ const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** df returns a cached DateTimeFormat: building one costs far more than formatting with it. */
 export function df(locale: string, opts: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = locale + JSON.stringify(opts);
-  let f = dateFormats.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(locale, opts);
-    dateFormats.set(key, f);
-  }
-  return f;
+  return cachedFormat(dateFormats, Intl.DateTimeFormat, locale, opts);
 }
 
 /** A date and a 24-hour time with milliseconds, as formatDateTime shows an instant. */

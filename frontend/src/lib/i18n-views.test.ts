@@ -13,7 +13,7 @@ const exists = (keys: Map<string, unknown>, key: string) => keys.has(key) || key
 /** Keys the views build from data (phases, verdicts, heatmap kinds…), which the literal-key test cannot see. */
 const dynamic = [
   ...[...ALL_PHASES, 'end_to_end'].flatMap((p) => [`phase.${p}`, `phaseHelp.${p}`]),
-  ...['backpressure', 'state_size', 'storage', 'inconclusive'].map((v) => `verdict.${v}`),
+  ...['backpressure', 'state_size', 'storage', 'healthy', 'inconclusive'].map((v) => `verdict.${v}`),
   ...['correlation', 'sustained_backpressure', 'bottleneck', 'slow_checkpoints', 'contrast'].map((b) => `basis.${b}`),
   ...['failure', 'phase', 'vertex'].flatMap((k) => [`heatmap.${k}`, `heatmap.explain.${k}`, `heatmap.empty.${k}`]),
   ...['subtask', 'vertex', 'checkpoint', 'pending', 'pendingVertex', 'pendingNoVertex'].map((k) => `bottleneck.${k}`),

@@ -25,44 +25,53 @@ const sample = {
   ],
 };
 
-describe('reasonText', () => {
-  it('says in English exactly what the report prints', () => {
+const failure = {
+  basis: 'the checkpoint timeout elapsed; every downstream subtask acknowledged, so Slow Snapshot had taken its barriers and forwarded its own (Flink does so before snapshotting): it was in its snapshot',
+  basis_parts: <ReasonPart[]>[{ code: 'f_expired' }, { code: 'f_in_snapshot', args: { vertex: 'Slow Snapshot' } }],
+};
+
+type Say = (t: (k: string, o?: Record<string, unknown>) => string, has: (k: string) => boolean) => string;
+
+// A text the backend sends in English with its clauses: said in English as sent, in Chinese
+// from the clauses (zh: what the Chinese holds; english: what it must not hold; a reason is a
+// sentence, a basis is not).
+describe.each([
+  {
+    name: 'reasonText',
+    say: ((t, has) => reasonText(sample, t, has)) as Say,
+    sent: sample.reason,
+    zh: ['checkpoint 28 是唯一被判为慢的', '9925 毫秒', '19022 毫秒'],
+    english: /\{\{|waiting for barriers/,
+    sentence: true,
+  },
+  {
+    name: 'basisText',
+    say: ((t, has) => basisText(failure, t, has)) as Say,
+    sent: failure.basis,
+    zh: ['checkpoint 超时时间已到；', 'Slow Snapshot'],
+    english: /\{\{|timeout elapsed/,
+    sentence: false,
+  },
+])('$name', ({ say, sent, zh, english, sentence }) => {
+  it('says in English exactly what the backend wrote', () => {
     const { t, has } = translator('en');
-    expect(reasonText(sample, t, has)).toBe(sample.reason);
+    expect(say(t, has)).toBe(sent);
   });
 
   it('says it in Chinese with every argument filled', () => {
     const { t, has } = translator('zh');
-    const s = reasonText(sample, t, has);
-    expect(s).toContain('checkpoint 28 是唯一被判为慢的');
-    expect(s).toContain('9925 毫秒');
-    expect(s).toContain('19022 毫秒');
-    expect(s.endsWith('。')).toBe(true);
-    expect(s).not.toMatch(/\{\{|waiting for barriers/);
+    const s = say(t, has);
+    for (const part of zh) expect(s).toContain(part);
+    expect(s.endsWith('。')).toBe(sentence);
+    expect(s).not.toMatch(english);
   });
+});
 
+describe('reasonText', () => {
   it('falls back to the English text without parts or with a clause it does not know', () => {
     const { t, has } = translator('zh');
     expect(reasonText({ reason: 'plain.', reason_parts: [] }, t, has)).toBe('plain.');
     expect(reasonText({ reason: 'plain.', reason_parts: [{ code: 'from_a_newer_backend' }] }, t, has)).toBe('plain.');
-  });
-});
-
-describe('basisText', () => {
-  const failure = {
-    basis: 'the checkpoint timeout elapsed; every downstream subtask acknowledged, so Slow Snapshot had taken its barriers and forwarded its own (Flink does so before snapshotting): it was in its snapshot',
-    basis_parts: <ReasonPart[]>[{ code: 'f_expired' }, { code: 'f_in_snapshot', args: { vertex: 'Slow Snapshot' } }],
-  };
-  it('says the English the backend wrote, without a full stop', () => {
-    const { t, has } = translator('en');
-    expect(basisText(failure, t, has)).toBe(failure.basis);
-  });
-  it('says it in Chinese, vertex names kept', () => {
-    const { t, has } = translator('zh');
-    const s = basisText(failure, t, has);
-    expect(s).toContain('checkpoint 超时时间已到；');
-    expect(s).toContain('Slow Snapshot');
-    expect(s.endsWith('。')).toBe(false);
   });
 });
 

@@ -130,6 +130,71 @@ describe('reconciliationLine', () => {
     expect(l.tooltip).toContain('#1 之前');
   });
 
+  it('says why triggers failed before an id, from the JobManager log', () => {
+    // 4 triggers failed while the job's tasks were starting, 1 more when the job was cancelled.
+    const first = Date.UTC(2026, 11, 5, 3, 13, 29, 219);
+    const last = Date.UTC(2026, 11, 5, 3, 13, 31, 7);
+    const stop = Date.UTC(2026, 11, 5, 3, 32, 44, 723);
+    const r = recon({
+      without_id: 5,
+      engine_counted: 122,
+      trigger_failures: [
+        {
+          reason: 'Not all required tasks are currently running',
+          count: 4,
+          first_ms: first,
+          last_ms: last,
+          task: 'Source: Numbers (1/1)',
+          example: 'Checkpoint triggering task Source: Numbers (1/1) of job c08f48e107da07283598ddd8516c3ac4 is not being executed at the moment. Aborting checkpoint. Failure reason: Not all required tasks are currently running.',
+        },
+        { reason: 'Periodic checkpoint scheduler is shut down', count: 1, first_ms: stop, last_ms: stop, example: 'Periodic checkpoint scheduler is shut down.' },
+      ],
+    });
+    const l = reconciliationLine(r, t, 'en-US')!;
+    expect(l.text).toBe(
+      'Engine counted 122 · stored 115 · missed 2 (gaps) · 5 failed before an id: Not all required tasks are currently running (4); Periodic checkpoint scheduler is shut down (1)',
+    );
+    const tip = l.tooltip.split('\n');
+    expect(tip[5]).toMatch(/^Failed before an id: /);
+    expect(tip[6]).toBe('Why, from the JobManager log (the failed triggers it logged over these ids):');
+    expect(tip[7]).toBe(
+      `• Not all required tasks are currently running: 4, ${formatDateTime(first, 'en-US')} to ${formatDateTime(last, 'en-US')}. The latest: Checkpoint triggering task Source: Numbers (1/1) of job c08f48e107da07283598ddd8516c3ac4 is not being executed at the moment. Aborting checkpoint. Failure reason: Not all required tasks are currently running.`,
+    );
+    expect(tip[8]).toBe(
+      `• Periodic checkpoint scheduler is shut down: 1, ${formatDateTime(stop, 'en-US')} to ${formatDateTime(stop, 'en-US')}. The latest: Periodic checkpoint scheduler is shut down.`,
+    );
+    expect(tip).toHaveLength(11);
+
+    i18n.set('zh');
+    const zh = reconciliationLine(r, t, 'zh-CN')!;
+    expect(zh.text).toBe(
+      '引擎计数 122 · 已缓存 115 · 缺失 2（缺口） · 5 个在获得 id 前失败：Not all required tasks are currently running（4）；Periodic checkpoint scheduler is shut down（1）',
+    );
+    expect(zh.tooltip).toContain('原因，来自 JobManager 日志');
+    expect(zh.tooltip).toContain(`• Periodic checkpoint scheduler is shut down：1 次，${formatDateTime(stop, 'zh-CN')} 至 ${formatDateTime(stop, 'zh-CN')}。最近一次：Periodic checkpoint scheduler is shut down.`);
+  });
+
+  it('names the reasons beyond the kept ones "other reasons", and a failure of unknown time without times', () => {
+    const r = recon({
+      without_id: 3,
+      trigger_failures: [
+        { reason: 'Not all required tasks are currently running', count: 2, first_ms: 0, last_ms: 0, example: 'x.' },
+        { reason: '', count: 1, first_ms: 0, last_ms: 0, example: 'y.' },
+      ],
+    });
+    const l = reconciliationLine(r, t, 'en-US')!;
+    expect(l.text).toBe('Engine counted 120 · stored 115 · missed 2 (gaps) · 3 failed before an id: Not all required tasks are currently running (2); other reasons (1)');
+    expect(l.tooltip).toContain('• other reasons: 1. The latest: y.');
+    i18n.set('zh');
+    expect(reconciliationLine(r, t, 'zh-CN')!.text).toContain('其他原因（1）');
+  });
+
+  it('counts the failures before an id alone where the log told no reason', () => {
+    const l = reconciliationLine(recon({ trigger_failures: [] }), t, 'en-US')!;
+    expect(l.text).toBe('Engine counted 120 · stored 115 · missed 2 (gaps) · 3 failed before an id');
+    expect(l.tooltip).not.toContain('Why, from the JobManager log');
+  });
+
   it('speaks Chinese', () => {
     i18n.set('zh');
     const l = reconciliationLine(recon(), t, 'zh-CN')!;

@@ -5,8 +5,11 @@ import type { ReconciliationView } from './api';
 import type { Translate } from './explain';
 import { formatDateTime, formatNumber } from './format';
 
+/** One reason of the triggers that failed before an id, from the JobManager log. */
+type TriggerFailureReason = NonNullable<ReconciliationView['trigger_failures']>[number];
+
 export interface ReconciliationLine {
-  /** the compact line, e.g. "Engine counted 243 · stored 233 · 2 gap ids filled from the log · missed 7 (gaps) · 3 failed before an id · 40 earlier from the JobManager log" */
+  /** the compact line, e.g. "Engine counted 243 · stored 233 · 2 gap ids filled from the log · missed 7 (gaps) · 3 failed before an id: Not all required tasks are currently running (3) · 40 earlier from the JobManager log" */
   text: string;
   /** one explanation per line, for the tooltip */
   tooltip: string;
@@ -31,7 +34,14 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
   } else {
     parts.push(t('recon.missedNone'));
   }
-  if (r.without_id > 0) parts.push(t('recon.withoutId', { n: n(r.without_id) }));
+  const why = r.trigger_failures ?? [];
+  const reason = (g: TriggerFailureReason) => g.reason || t('recon.otherReasons');
+  if (r.without_id > 0 && why.length > 0) {
+    const reasons = why.map((g) => t('recon.reasonCount', { reason: reason(g), n: n(g.count) })).join(t('recon.reasonSeparator'));
+    parts.push(t('recon.withoutIdWhy', { n: n(r.without_id), reasons }));
+  } else if (r.without_id > 0) {
+    parts.push(t('recon.withoutId', { n: n(r.without_id) }));
+  }
   if (r.earlier > 0) parts.push(t('recon.earlier', { n: n(r.earlier) }));
   const forgot = r.engine_forgot_ms ?? 0;
   if (forgot > 0) parts.push(t('recon.engineForgot', { time: formatDateTime(forgot, locale) }));
@@ -45,6 +55,17 @@ export function reconciliationLine(r: ReconciliationView | null | undefined, t: 
   ];
   if (r.from_log > 0) tip.push(t('recon.tipFromLog'));
   if (r.without_id > 0) tip.push(t('recon.tipWithoutId'));
+  if (why.length > 0) {
+    tip.push(t('recon.tipTriggerFailures'));
+    for (const g of why) {
+      const args = { reason: reason(g), n: n(g.count), example: g.example };
+      tip.push(
+        g.first_ms > 0
+          ? t('recon.tipTriggerFailure', { ...args, first: formatDateTime(g.first_ms, locale), last: formatDateTime(g.last_ms, locale) })
+          : t('recon.tipTriggerFailureUntimed', args),
+      );
+    }
+  }
   if (r.earlier > 0) tip.push(t('recon.tipEarlier', { first: n(r.first_id) }));
   if (forgot > 0) tip.push(t('recon.tipEngineForgot', { time: formatDateTime(forgot, locale) }));
   if (r.engine) {

@@ -51,6 +51,30 @@ function localMidnight(t: number): number {
   return d.getTime();
 }
 
+/**
+ * How tickTimes walks a calendar unit: where the walk starts (from local midnight
+ * before the range), the unit's number that a step must divide, the next unit,
+ * and a bound on the units walked per tick asked for.
+ */
+interface CalendarWalk {
+  start(d: Date): void;
+  number(d: Date): number;
+  next(d: Date): void;
+  unitsPerStep: number;
+}
+
+const calendarWalks: Record<Exclude<StepUnit, 'ms'>, CalendarWalk> = {
+  hour: { start: () => {}, number: (d) => d.getHours(), next: (d) => d.setHours(d.getHours() + 1), unitsPerStep: 48 },
+  day: { start: () => {}, number: (d) => localDayNumber(d.getTime()), next: (d) => d.setDate(d.getDate() + 1), unitsPerStep: 15 },
+  month: {
+    start: (d) => d.setDate(1),
+    number: (d) => d.getFullYear() * 12 + d.getMonth(),
+    next: (d) => d.setMonth(d.getMonth() + 1),
+    unitsPerStep: 12,
+  },
+  year: { start: (d) => d.setMonth(0, 1), number: (d) => d.getFullYear(), next: (d) => d.setFullYear(d.getFullYear() + 1), unitsPerStep: 100 },
+};
+
 /** tickTimes lists the instants of step within [from, to], aligned to local time. */
 export function tickTimes(from: number, to: number, step: TickStep, maxTicks = 1000): number[] {
   const out: number[] = [];
@@ -58,59 +82,26 @@ export function tickTimes(from: number, to: number, step: TickStep, maxTicks = 1
   const push = (t: number) => {
     if (t >= from && t <= to && out.length < maxTicks) out.push(t);
   };
-  switch (step.unit) {
-    case 'ms': {
-      // Align on the local wall clock: shift by the offset, round, shift back.
-      // Every step here divides 30 minutes and DST shifts are multiples of 30
-      // minutes, so stepping in real time stays aligned across a change.
-      const off = offsetMs(from);
-      for (let t = Math.ceil((from + off) / step.n) * step.n - off; t <= to && out.length < maxTicks; t += step.n) {
-        push(t);
-      }
-      break;
+  if (step.unit === 'ms') {
+    // Align on the local wall clock: shift by the offset, round, shift back.
+    // Every step here divides 30 minutes and DST shifts are multiples of 30
+    // minutes, so stepping in real time stays aligned across a change.
+    const off = offsetMs(from);
+    for (let t = Math.ceil((from + off) / step.n) * step.n - off; t <= to && out.length < maxTicks; t += step.n) {
+      push(t);
     }
-    case 'hour': {
-      const d = new Date(localMidnight(from));
-      for (let i = 0; out.length < maxTicks && i < maxTicks * 48; i++) {
-        const t = d.getTime();
-        if (t > to) break;
-        if (d.getHours() % step.n === 0) push(t);
-        d.setHours(d.getHours() + 1);
-      }
-      break;
-    }
-    case 'day': {
-      const d = new Date(localMidnight(from));
-      for (let i = 0; out.length < maxTicks && i < maxTicks * 15; i++) {
-        const t = d.getTime();
-        if (t > to) break;
-        if (localDayNumber(t) % step.n === 0) push(t);
-        d.setDate(d.getDate() + 1);
-      }
-      break;
-    }
-    case 'month': {
-      const d = new Date(localMidnight(from));
-      d.setDate(1);
-      for (let i = 0; out.length < maxTicks && i < maxTicks * 12; i++) {
-        const t = d.getTime();
-        if (t > to) break;
-        if ((d.getFullYear() * 12 + d.getMonth()) % step.n === 0) push(t);
-        d.setMonth(d.getMonth() + 1);
-      }
-      break;
-    }
-    case 'year': {
-      const d = new Date(localMidnight(from));
-      d.setMonth(0, 1);
-      for (let i = 0; out.length < maxTicks && i < maxTicks * 100; i++) {
-        const t = d.getTime();
-        if (t > to) break;
-        if (d.getFullYear() % step.n === 0) push(t);
-        d.setFullYear(d.getFullYear() + 1);
-      }
-      break;
-    }
+    return out;
+  }
+  // Calendar units: walk the local calendar a unit at a time from the unit's start
+  // before `from`, keeping the instants whose unit number divides by the step.
+  const walk = calendarWalks[step.unit];
+  const d = new Date(localMidnight(from));
+  walk.start(d);
+  for (let i = 0; out.length < maxTicks && i < maxTicks * walk.unitsPerStep; i++) {
+    const t = d.getTime();
+    if (t > to) break;
+    if (walk.number(d) % step.n === 0) push(t);
+    walk.next(d);
   }
   return out;
 }

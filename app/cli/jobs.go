@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"checkpoint-explorer/app"
+)
+
+type jobsFlags struct{ cluster, format string }
+
+func jobsCmd(g *globals) *cobra.Command {
+	var f jobsFlags
+	cmd := &cobra.Command{
+		Use:     "jobs [flags]",
+		GroupID: groupLook,
+		Short:   "list the cached jobs and their ids",
+		Long: "Lists the jobs the cache holds, of every cluster and opened capture: cluster, engine, job id, name,\n" +
+			"state, how many checkpoints are cached and when the newest was triggered. The ids are what `report\n" +
+			"--cluster NAME --job ID` and `export` take.",
+		Example: `  checkpoint-explorer jobs
+  checkpoint-explorer jobs --cluster prod
+  checkpoint-explorer jobs --format json | jq -r '.jobs[] | select(.state == "RUNNING") | .id'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.format != "text" && f.format != "json" {
+				return usageErrorf(cmd, "jobs: --format %q: choose text or json", f.format)
+			}
+			return withCache(cmd.Context(), g, func(svc *app.Service) error { return listJobs(g, svc.App(), f) })
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.cluster, "cluster", "", "only the jobs of this cluster or capture")
+	fs.StringVar(&f.format, "format", "text", "text or json")
+	flagGroup(fs, "What to list", "cluster")
+	flagGroup(fs, "Output", "format")
+	completeValues(cmd, "format", "text", "json")
+	return cmd
+}
+
+// jobLine is a job as `jobs --format json` prints it (docs/user-guide.md).
+type jobLine struct {
+	Cluster     string `json:"cluster"`
+	Engine      string `json:"engine"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	State       string `json:"state"`
+	Checkpoints int    `json:"checkpoints"`
+	// NewestMs is when the newest cached checkpoint was triggered (0: none).
+	NewestMs int64 `json:"newest_trigger_ms"`
+}
+
+func listJobs(g *globals, a *app.App, f jobsFlags) error {
+	jobs, err := a.ListJobs(f.cluster)
+	if err != nil {
+		return err
+	}
+	if len(jobs) == 0 && f.cluster != "" {
+		if err := knownSource(a, "jobs", f.cluster); err != nil {
+			return err
+		}
+	}
+	lines := make([]jobLine, len(jobs))
+	for i, j := range jobs {
+		lines[i] = jobLine{Cluster: j.Cluster, Engine: string(j.Engine), ID: j.ID, Name: j.Name, State: j.State,
+			Checkpoints: j.Total, NewestMs: j.LastTriggerMs}
+	}
+	if f.format == "json" {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"jobs": lines})
+	}
+	if len(lines) == 0 {
+		fmt.Fprintln(g.stdout, "No job is cached: add a cluster (clusters add) or import a capture.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLUSTER\tENGINE\tJOB\tNAME\tSTATE\tCHECKPOINTS\tNEWEST")
+	for _, j := range lines {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", j.Cluster, orDash(j.Engine), j.ID, orDash(j.Name), orDash(j.State),
+			j.Checkpoints, fmtTime(j.NewestMs))
+	}
+	return tw.Flush()
+}
+
+// knownSource is nil when name is a configured cluster or an opened capture,
+// else the error command gives for it.
+func knownSource(a *app.App, command, name string) error {
+	list, err := a.ListClusters()
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(list, func(s app.SourceView) bool { return s.Name == name }) {
+		return nil
+	}
+	return fmt.Errorf("%s: no cluster or capture is named %q (see 'checkpoint-explorer clusters list')", command, name)
+}

@@ -1,0 +1,94 @@
+// Package fleet reads the fleet view from the cache: every job of the
+// clusters and captures it is given, each job's window and baseline made
+// into analyze's rows and ranked (docs/fleet.md).
+package fleet
+
+import (
+	"context"
+	"fmt"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// DefaultWindowMs is the window when none is asked for: the last hour.
+const DefaultWindowMs = 60 * 60 * 1000
+
+// Read ranks the jobs of the cached clusters that are configured and of the
+// opened captures (and sample) by checkpoint health over the windowMs
+// (DefaultWindowMs when 0 or less) before nowMs; only keeps the cluster or
+// capture of that name ("": all). A capture's jobs are judged over the
+// window before each one's newest checkpoint: it was recorded earlier, and
+// ending at now would leave every one without data. Each job costs its
+// window's checkpoints, samples and gaps, its configuration, and at most
+// analyze.FleetBaselineMax checkpoints of its baseline.
+func Read(ctx context.Context, st *store.Store, configured func(cluster string) bool, only string, windowMs, nowMs int64) (analyze.Fleet, error) {
+	if windowMs <= 0 {
+		windowMs = DefaultWindowMs
+	}
+	out := analyze.Fleet{WindowMs: windowMs, Jobs: []analyze.FleetJob{}}
+	clusters, err := st.Clusters(ctx)
+	if err != nil {
+		return out, err
+	}
+	captured := map[string]bool{}
+	for _, c := range clusters {
+		captured[c.Name] = c.ReadOnly
+	}
+	jobs, err := st.Jobs(ctx, only)
+	if err != nil {
+		return out, err
+	}
+	for _, j := range jobs {
+		live := configured(j.Cluster)
+		if !live && !captured[j.Cluster] {
+			continue // a cluster removed from the configuration
+		}
+		end := nowMs
+		if !live && j.LastTriggerMs > 0 {
+			end = j.LastTriggerMs
+		}
+		row, err := readRow(ctx, st, j.Job, windowMs, end)
+		if err != nil {
+			return out, fmt.Errorf("fleet: job %s on %s: %w", j.ID, j.Cluster, err)
+		}
+		out.Jobs = append(out.Jobs, row)
+	}
+	analyze.SortFleet(out.Jobs)
+	return out, nil
+}
+
+// readRow reads one job's window and baseline and makes its row.
+func readRow(ctx context.Context, st *store.Store, job model.Job, windowMs, nowMs int64) (analyze.FleetJob, error) {
+	win, base := analyze.FleetRanges(nowMs, windowMs)
+	q := store.Query{Cluster: job.Cluster, JobID: job.ID, FromMs: win[0], ToMs: win[1]}
+	in := analyze.FleetInput{Job: job, WindowMs: windowMs, NowMs: nowMs}
+	cfg, ok, err := st.LatestJobConfig(ctx, job.Cluster, job.ID)
+	if err != nil {
+		return analyze.FleetJob{}, err
+	}
+	if ok {
+		in.Config = &cfg
+	}
+	// With their tasks: the verdict has their phases.
+	if err := st.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+		in.Checkpoints = append(in.Checkpoints, *c)
+		return nil
+	}); err != nil {
+		return analyze.FleetJob{}, err
+	}
+	mq := q
+	mq.Metric = analyze.AnalysedMetric
+	if in.Metrics, err = st.MetricSamples(ctx, mq); err != nil {
+		return analyze.FleetJob{}, err
+	}
+	if in.Gaps, err = st.Gaps(ctx, q); err != nil {
+		return analyze.FleetJob{}, err
+	}
+	bq := store.Query{Cluster: job.Cluster, JobID: job.ID, FromMs: base[0], ToMs: base[1]}
+	if in.Baseline, err = st.NewestCompleted(ctx, bq, analyze.FleetBaselineMax); err != nil {
+		return analyze.FleetJob{}, err
+	}
+	return analyze.FleetRow(in), nil
+}

@@ -1,0 +1,116 @@
+package fleet
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+const (
+	now    = 1_800_000_000_000
+	minute = 60_000
+)
+
+// completed and failed checkpoints of a job, a minute apart from first.
+func checkpoints(cluster, job string, first int64, failed map[int]bool, n int, ms int64) []model.Checkpoint {
+	var out []model.Checkpoint
+	for i := range n {
+		c := model.Checkpoint{Cluster: cluster, JobID: job, ID: int64(i + 1), TriggerMs: first + int64(i)*minute,
+			Status: model.StatusCompleted, EndToEndMs: ms}
+		c.CompletionMs, c.LatestAckMs = c.TriggerMs+ms, c.TriggerMs+ms
+		if failed[i] {
+			c.Status, c.CompletionMs, c.LatestAckMs = model.StatusFailed, 0, 0
+			c.FailureMs, c.FailureMessage = c.TriggerMs+ms, "Checkpoint expired before completing."
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// A live cluster's jobs are judged over the hour before now, a capture's
+// over the hour before its newest checkpoint; the failing job comes first,
+// and a job of a cluster no longer configured is not read.
+func TestRead(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	jobs := []model.Job{
+		{Cluster: "prod", ID: "fast", Name: "fast", Engine: model.EngineFlink, State: "RUNNING"},
+		{Cluster: "prod", ID: "failing", Name: "failing", Engine: model.EngineFlink, State: "RUNNING"},
+		{Cluster: "prod", ID: "stopped", Name: "stopped", Engine: model.EngineFlink, State: "FINISHED"},
+		{Cluster: "rec", ID: "old", Name: "old", Engine: model.EngineSeaTunnel, State: "RUNNING"},
+		{Cluster: "other", ID: "x", Name: "x", Engine: model.EngineFlink, State: "RUNNING"},
+		{Cluster: "gone", ID: "y", Name: "y", Engine: model.EngineFlink, State: "RUNNING"},
+	}
+	for _, j := range jobs {
+		if err := st.PutJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cps []model.Checkpoint
+	cps = append(cps, checkpoints("prod", "fast", now-30*minute, nil, 20, 40)...)
+	cps = append(cps, checkpoints("prod", "failing", now-30*minute, map[int]bool{19: true}, 20, 40)...)
+	// Two hours ago: outside the window.
+	cps = append(cps, checkpoints("prod", "stopped", now-2*60*minute, nil, 20, 40)...)
+	// A capture of a month ago: its own window.
+	cps = append(cps, checkpoints("rec", "old", now-30*24*60*minute, nil, 20, 40)...)
+	cps = append(cps, checkpoints("other", "x", now-30*minute, map[int]bool{19: true}, 20, 40)...)
+	cps = append(cps, checkpoints("gone", "y", now-30*minute, map[int]bool{19: true}, 20, 40)...)
+	if err := st.PutCheckpoints(ctx, cps); err != nil {
+		t.Fatal(err)
+	}
+	interval, timeout := int64(minute), int64(10*minute)
+	if err := st.PutJobConfig(ctx, model.JobConfig{Cluster: "prod", JobID: "fast", SeenMs: now - 60*minute,
+		IntervalMs: &interval, TimeoutMs: &timeout}); err != nil {
+		t.Fatal(err)
+	}
+	// "rec" is a capture; "gone" a cluster no longer configured.
+	if err := st.PutCluster(ctx, model.Cluster{Name: "rec", Engine: model.EngineSeaTunnel, ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	configured := func(name string) bool { return name == "prod" || name == "other" }
+	f, err := Read(ctx, st, configured, "", 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.WindowMs != DefaultWindowMs {
+		t.Errorf("window %d, want %d", f.WindowMs, DefaultWindowMs)
+	}
+	type want struct {
+		id        string
+		attention analyze.Attention
+		completed int
+		end       int64
+	}
+	wants := []want{
+		// The same trouble since the same time and p90: by cluster.
+		{"x", analyze.AttentionFailing, 19, now},
+		{"failing", analyze.AttentionFailing, 19, now},
+		{"fast", analyze.AttentionHealthy, 20, now},
+		{"old", analyze.AttentionHealthy, 20, now - 30*24*60*minute + 19*minute},
+		{"stopped", analyze.AttentionNoData, 0, now},
+	}
+	if len(f.Jobs) != len(wants) {
+		t.Fatalf("%d jobs, want %d: %+v", len(f.Jobs), len(wants), f.Jobs)
+	}
+	for i, w := range wants {
+		r := f.Jobs[i]
+		if r.JobID != w.id || r.Attention != w.attention || r.Completed != w.completed || r.WindowEndMs != w.end {
+			t.Errorf("row %d: %s %s, %d completed, window to %d; want %+v", i, r.JobID, r.Attention, r.Completed, r.WindowEndMs, w)
+		}
+	}
+	if r := f.Jobs[2]; r.IntervalMs == nil || *r.IntervalMs != interval || r.Verdict != analyze.VerdictHealthy {
+		t.Errorf("fast: interval %v, verdict %s; want its configuration's, healthy", r.IntervalMs, r.Verdict)
+	}
+	one, err := Read(ctx, st, configured, "rec", 0, now)
+	if err != nil || len(one.Jobs) != 1 || one.Jobs[0].JobID != "old" {
+		t.Errorf("only rec: %+v, %v", one.Jobs, err)
+	}
+}
