@@ -61,52 +61,46 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 		a, err := openDataDir(dir)
 		wantStartError(t, a, err, dir)
 	})
-	t.Run("read-only directory", func(t *testing.T) {
-		if canWriteReadOnlyDirs(t) {
-			t.Skip("chmod does not stop this process (root); the case under a file covers it")
-		}
-		dir := filepath.Join(t.TempDir(), "data")
-		if err := os.Mkdir(dir, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Chmod(dir, 0o755)
-		a, err := openDataDir(dir)
-		wantStartError(t, a, err, dir)
-	})
-	t.Run("read-only directory with a cache", func(t *testing.T) {
-		if canWriteReadOnlyDirs(t) {
-			t.Skip("chmod does not stop this process (root)")
-		}
-		dir := filepath.Join(t.TempDir(), "data")
-		a, err := openDataDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		closeApp(a)
-		if err := os.Chmod(dir, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Chmod(dir, 0o755)
-		a, err = openDataDir(dir)
-		wantStartError(t, a, err, dir)
-	})
-	t.Run("read-only cache file", func(t *testing.T) {
-		if canWriteReadOnlyDirs(t) {
-			t.Skip("chmod does not stop this process (root)")
-		}
-		dir := filepath.Join(t.TempDir(), "data")
-		a, err := openDataDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache := a.paths.Cache
-		closeApp(a)
-		if err := os.Chmod(cache, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		a, err = openDataDir(dir)
-		wantStartError(t, a, err, cache)
-	})
+	// Read-only places (chmod does not stop root, for whom the case under a file covers it).
+	for _, tc := range []struct {
+		name string
+		// readOnly makes dir, or what is in it, read-only and returns the path the error must name.
+		readOnly func(t *testing.T, dir string) string
+	}{
+		{"read-only directory", func(t *testing.T, dir string) string {
+			if err := os.Mkdir(dir, 0o555); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}},
+		{"read-only directory with a cache", func(t *testing.T, dir string) string {
+			closeApp(openedDataDir(t, dir))
+			if err := os.Chmod(dir, 0o555); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}},
+		{"read-only cache file", func(t *testing.T, dir string) string {
+			a := openedDataDir(t, dir)
+			cache := a.paths.Cache
+			closeApp(a)
+			if err := os.Chmod(cache, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			return cache
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if canWriteReadOnlyDirs(t) {
+				t.Skip("chmod does not stop this process (root)")
+			}
+			dir := filepath.Join(t.TempDir(), "data")
+			want := tc.readOnly(t, dir)
+			defer os.Chmod(dir, 0o755)
+			a, err := openDataDir(dir)
+			wantStartError(t, a, err, want)
+		})
+	}
 	t.Run("writable", func(t *testing.T) {
 		a, err := openDataDir(filepath.Join(t.TempDir(), "fresh", "data"))
 		if err != nil {
@@ -114,4 +108,14 @@ func TestNewFailsClearlyOnAnUnwritableDataDir(t *testing.T) {
 		}
 		closeApp(a)
 	})
+}
+
+// openedDataDir is openDataDir that fails the test on an error.
+func openedDataDir(t *testing.T, dir string) *App {
+	t.Helper()
+	a, err := openDataDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

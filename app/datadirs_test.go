@@ -221,6 +221,17 @@ func TestOldCacheMovesOnFirstStart(t *testing.T) {
 	}
 }
 
+// markMoveStarted leaves what a move writes first: the new folder with its marker naming the old one.
+func markMoveStarted(t *testing.T, h homes) {
+	t.Helper()
+	if err := os.MkdirAll(h.newDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.newDir(), moveMarker), []byte(h.oldDir()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A move cut short is finished by the next start, whatever step it reached.
 func TestOldCacheMoveInterruptedIsFinished(t *testing.T) {
 	t.Run("copy half-way", func(t *testing.T) {
@@ -228,12 +239,7 @@ func TestOldCacheMoveInterruptedIsFinished(t *testing.T) {
 		want := makeOldCache(t, h)
 		// The state a kill leaves mid-copy: the marker, the -wal already
 		// moved, half of the database in its temporary file.
-		if err := os.MkdirAll(h.newDir(), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(h.newDir(), moveMarker), []byte(h.oldDir()+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		markMoveStarted(t, h)
 		if err := os.Rename(filepath.Join(h.oldDir(), "cache.db-wal"), filepath.Join(h.newDir(), "cache.db-wal")); err != nil {
 			t.Fatal(err)
 		}
@@ -258,12 +264,7 @@ func TestOldCacheMoveInterruptedIsFinished(t *testing.T) {
 	t.Run("after the database, before the log", func(t *testing.T) {
 		h := setHomes(t)
 		want := makeOldCache(t, h)
-		if err := os.MkdirAll(h.newDir(), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(h.newDir(), moveMarker), []byte(h.oldDir()+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		markMoveStarted(t, h)
 		for _, s := range cacheFileSuffixes {
 			if err := os.Rename(filepath.Join(h.oldDir(), "cache.db"+s), filepath.Join(h.newDir(), "cache.db"+s)); err != nil {
 				t.Fatal(err)

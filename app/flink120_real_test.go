@@ -77,14 +77,11 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 	waitFor(t, 2*time.Minute, "35 final checkpoints and source backpressure in the cache", func() bool {
 		return len(finalCheckpoints(t, a, jid)) >= 35 && maxMetric(t, a, bp, src, model.MetricBackPressuredMsPerSec) > 500
 	})
-	waitFor(t, 30*time.Second, "3 expired checkpoints", func() bool {
-		n := 0
-		for _, c := range finalCheckpoints(t, a, expiring) {
-			if c.Status == model.StatusFailed && strings.Contains(c.FailureMessage, "expired") {
-				n++
-			}
-		}
-		return n >= 3
+	waitForExpired(t, a, expiring, 3, 30*time.Second)
+	// The newest checkpoints' details come a poll after their summaries: none still due.
+	waitForState(t, time.Minute, "the details of every completed checkpoint fetched or marked lost", func() (bool, string) {
+		_, waiting, lost := detailed(t, a, jid)
+		return waiting == 0, fmt.Sprintf("%d waiting, %d lost", waiting, lost)
 	})
 	a.stopCollector()
 	cps := finalCheckpoints(t, a, jid)

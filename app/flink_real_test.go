@@ -72,6 +72,20 @@ func waitForState(t *testing.T, d time.Duration, what string, cond func() (bool,
 	})
 }
 
+// waitForExpired waits until the job has n expired checkpoints in the cache.
+func waitForExpired(t *testing.T, a *App, jid string, n int, within time.Duration) {
+	t.Helper()
+	waitFor(t, within, fmt.Sprintf("%d expired checkpoints", n), func() bool {
+		got := 0
+		for _, c := range finalCheckpoints(t, a, jid) {
+			if c.Status == model.StatusFailed && strings.Contains(c.FailureMessage, "expired") {
+				got++
+			}
+		}
+		return got >= n
+	})
+}
+
 // wantDeclinedEvery checks a failed checkpoint of a knob job run with --fail-every n: a
 // multiple of n, declined in its async phase with Flink's message, failing after its trigger.
 func wantDeclinedEvery(t *testing.T, c model.Checkpoint, n int64) {
@@ -293,15 +307,7 @@ func TestFlinkCollectorStoresExpiredCheckpointsWithFlinksMessage(t *testing.T) {
 	jid := env.Submit(t, "--name", "ce-collect-expire", "--interval-ms", "1000", "--rate", "100",
 		"--slow-snapshot-ms", "1500", "--checkpoint-timeout-ms", "1000")
 	a := newCollectingApp(t, env.RESTURL)
-	waitFor(t, 2*time.Minute, "3 expired checkpoints", func() bool {
-		n := 0
-		for _, c := range finalCheckpoints(t, a, jid) {
-			if c.Status == model.StatusFailed && strings.Contains(c.FailureMessage, "expired") {
-				n++
-			}
-		}
-		return n >= 3
-	})
+	waitForExpired(t, a, jid, 3, 2*time.Minute)
 	r, err := a.Report("flink", jid, 0, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,8 @@
 # a closing line "suites: N passed, M failed". Exits non-zero when any suite failed; a failed
 # suite does not stop the others, so one run says everything that fails.
 #
-# After the frontend build that all of them need, four lanes run at once:
+# After the frontend build that all of them need, four lanes, two at a time (checks and apps, then
+# the two Go lanes):
 #   go-app   go test -race ./app/ -parallel 32: its real tests run side by side, one track per
 #            cluster (app/tracks_real_test.go), one test after another on each track
 #   go       go test -race on every other package (the real services are shared with go-app:
@@ -57,16 +58,23 @@ lane_apps() {
   suite package "${make[@]}" test-package
 }
 
-pids=()
-suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/ &
-pids+=($!)
-suite go go_rest &
-pids+=($!)
-lane_checks &
-pids+=($!)
-lane_apps &
-pids+=($!)
-for p in "${pids[@]}"; do wait "$p"; done
+# side_by_side LANE...: runs the lanes (functions or suites) at once and waits for all of them.
+side_by_side() {
+  local pids=() p
+  for lane in "$@"; do
+    "$lane" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+}
+lane_go_app() { suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/; }
+lane_go() { suite go go_rest; }
+
+# First what keeps both cores busy for a few minutes (compiling, fuzzing, a browser), then the
+# Go tests, whose real-cluster scenarios mostly wait on the clusters: together, all of it
+# loaded the 2 cores 20-fold, and the clusters' JVMs starved.
+side_by_side lane_checks lane_apps
+side_by_side lane_go_app lane_go
 
 # Each failed suite's log, then the go test lines of the passed Go suites (one per package).
 passed=0 failed=0

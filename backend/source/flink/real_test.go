@@ -293,8 +293,22 @@ func testRealCluster(t *testing.T, env flinkenv.Env, versionPrefix string) {
 	})
 
 	t.Run("not found", func(t *testing.T) {
+		// Evicted: an id that has left the history and that no subtest asked the details of
+		// (Flink keeps the details it served in a cache of its own, so checkpoint 1, fetched
+		// while the history still held it, can still answer): one newer than the subtests'
+		// list, once the history has moved past it.
+		evicted := int64(-1)
+		waitFor(t, ctx, 2*time.Minute, "the history to move past the subtests' checkpoints", func() (bool, string) {
+			cur, err := c.Checkpoints(ctx, jobA)
+			if err != nil || len(cur.History) == 0 {
+				return false, fmt.Sprint(err)
+			}
+			oldest := cur.History[len(cur.History)-1].ID
+			evicted = oldest - 1
+			return evicted > list.History[0].ID, fmt.Sprintf("oldest listed %d, the subtests' newest %d", oldest, list.History[0].ID)
+		})
 		var err error
-		for _, cid := range []int64{1, list.History[0].ID + 1000} { // evicted, and never taken
+		for _, cid := range []int64{evicted, list.History[0].ID + 1000} { // evicted, and never taken
 			_, err = c.CheckpointDetail(ctx, jobA, cid)
 			if !errors.Is(err, flink.ErrNotFound) ||
 				!strings.Contains(err.Error(), fmt.Sprintf("Could not find checkpointing statistics for checkpoint %d.", cid)) {
