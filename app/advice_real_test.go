@@ -96,8 +96,8 @@ func detailed(t *testing.T, a *App, jid string) (n, waiting, lost int) {
 	return n, waiting, lost
 }
 
-// waitDetailed waits until each job has at least n completed checkpoints with details and none
-// waiting for them; on a timeout it says how far each got.
+// waitDetailed waits until each job has at least n completed checkpoints with details; on a
+// timeout it says how far each got.
 func waitDetailed(t *testing.T, a *App, d time.Duration, n int, jids ...string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
@@ -105,7 +105,9 @@ func waitDetailed(t *testing.T, a *App, d time.Duration, n int, jids ...string) 
 		done, state := true, ""
 		for _, jid := range jids {
 			got, waiting, lost := detailed(t, a, jid)
-			done = done && got >= n && waiting == 0
+			// With the jobs running, the newest checkpoints always wait a poll for their
+			// details; the collector's final poll, when the caller stops it, fetches them.
+			done = done && got >= n
 			state += fmt.Sprintf(" %s: %d with details, %d waiting, %d lost;", jid, got, waiting, lost)
 		}
 		if done {
@@ -113,7 +115,7 @@ func waitDetailed(t *testing.T, a *App, d time.Duration, n int, jids ...string) 
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %d completed checkpoints with details of each job and none waiting:%s", d, n, state)
+			t.Fatalf("timed out after %v waiting for %d completed checkpoints with details of each job:%s", d, n, state)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

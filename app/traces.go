@@ -108,7 +108,7 @@ func (a *App) BackfillTraces(cluster, job string) (TracesResult, error) {
 // apart, at most TracesRetries more times.
 const (
 	TracesRetryEvery = 10 * time.Second
-	TracesRetries    = 3
+	TracesRetries    = 6
 )
 
 // backfillTracesWhileGaps is BackfillTraces at a job's first poll, read again while the cache

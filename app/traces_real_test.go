@@ -314,15 +314,15 @@ func checkTracesBackfill(t *testing.T, j *jaegerenv.Env, f flinkenv.Env, perSubt
 	// The app closes for ~15 checkpoints: REST's 10 no longer reach back to its last one.
 	a.stopCollector()
 	_, last, _ := holes(cachedCheckpoints(t, a, jid, false))
-	waitFor(t, time.Minute, "15 new checkpoints in Jaeger", func() bool {
+	waitFor(t, 3*time.Minute, "15 new checkpoints in Jaeger", func() bool {
 		_, ok := inJaeger()[last+15]
 		return ok
 	})
 	a.startCollector(context.Background())
-	waitFor(t, 2*time.Minute, "the ids missed while closed read from traces", func() bool {
+	waitForState(t, 3*time.Minute, "the ids missed while closed read from traces", func() (bool, string) {
 		cps := cachedCheckpoints(t, a, jid, false)
 		_, hi, missing := holes(cps)
-		return hi > last+15 && len(missing) == 0
+		return hi > last+15 && len(missing) == 0, fmt.Sprintf("newest %d (closed after %d), missing %v", hi, last, missing)
 	})
 	cps = cachedCheckpoints(t, a, jid, false)
 	var gapFilled int

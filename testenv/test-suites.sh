@@ -4,8 +4,8 @@
 # a closing line "suites: N passed, M failed". Exits non-zero when any suite failed; a failed
 # suite does not stop the others, so one run says everything that fails.
 #
-# After the frontend build that all of them need, four lanes, two at a time (checks and apps, then
-# the two Go lanes):
+# After the frontend build that all of them need, four lanes: go from the start, at a lower
+# priority; beside it checks and apps side by side, then go-app:
 #   go-app   go test -race ./app/ -parallel 32: its real tests run side by side, one track per
 #            cluster (app/tracks_real_test.go), one test after another on each track
 #   go       go test -race on every other package (the real services are shared with go-app:
@@ -43,7 +43,11 @@ suite() {
 # The frontend build every lane needs (go:embed of frontend/dist, the binaries, the unit tests).
 suite build-frontend "${make[@]}" frontend/dist/index.html
 
-go_rest() { go test -race -count=1 -timeout 25m $(go list ./... | grep -vx 'checkpoint-explorer/app'); }
+# The other packages' tests run at a lower priority than app's: theirs (the SeaTunnel node, the
+# Flink version matrix, unit tests under -race) hold up on a starved machine, while app's
+# real-cluster scenarios, which start jobs through the flink CLI (a JVM each), need the CPU
+# they ask for when they ask.
+go_rest() { nice -n 10 go test -race -count=1 -timeout 25m $(go list ./... | grep -vx 'checkpoint-explorer/app'); }
 
 lane_checks() {
   suite vet "${make[@]}" vet
@@ -70,11 +74,15 @@ side_by_side() {
 lane_go_app() { suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/; }
 lane_go() { suite go go_rest; }
 
-# First what keeps both cores busy for a few minutes (compiling, fuzzing, a browser), then the
-# Go tests, whose real-cluster scenarios mostly wait on the clusters: together, all of it
-# loaded the 2 cores 20-fold, and the clusters' JVMs starved.
+# The other packages' Go tests (the longest lane, ~15 min on a busy machine) run from the start
+# at a lower priority; beside them, first what keeps both cores busy for a few minutes
+# (compiling, fuzzing, a browser), then app's real-cluster scenarios, which mostly wait on the
+# clusters. All four at once loaded the 2 cores 20-fold and starved the clusters' JVMs.
+lane_go &
+go_pid=$!
 side_by_side lane_checks lane_apps
-side_by_side lane_go_app lane_go
+lane_go_app
+wait "$go_pid"
 
 # Each failed suite's log, then the go test lines of the passed Go suites (one per package).
 passed=0 failed=0

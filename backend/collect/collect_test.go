@@ -430,18 +430,25 @@ func TestBudgetForUsersSettings(t *testing.T) {
 
 func TestBudgetTellsWhenItHoldsRequestsBack(t *testing.T) {
 	ctx := context.Background()
-	// 5 requests/s with a burst of 1: after the first, each waits 200 ms.
-	slow := NewBudget(BudgetOptions{RequestsPerSecond: 5, Burst: 1})
+	// 2 requests/s with a burst of 1, four asked at once: after the first, they wait 500, 1000
+	// and 1500 ms (at once, so that a busy machine's pauses between them do not let tokens
+	// pile up: each waits well over the 100 ms that counts as held back).
+	slow := NewBudget(BudgetOptions{RequestsPerSecond: 2, Burst: 1})
 	start := time.Now()
+	var wg sync.WaitGroup
 	for range 4 {
-		release, err := slow.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		release()
+		wg.Go(func() {
+			release, err := slow.Acquire(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			release()
+		})
 	}
-	if el := time.Since(start); el < 500*time.Millisecond {
-		t.Fatalf("4 requests at 5/s with burst 1 took %v, the rate was not applied", el)
+	wg.Wait()
+	if el := time.Since(start); el < 1200*time.Millisecond {
+		t.Fatalf("4 requests at 2/s with burst 1 took %v, the rate was not applied", el)
 	}
 	if got := slow.HeldBack(); got < 0.7 {
 		t.Errorf("held back %.2f of the requests, want 3 of 4", got)

@@ -277,7 +277,8 @@ func (e Env) Submit(t testing.TB, args ...string) string {
 	if err != nil {
 		t.Fatalf("flinkenv: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// The flink CLI is a JVM of its own: seconds on an idle machine, minutes on a starved one.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	out, err := envscript.Run(ctx, e.scriptEnv(), script, args...)
 	if err != nil {
