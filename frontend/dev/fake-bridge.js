@@ -14,6 +14,12 @@
 // orders-enrichment adds the 31 checkpoints of its gap (#1200–#1230) and fills 3 checkpoints'
 // subtask details, then finds nothing missing; TraceJobs lists both jobs (cached) and
 // nightly-compaction (not cached), which OpenTracesJob caches with its 48 checkpoints from traces.
+// e2e/fleet.test.mjs drives it for the fleet (Fleet): canned rows, not worked out from the
+// checkpoints above (fleetRows) — clickstream-sessionize on prod-flink failing, mysql-to-doris on
+// zeta-staging (SeaTunnel) slow, orders-enrichment slower than usual, the sample healthy, a job
+// cached without a row (nightly-compaction, once opened from traces) without data — in the
+// documented order (docs/fleet.md). window.__ceFleetSet(cluster, job, patch) changes a row (a
+// test then sends a checkpoints event), window.__ceFleetCalls counts the calls.
 (function () {
   'use strict';
   const now = Date.now();
@@ -150,6 +156,67 @@
     }
     checkpoints[key('zeta-staging', job)] = list;
   }
+
+  // ---- The fleet (canned rows; the order is the backend's, docs/fleet.md) ----
+  /** the newest 30 final checkpoints of a job, as a fleet row's sparkline */
+  function sparkline(cluster, job) {
+    return (checkpoints[key(cluster, job)] || [])
+      .filter((c) => c.status !== 'IN_PROGRESS')
+      .slice(-30)
+      .map((c) => (c.status === 'FAILED' ? { trigger_ms: c.trigger_ms, ms: c.end_to_end_ms, failed: true } : { trigger_ms: c.trigger_ms, ms: c.end_to_end_ms }));
+  }
+  const fleetRows = {
+    [key('prod-flink', 'ffee00112233445566778899aabbccdd')]: {
+      attention: 'failing', completed: 9, failed: 3, expired: 1, in_progress: 0, missed: 0, p50_ms: 1350, p90_ms: 1900, baseline_p90_ms: 1100,
+      since_ms: now - 10 * 60_000, latest_failure: 'org.apache.flink.runtime.checkpoint.CheckpointException: Asynchronous task checkpoint failed.', verdict: 'inconclusive',
+      interval_ms: 60_000, timeout_ms: 600_000,
+    },
+    [key('zeta-staging', '870213338743619585')]: {
+      attention: 'slow', completed: 79, failed: 1, expired: 1, in_progress: 0, missed: 0, p50_ms: 1650, p90_ms: 2050, baseline_p90_ms: 1500,
+      since_ms: now - 12 * 60_000, latest_failure: 'CheckpointCoordinator: checkpoint N of pipeline N timed out after N ms', verdict: 'storage',
+      interval_ms: 2000, timeout_ms: 60_000,
+    },
+    [key('prod-flink', 'a1b2c3d4e5f60718293a4b5c6d7e8f90')]: {
+      attention: 'slower_than_usual', completed: 355, failed: 1, expired: 1, in_progress: 1, missed: 0, p50_ms: 640, p90_ms: 2600, baseline_p90_ms: 900,
+      since_ms: now - 25 * 60_000, latest_failure: 'Checkpoint expired before completing.', verdict: 'backpressure',
+    },
+    [key('sample', '469237c073b0c1ea872fc0403694fc68')]: {
+      attention: 'healthy', completed: 7, failed: 0, expired: 0, in_progress: 0, missed: 43, p50_ms: 47, p90_ms: 19022, baseline_p90_ms: null,
+      since_ms: null, latest_failure: '', verdict: 'backpressure', window_end_ms: 1779924682497,
+    },
+  };
+  const fleetPatches = {};
+  const ATTENTION_RANK = ['failing', 'slow', 'slower_than_usual', 'healthy', 'no_data'];
+  /** nullsLast compares two nullable numbers, a null after any number */
+  const nullsLast = (a, b, f) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : f(a, b));
+  function fleet(req) {
+    window.__ceFleetCalls = (window.__ceFleetCalls || 0) + 1;
+    const out = [];
+    for (const s of sources) {
+      if (req.cluster && s.name !== req.cluster) continue;
+      for (const j of jobs[s.name] || []) {
+        const k = key(s.name, j.id);
+        const canned = fleetRows[k] || {
+          attention: 'no_data', completed: 0, failed: 0, expired: 0, in_progress: 0, missed: 0, p50_ms: null, p90_ms: null, baseline_p90_ms: null,
+          since_ms: null, latest_failure: '', verdict: 'inconclusive',
+        };
+        out.push(Object.assign(
+          { cluster: s.name, engine: j.engine, job_id: j.id, name: j.name, state: j.state, window_end_ms: Date.now(), sparkline: fleetRows[k] ? sparkline(s.name, j.id) : [] },
+          canned,
+          fleetPatches[k] || {},
+        ));
+      }
+    }
+    // The needs-attention order: attention, the longest trouble, the slowest p90, then cluster, name, id.
+    out.sort((a, b) => ATTENTION_RANK.indexOf(a.attention) - ATTENTION_RANK.indexOf(b.attention)
+      || nullsLast(a.since_ms, b.since_ms, (x, y) => x - y)
+      || nullsLast(a.p90_ms, b.p90_ms, (x, y) => y - x)
+      || a.cluster.localeCompare(b.cluster) || a.name.localeCompare(b.name) || a.job_id.localeCompare(b.job_id));
+    return { window_ms: req.window_ms || 3_600_000, jobs: out };
+  }
+  window.__ceFleetSet = (cluster, job, patch) => {
+    fleetPatches[key(cluster, job)] = Object.assign(fleetPatches[key(cluster, job)] || {}, patch);
+  };
 
   function jobView(cluster, j) {
     const list = checkpoints[key(cluster, j.id)] || [];
@@ -545,8 +612,7 @@
   const App = {
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
     ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
-    // The fleet view's rows are not faked yet: no job is ranked.
-    Fleet: (req) => delay({ window_ms: req.window_ms || 3_600_000, jobs: [] }),
+    Fleet: (req) => delay(fleet(req)),
     ListJobs: (cluster) => attempt(() => {
       if (!jobs[cluster]) throw new Error('unknown cluster "' + cluster + '"');
       return jobs[cluster].map((j) => jobView(cluster, j));

@@ -12,11 +12,13 @@ import type * as wire from './contract.gen';
 import type { Normalized } from './contract.gen';
 import {
   AdviceSeverityValues,
+  AttentionValues,
   JobManagerLogModeValues,
   LogStateKindValues,
   normalizeCheckpointDetail,
   normalizeCheckpointView,
   normalizeCompareResult,
+  normalizeFleet,
   normalizeHeatmap,
   normalizeImportResult,
   normalizeLogView,
@@ -218,6 +220,21 @@ export type AdviceSeverity = wire.AdviceSeverity;
 export const ADVICE_SEVERITIES: readonly AdviceSeverity[] = AdviceSeverityValues;
 /** reconciliation: the collector's account of the job's ids against what was stored (absent if none). */
 export type Report = Normalized<wire.Report>;
+
+/** How much a job of the fleet needs looking at (docs/fleet.md), most urgent first. */
+export type Attention = wire.Attention;
+export const ATTENTIONS: readonly Attention[] = AttentionValues;
+/**
+ * One job's row of the fleet (docs/fleet.md): its checkpoints over the window that ends at
+ * window_end_ms, judged against its baseline; p50_ms, p90_ms, baseline_p90_ms and since_ms are
+ * null when unknown; sparkline: the newest final checkpoints' end-to-end times, oldest first.
+ */
+export type FleetJob = Normalized<wire.FleetJob>;
+/** Every job ranked by checkpoint health: jobs come in the "needs attention" order. */
+export type Fleet = Normalized<wire.Fleet>;
+export type FleetRequest = wire.FleetRequest;
+/** One final checkpoint on a fleet row's sparkline: failed ones are marked. */
+export type SparkPoint = Normalized<wire.SparkPoint>;
 export type LogView = Normalized<wire.LogView>;
 
 // The events and their payloads are generated from app/events.go.
@@ -345,6 +362,8 @@ export const api = {
   removeCluster: (name: string): Promise<void> => call('RemoveCluster', name),
   testConnection: (input: ClusterInput): Promise<ConnectionTest> => call('TestConnection', input),
   listJobs: async (cluster: string): Promise<JobView[]> => (await call('ListJobs', cluster)) ?? [],
+  /** every job of every cluster and capture ranked by checkpoint health over the window (cluster "": all) */
+  fleet: async (req: FleetRequest): Promise<Fleet> => normalizeFleet(await call('Fleet', req)),
   checkpoints: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<CheckpointRow[]> =>
     (await call('Checkpoints', cluster, job, fromMs, toMs)) ?? [],
   timeline: async (req: TimelineRequest): Promise<Timeline> => normalizeTimeline(await call('Timeline', req)),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
-import { ALL_PHASES } from './api';
+import { ALL_PHASES, ATTENTIONS } from './api';
+import { FLEET_COLUMNS, FLEET_WINDOWS } from './fleet';
 import { flattenKeys } from './lang';
 import { VIEW_KEYS } from './keys';
 import { views } from '../views/registry';
@@ -35,7 +36,16 @@ const dynamic = [
     'keys.brush',
     'keys.fit',
     'keys.rangeBack',
+    'keys.fleet',
+    'keys.fleetGroup',
+    'keys.fleetMove',
+    'keys.fleetOpen',
+    'keys.fleetFilter',
+    'keys.fleetClear',
   ],
+  ...ATTENTIONS.flatMap((a) => [`fleet.attention.${a}`, `fleet.attentionHelp.${a}`]),
+  ...FLEET_COLUMNS.flatMap((c) => [`fleet.col.${c}`, `fleet.colHelp.${c}`]),
+  ...FLEET_WINDOWS.map((w) => w.key),
 ];
 
 describe('keys built from data', () => {

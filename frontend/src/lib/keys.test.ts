@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globalAction, isTyping, timelineAction, type KeyLike } from './keys';
+import { fleetAction, globalAction, isTyping, timelineAction, type KeyLike } from './keys';
 
 const free = { typing: false, dialogOpen: false };
 const typing = { typing: true, dialogOpen: false };
@@ -23,6 +23,8 @@ describe('globalAction', () => {
     [{ key: 'C' }, free, { kind: 'view', view: 'compare' }],
     [{ key: 't' }, free, { kind: 'view', view: 'job' }],
     [{ key: 'r' }, free, { kind: 'view', view: 'retention' }],
+    [{ key: 'j' }, free, { kind: 'view', view: 'fleet' }],
+    [{ key: 'j' }, typing, null],
     [{ key: 'h' }, typing, null],
     [{ key: 'h', ctrlKey: true }, free, null],
     [{ key: 'H', shiftKey: true }, free, null],
@@ -56,6 +58,31 @@ describe('timelineAction', () => {
     expect(timelineAction({ key: 'w', ctrlKey: true }, free)).toBeNull();
     expect(timelineAction({ key: 'w' }, typing)).toBeNull();
     expect(timelineAction({ key: 'Escape' }, dialog)).toBeNull();
+  });
+});
+
+describe('fleetAction', () => {
+  const inFilter = { typing: true, dialogOpen: false, inFilter: true };
+  const elsewhere = { ...free, inFilter: false };
+  const inField = { ...typing, inFilter: false };
+  it.each([
+    [{ key: 'ArrowDown' }, elsewhere, { kind: 'move', delta: 1 }],
+    [{ key: 'ArrowUp' }, elsewhere, { kind: 'move', delta: -1 }],
+    [{ key: 'Enter' }, elsewhere, { kind: 'open' }],
+    [{ key: '/' }, elsewhere, { kind: 'filter' }],
+    [{ key: 'Escape' }, elsewhere, { kind: 'clear' }],
+    // In the filter box the list is still walked and opened; "/" is typed.
+    [{ key: 'ArrowDown' }, inFilter, { kind: 'move', delta: 1 }],
+    [{ key: 'Enter' }, inFilter, { kind: 'open' }],
+    [{ key: 'Escape' }, inFilter, { kind: 'clear' }],
+    [{ key: '/' }, inFilter, null],
+    // Another field (a select) keeps its keys; so do dialogs and modified keys.
+    [{ key: 'ArrowDown' }, inField, null],
+    [{ key: 'Enter' }, { ...dialog, inFilter: false }, null],
+    [{ key: 'ArrowDown', ctrlKey: true }, elsewhere, null],
+    [{ key: 'j' }, elsewhere, null],
+  ] as [KeyLike, typeof elsewhere, unknown][])('%j in %j → %j', (e, ctx, want) => {
+    expect(fleetAction(e, ctx)).toEqual(want);
   });
 });
 

@@ -25,12 +25,13 @@ export type GlobalAction =
   | { kind: 'back' }
   | { kind: 'help' };
 
-/** Single-key view shortcuts (no modifier, outside text fields). */
+/** Single-key view shortcuts (no modifier, outside text fields); J: every job, the fleet. */
 export const VIEW_KEYS: Record<string, string> = {
   t: 'job',
   h: 'heatmap',
   c: 'compare',
   r: 'retention',
+  j: 'fleet',
 };
 
 function digit(e: KeyLike): number | undefined {
@@ -41,8 +42,8 @@ function digit(e: KeyLike): number | undefined {
 
 /**
  * globalAction maps a keydown to an app-wide action: Ctrl/Cmd/Alt+1..9 picks
- * the n-th cluster or capture, Ctrl/Cmd+K opens the quick switcher, T/H/C/R
- * open the timeline, heatmaps, compare and retention views, ? lists the
+ * the n-th cluster or capture, Ctrl/Cmd+K opens the quick switcher, T/H/C/R/J
+ * open the timeline, heatmaps, compare, retention and fleet views, ? lists the
  * shortcuts, Esc goes back. Views handle their own keys first.
  */
 export function globalAction(e: KeyLike, ctx: KeyContext): GlobalAction | null {
@@ -97,4 +98,28 @@ export function isTyping(el: Element | null): boolean {
   if (!el) return false;
   const h = el as HTMLElement;
   return !!h.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(h.tagName);
+}
+
+export type FleetAction = { kind: 'move'; delta: number } | { kind: 'open' } | { kind: 'filter' } | { kind: 'clear' };
+
+/**
+ * fleetAction maps a keydown on the fleet: ↑/↓ move the selection, Enter opens the selected job,
+ * / focuses the filter, Esc clears it. In the filter box itself (inFilter) ↑/↓, Enter and Esc
+ * still act, so the list can be narrowed and walked without leaving it; in other fields none.
+ */
+export function fleetAction(e: KeyLike, ctx: KeyContext & { inFilter: boolean }): FleetAction | null {
+  if (e.ctrlKey || e.metaKey || e.altKey || ctx.dialogOpen || (ctx.typing && !ctx.inFilter)) return null;
+  switch (e.key) {
+    case 'ArrowDown':
+      return { kind: 'move', delta: 1 };
+    case 'ArrowUp':
+      return { kind: 'move', delta: -1 };
+    case 'Enter':
+      return { kind: 'open' };
+    case 'Escape':
+      return { kind: 'clear' };
+    case '/':
+      return ctx.typing ? null : { kind: 'filter' };
+  }
+  return null;
 }

@@ -1,9 +1,20 @@
 // User preferences kept in localStorage: the time zone chosen per cluster
-// (engines do not report theirs), so tooltips can show the cluster's clock.
+// (engines do not report theirs), so tooltips can show the cluster's clock;
+// the fleet's window.
 import { formatInZone, validZone } from './tz';
 import { i18n } from './i18n.svelte';
+import { fleetWindow } from './fleet';
 
 const ZONES_KEY = 'ce.clusterZones';
+const FLEET_WINDOW_KEY = 'ce.fleetWindow';
+
+function loadFleetWindow(): number {
+  try {
+    return fleetWindow(Number(typeof localStorage === 'undefined' ? null : localStorage.getItem(FLEET_WINDOW_KEY)));
+  } catch {
+    return fleetWindow(undefined);
+  }
+}
 
 function load(): Record<string, string> {
   try {
@@ -20,6 +31,17 @@ function load(): Record<string, string> {
 
 class Prefs {
   zones = $state<Record<string, string>>(load());
+  /** the fleet's window, one of FLEET_WINDOWS */
+  fleetWindowMs = $state(loadFleetWindow());
+
+  setFleetWindow(ms: number) {
+    this.fleetWindowMs = fleetWindow(ms);
+    try {
+      localStorage.setItem(FLEET_WINDOW_KEY, String(this.fleetWindowMs));
+    } catch {
+      // kept for this session only
+    }
+  }
 
   zoneFor(cluster: string): string {
     return this.zones[cluster] ?? '';

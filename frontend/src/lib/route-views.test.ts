@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forJob, formatHash, formatRef, parseHash, parseRef, switchView, type Route } from './route';
+import { FLEET_VIEW, forJob, formatHash, formatRef, isBlankHash, parseHash, parseRef, switchView, type Route } from './route';
 
 describe('routes of the views', () => {
   it.each([
@@ -53,5 +53,21 @@ describe('switching', () => {
     expect(forJob({ ...cur, view: 'heatmap' }, 'c2', 'j2')).toStrictEqual({ view: 'heatmap', cluster: 'c2', job: 'j2', kind: 'vertex', phase: 'sync' });
     expect(forJob({ ...cur, view: 'retention' }, 'c2', '')).toStrictEqual({ view: 'retention', cluster: 'c2', job: '' });
     expect(forJob({ ...cur, view: 'compare' }, 'c', 'j3').view).toBe('job');
+    // A job opened from the fleet opens on its timeline.
+    expect(forJob({ view: FLEET_VIEW, cluster: 'c', job: '' }, 'c2', 'j2')).toStrictEqual({ view: 'job', cluster: 'c2', job: 'j2' });
+  });
+});
+
+describe('the first screen', () => {
+  it.each([
+    ['', true],
+    ['#', true],
+    ['#/', true],
+    ['#//', true],
+    ['#/fleet', false],
+    ['#/job?cluster=c&job=j', false],
+    ['#?cluster=c', false],
+  ])('%j names no view: %s', (hash, blank) => {
+    expect(isBlankHash(hash)).toBe(blank);
   });
 });

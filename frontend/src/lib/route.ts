@@ -26,6 +26,17 @@ export interface Route {
 
 export const DEFAULT_VIEW = 'job';
 
+/**
+ * The fleet: every job of every cluster and capture, ranked by checkpoint health. It needs no
+ * job, and is the first screen when more than one job is known.
+ */
+export const FLEET_VIEW = 'fleet';
+
+/** isBlankHash reports whether an address names no view: the app chooses the first screen then. */
+export function isBlankHash(hash: string): boolean {
+  return /^#?\/*$/.test(hash);
+}
+
 /** Parameters that belong to one view: dropped when going to another view. */
 export const VIEW_PARAMS = ['id', 'pipeline', 'a', 'b', 'kind', 'phase'] as const;
 

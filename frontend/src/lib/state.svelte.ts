@@ -8,6 +8,7 @@ import {
   on,
   uploadCapture,
   type ExportProgressEvent,
+  type Fleet,
   type HealthState,
   type ImportProgressEvent,
   type ImportResult,
@@ -18,11 +19,12 @@ import {
 } from './api';
 import { untrack } from 'svelte';
 import { router } from './router.svelte';
-import { forJob } from './route';
+import { FLEET_VIEW, forJob, isBlankHash } from './route';
 import { debounce } from './debounce';
 import { prefetchSettled } from './prefetch';
 import { i18n, t } from './i18n.svelte';
 import { formatNumber } from './format';
+import { prefs } from './prefs.svelte';
 
 const SOURCE_STORAGE_KEY = 'ce.source';
 
@@ -67,6 +69,15 @@ class AppState {
 
   /** bumped per cluster/job when the backend stored new checkpoints */
   private revisions = $state<Record<string, number>>({});
+  /** bumped whenever the backend stored new checkpoints, of any job (the fleet follows it) */
+  stored = $state(0);
+
+  /**
+   * The fleet asked for at start when the address named no view: more than one job in it makes
+   * the fleet the first screen, which then draws this answer (takeFirstFleet) rather than ask again.
+   */
+  private firstFleet: { windowMs: number; answer: Promise<Fleet> } | null = null;
+  private firstScreenChosen = false;
 
   private toastTimer: ReturnType<typeof setTimeout> | undefined;
   private toastSeq = 0;
@@ -107,8 +118,10 @@ class AppState {
   }
 
   async loadSources() {
+    const fleetFirst = this.fleetFirst();
     try {
       const list = await this.track(api.listClusters());
+      if (fleetFirst && (await this.track(fleetFirst))) router.set({ view: FLEET_VIEW, cluster: '', job: '' }, true);
       this.sources = list;
       this.sourcesError = '';
     } catch (e) {
@@ -117,6 +130,35 @@ class AppState {
       this.sourcesLoaded = true;
     }
     this.ensureSourceSelected();
+  }
+
+  /**
+   * fleetFirst, on the first load of an address that names no view, asks for the fleet and
+   * answers whether it holds more than one job (the fleet is the first screen then); null
+   * otherwise. With one job or none the app opens as it always has: a source, its first job.
+   */
+  private fleetFirst(): Promise<boolean> | null {
+    if (this.firstScreenChosen) return null;
+    this.firstScreenChosen = true;
+    if (typeof location === 'undefined' || !isBlankHash(location.hash)) return null;
+    const windowMs = prefs.fleetWindowMs;
+    const answer = api.fleet({ window_ms: windowMs, cluster: '' });
+    this.firstFleet = { windowMs, answer };
+    // Without an answer the app opens as it did before the fleet. An answer the fleet will not
+    // draw now is dropped: opened later, the fleet asks afresh.
+    const first = (f: Fleet | null) => {
+      const yes = !!f && f.jobs.length > 1 && isBlankHash(location.hash);
+      if (!yes) this.firstFleet = null;
+      return yes;
+    };
+    return answer.then(first, () => first(null));
+  }
+
+  /** takeFirstFleet hands the fleet asked for at start to the fleet view, once, if it is over windowMs. */
+  takeFirstFleet(windowMs: number): Promise<Fleet> | null {
+    const f = this.firstFleet;
+    this.firstFleet = null;
+    return f && f.windowMs === windowMs ? f.answer : null;
   }
 
   /** ensureSourceSelected keeps the route on an existing source: the last one used, else the first. */
@@ -135,20 +177,19 @@ class AppState {
       remembered = null;
     }
     const next = remembered && names.includes(remembered) ? remembered : (names[0] ?? '');
-    this.selectSource(next, true);
+    this.selectSource(next, true, router.route.view === FLEET_VIEW);
   }
 
-  selectSource(name: string, replace = false) {
-    if (name !== router.route.cluster) {
+  /** selectSource shows the source's jobs; keepView stays on the view (the fleet) rather than open one of them. */
+  selectSource(name: string, replace = false, keepView = false) {
+    if (keepView) {
+      router.navigate({ cluster: name }, replace);
+    } else if (name !== router.route.cluster || router.route.view === FLEET_VIEW) {
       router.set(forJob(router.route, name, ''), replace);
     } else if (this.jobsCluster !== name) {
       router.navigate({ cluster: name }, replace);
     }
-    try {
-      if (name) localStorage.setItem(SOURCE_STORAGE_KEY, name);
-    } catch {
-      // not remembered across runs; harmless
-    }
+    this.remember(name);
     this.jobs = [];
     this.jobsError = '';
     this.jobsCluster = name;
@@ -156,8 +197,26 @@ class AppState {
   }
 
   selectJob(id: string) {
-    if (id === router.route.job) return;
+    if (id === router.route.job && router.route.view !== FLEET_VIEW) return;
     router.set(forJob(router.route, router.route.cluster, id));
+  }
+
+  /** openJob opens a job of any source (from the fleet): its timeline, its source's jobs listed and remembered. */
+  openJob(cluster: string, job: string) {
+    router.set(forJob(router.route, cluster, job));
+    this.remember(cluster);
+    if (this.jobsCluster === cluster) return;
+    this.jobs = [];
+    this.jobsError = '';
+    void this.loadJobs(cluster);
+  }
+
+  private remember(source: string) {
+    try {
+      if (source) localStorage.setItem(SOURCE_STORAGE_KEY, source);
+    } catch {
+      // not remembered across runs; harmless
+    }
   }
 
   /** selectSourceByIndex switches to the n-th source (0-based) as listed; false when there is none. */
@@ -182,9 +241,9 @@ class AppState {
       if (seq !== this.jobsSeq) return;
       this.jobs = jobs;
       this.jobsError = '';
-      // Open a job straight away: the one in the route if it exists, else the first.
+      // Open a job straight away: the one in the route if it exists, else the first (the fleet opens none).
       const cur = router.route.job;
-      if ((!cur || !jobs.some((j) => j.id === cur)) && jobs.length > 0 && router.route.cluster === cluster) {
+      if ((!cur || !jobs.some((j) => j.id === cur)) && jobs.length > 0 && router.route.cluster === cluster && router.route.view !== FLEET_VIEW) {
         router.set(forJob(router.route, cluster, jobs[0].id), true);
       }
     } catch (e) {
@@ -268,6 +327,7 @@ class AppState {
       on('checkpoints', (ev) => {
         const k = jobKey(ev.cluster, ev.job);
         this.revisions[k] = (this.revisions[k] ?? 0) + 1;
+        this.stored++;
         if (ev.cluster === this.jobsCluster) this.refreshJobs();
         this.refreshRetention();
       }),
