@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -271,33 +272,44 @@ func TestCollectorStoresPartialDetailsAndFetchesOnlyWhatIsMissing(t *testing.T) 
 	opts := fastOptions(st, nil)
 	opts.OnHealth = func(_ string, h Health) { hmu.Lock(); health = append(health, h); hmu.Unlock() }
 	m := startPolling(ctx, opts, eng)
-	time.Sleep(1200 * time.Millisecond)
+	// inFull says whether checkpoint id is stored with both vertices in full.
+	inFull := func(id int64) (model.Checkpoint, bool) {
+		c, err := st.Checkpoint(context.Background(), model.Key{Cluster: "c1", JobID: "job-1", ID: id})
+		return c, err == nil && c.DetailLoss == "" && len(c.Tasks) == 2 && len(c.Tasks[1].Subtasks) == 1
+	}
+	retriedInFull := func() bool {
+		eng.mu.Lock()
+		var ids []int64
+		for id, calls := range eng.calls {
+			if len(calls) == 2 {
+				ids = append(ids, id)
+			}
+		}
+		eng.mu.Unlock()
+		return slices.ContainsFunc(ids, func(id int64) bool { _, ok := inFull(id); return ok })
+	}
+	waitWithin(t, 10*time.Second, "a checkpoint whose missing vertex was asked for again, stored in full", retriedInFull)
+	time.Sleep(300 * time.Millisecond) // a few more polls
 	m.Stop()
 	cps, gaps := storedJob(t, st)
 	accountedFor(t, cps, gaps)
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
-	retried := 0
 	for id, calls := range eng.calls {
 		if len(calls) > 2 {
 			t.Errorf("checkpoint %d: details asked for %d times (%v), want once and one retry", id, len(calls), calls)
 		}
 		if len(calls) == 2 {
-			retried++
 			if calls[1] != "v2" {
 				t.Errorf("checkpoint %d: the retry asked for %q, want only the missing v2", id, calls[1])
 			}
-			full, err := st.Checkpoint(context.Background(), model.Key{Cluster: "c1", JobID: "job-1", ID: id})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if full.DetailLoss != "" || len(full.Tasks) != 2 || len(full.Tasks[1].Subtasks) != 1 {
-				t.Errorf("checkpoint %d after the retry: loss %q, tasks %+v; want both vertices in full", id, full.DetailLoss, full.Tasks)
+			// The stop may cut a retry's store short (then the checkpoint stays partial, its
+			// v1 kept); one that was stored has both vertices.
+			c, full := inFull(id)
+			if !full && (c.DetailLoss != model.DetailPartial || len(c.Tasks) != 2 || len(c.Tasks[0].Subtasks) != 1) {
+				t.Errorf("checkpoint %d after the retry: loss %q, tasks %+v; want both vertices in full, or v1 kept", id, c.DetailLoss, c.Tasks)
 			}
 		}
-	}
-	if retried == 0 {
-		t.Fatal("no checkpoint's missing vertex was asked for again")
 	}
 	hmu.Lock()
 	defer hmu.Unlock()
