@@ -46,7 +46,7 @@ func menuLang(getenv func(string) string) string {
 var menuText = map[string]map[string]string{
 	"en": {
 		"file": "File", "open": "Open capture…", "export": "Export…", "quit": "Quit",
-		"view": "View", "job": "Timeline", "heatmap": "Heatmaps", "compare": "Compare",
+		"view": "View", "fleet": "Fleet", "job": "Timeline", "heatmap": "Heatmaps", "compare": "Compare",
 		"retention": "Cache & overhead", "shortcuts": "Keyboard shortcuts",
 		"help": "Help", "docs": "Documentation", "about": "About Checkpoint Explorer",
 		"aboutText":    "Checkpoint Explorer %s\ncommit %s, %s\n\nExplains the checkpoints of Flink and SeaTunnel jobs.",
@@ -56,7 +56,7 @@ var menuText = map[string]map[string]string{
 	},
 	"zh": {
 		"file": "文件", "open": "打开捕获文件…", "export": "导出…", "quit": "退出",
-		"view": "视图", "job": "时间线", "heatmap": "热力图", "compare": "对比",
+		"view": "视图", "fleet": "作业总览", "job": "时间线", "heatmap": "热力图", "compare": "对比",
 		"retention": "缓存与开销", "shortcuts": "键盘快捷键",
 		"help": "帮助", "docs": "文档", "about": "关于 Checkpoint Explorer",
 		"aboutText":    "Checkpoint Explorer %s\n提交 %s，%s\n\n解释 Flink 与 SeaTunnel 作业的检查点。",
@@ -196,7 +196,7 @@ func (m *Menu) build(lang string) *menu.Menu {
 	file.AddSeparator()
 	file.AddText(tx["quit"], keys.CmdOrCtrl("q"), run(wruntime.Quit))
 	view := bar.AddSubmenu(tx["view"])
-	for _, v := range []struct{ label, key string }{{"job", "t"}, {"heatmap", "h"}, {"compare", "c"}, {"retention", "r"}} {
+	for _, v := range []struct{ label, key string }{{"fleet", "j"}, {"job", "t"}, {"heatmap", "h"}, {"compare", "c"}, {"retention", "r"}} {
 		// The page's single-key shortcut is in the label, not a toolkit accelerator, which
 		// would take the key from text fields.
 		view.AddText(tx[v.label]+" ("+strings.ToUpper(v.key)+")", nil, js(keyJS(v.key)))
