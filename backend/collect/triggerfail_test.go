@@ -106,6 +106,7 @@ func TestReconciliationCountsAndExplainsTheTriggersThatFailedAtTheJobsStart(t *t
 		notRunningAt(s+1, "Source: Numbers (1/1)"), notRunningAt(s+2, "Source: Numbers (1/1)"),
 		notRunningAt(s+3, "Map (1/2)"), notRunningAt(s+4, "Source: Numbers (1/1)"))
 	eng.failures = append([]model.TriggerFailure{notRunningAt(s-3_600_000, "Old (1/1)")}, eng.failures...)
+	eng.capacity = 100 // a 4 s history: the first poll sees #1 even on a starved machine
 	r := reconciled(t, eng, func(r model.Reconciliation) bool { return r.IDs >= 3 && r.TriggerFailures != nil })
 	if r.FirstID != 1 || r.WithoutID != 4 || r.EngineCounted != r.IDs+4 {
 		t.Errorf("reconciliation %+v: want ids from #1, the engine counting 4 more than them, 4 failed before an id", r)
@@ -146,6 +147,7 @@ func TestReconciliationCountsTriggerFailuresWithoutTheLog(t *testing.T) {
 	s := time.Now().UnixMilli()
 	eng := newTriggerFailingEngine(time.Now(), notRunningAt(s+1, "Source: Numbers (1/1)"), notRunningAt(s+2, "Source: Numbers (1/1)"))
 	eng.off = true
+	eng.capacity = 100 // a 4 s history: the first poll sees #1 even on a starved machine
 	r := reconciled(t, eng, func(r model.Reconciliation) bool {
 		return r.WithoutID > 0 && r.Log != nil && r.Log.State != model.LogWaiting
 	})
