@@ -337,7 +337,20 @@ func TestFlinkCollectorFollowsAJobManagerRestart(t *testing.T) {
 	a := newCollectingApp(t, srv.URL)
 	waitFor(t, 90*time.Second, "5 checkpoints before the restart", func() bool { return len(finalCheckpoints(t, a, jid)) >= 5 })
 	proxy.setDown(true)
-	time.Sleep(time.Second) // a poll under way ends
+	// A poll under way ends (on a busy machine it can take seconds): the cache stops changing.
+	newest := func() int64 {
+		var n int64
+		for _, c := range finalCheckpoints(t, a, jid) {
+			n = max(n, c.ID)
+		}
+		return n
+	}
+	for last, same := newest(), 0; same < 6; same++ {
+		time.Sleep(500 * time.Millisecond)
+		if n := newest(); n != last {
+			last, same = n, -1
+		}
+	}
 	before := finalCheckpoints(t, a, jid)
 	var lastBefore int64
 	for _, c := range before {
