@@ -35,6 +35,8 @@ type jobPoller struct {
 	final map[int]map[int64]bool
 	// maxID is, per pipeline, the highest id accounted for (stored or gapped); -1 = none yet.
 	maxID map[int]int64
+	// listed is, per pipeline, whether a list of this run has shown its checkpoints.
+	listed map[int]bool
 	// deferred holds, per pipeline, the final checkpoints stored as
 	// summaries (or with part of their details) whose details a later poll
 	// fetches: the tick ran out of time for them, or their requests failed.
@@ -117,7 +119,7 @@ func newJobPoller(c *clusterPoller, j model.Job) *jobPoller {
 	j.Cluster = c.target.Name
 	return &jobPoller{
 		c: c, src: c.target.Source, job: j, state: j.State,
-		final: map[int]map[int64]bool{}, maxID: map[int]int64{}, accounts: map[int]*account{},
+		final: map[int]map[int64]bool{}, maxID: map[int]int64{}, listed: map[int]bool{}, accounts: map[int]*account{},
 	}
 }
 
@@ -430,31 +432,23 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 	for _, p := range pipes {
 		cps := byPipe[p]
 		sort.Slice(cps, func(a, b int) bool { return cps[a].ID < cps[b].ID })
-		prev, ok := j.maxID[p]
-		if !ok {
-			latest, found, err := sink.LatestCheckpointID(ctx, j.c.target.Name, j.job.ID, p)
-			if err != nil {
-				return 0, fmt.Errorf("read cache: %w", err)
-			}
-			prev = -1
-			if found {
-				prev = latest
-				// Summaries stored before the app last stopped, still waiting
-				// for details the engine no longer lists, will not get them.
-				if traits.DetailRequests {
-					n, err := sink.MarkDetailsMissed(ctx, j.c.target.Name, j.job.ID, p, cps[0].ID)
-					if err != nil {
-						return 0, fmt.Errorf("mark missed details: %w", err)
-					}
-					if n > 0 {
-						opts.Logger.Info("details missed: checkpoints stored as summaries before the app stopped left the engine's history",
-							append(j.log(), "pipeline", p, "missed", n)...)
-					}
+		prev, err := j.accountedUpTo(ctx, p)
+		if err != nil {
+			return 0, err
+		}
+		if !j.listed[p] {
+			j.listed[p] = true
+			// Summaries stored before the app last stopped, still waiting
+			// for details the engine no longer lists, will not get them.
+			if prev >= 0 && traits.DetailRequests {
+				n, err := sink.MarkDetailsMissed(ctx, j.c.target.Name, j.job.ID, p, cps[0].ID)
+				if err != nil {
+					return 0, fmt.Errorf("mark missed details: %w", err)
 				}
-			}
-			j.maxID[p] = prev
-			if j.final[p] == nil {
-				j.final[p] = map[int64]bool{}
+				if n > 0 {
+					opts.Logger.Info("details missed: checkpoints stored as summaries before the app stopped left the engine's history",
+						append(j.log(), "pipeline", p, "missed", n)...)
+				}
 			}
 		}
 		top := cps[len(cps)-1].ID
@@ -829,6 +823,9 @@ func (j *jobPoller) mergeLog(ctx context.Context, h model.History, cps []model.C
 			insertBelow = min(insertBelow, c.ID)
 		}
 	}
+	if _, err := j.accountedUpTo(ctx, 0); err != nil {
+		return err
+	}
 	m, err := j.c.opts.Sink.MergeLogCheckpoints(ctx, j.c.target.Name, j.job.ID, keep, insertBelow)
 	if err != nil {
 		return fmt.Errorf("store checkpoints from the JobManager log: %w", err)
@@ -881,6 +878,29 @@ func (j *jobPoller) failedPoll() {
 	j.mu.Lock()
 	j.recon.FailedPolls = j.failedPolls
 	j.mu.Unlock()
+}
+
+// accountedUpTo returns the highest id of pipeline p accounted for, read from
+// the cache the first time (-1: none). It is read before anything of this
+// run is stored, the log's checkpoints included: ids between it and the first
+// one listed are gaps, and a checkpoint the log gave first must not hide them.
+func (j *jobPoller) accountedUpTo(ctx context.Context, p int) (int64, error) {
+	if prev, ok := j.maxID[p]; ok {
+		return prev, nil
+	}
+	latest, found, err := j.c.opts.Sink.LatestCheckpointID(ctx, j.c.target.Name, j.job.ID, p)
+	if err != nil {
+		return 0, fmt.Errorf("read cache: %w", err)
+	}
+	prev := int64(-1)
+	if found {
+		prev = latest
+	}
+	j.maxID[p] = prev
+	if j.final[p] == nil {
+		j.final[p] = map[int64]bool{}
+	}
+	return prev, nil
 }
 
 // account adds one successful poll of pipeline p to its reconciliation: the

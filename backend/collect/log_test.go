@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -141,5 +142,100 @@ func TestCollectorSaysWhyTheLogIsNotRead(t *testing.T) {
 	}
 	if h.State != "ok" {
 		t.Errorf("health %+v: a log the engine does not serve (mode auto) is not a problem of the cluster", h)
+	}
+}
+
+// restoredEngine is a job resubmitted from a retained checkpoint after its
+// JobManager died: the new JobManager numbers on from the restored id and its
+// list stays empty while the job restores, but its log already names the
+// first checkpoint of the new run.
+type restoredEngine struct {
+	*rollingEngine
+	mu      sync.Mutex
+	listing bool // the new run's checkpoints are listed
+	logged  int  // log reads
+}
+
+func (e *restoredEngine) History(context.Context, *model.Job) (model.History, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	h := model.History{Capacity: 10, IntervalMs: 1000, Counts: map[int]model.EngineCounts{0: {Restored: 1}}}
+	if e.listing {
+		h.Counts[0] = model.EngineCounts{Triggered: 2, Completed: 2, Restored: 1}
+		h.Checkpoints = []model.Checkpoint{restoredCheckpoint(15), restoredCheckpoint(16)}
+	}
+	return h, nil
+}
+
+func (e *restoredEngine) LogCheckpoints(context.Context, *model.Job, bool) ([]model.Checkpoint, model.LogState, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.logged++
+	c := restoredCheckpoint(15)
+	c.Source = model.OriginJobManagerLog
+	return []model.Checkpoint{c}, model.LogState{State: model.LogRead, ReadMs: time.Now().UnixMilli(), Checkpoints: 1}, nil
+}
+
+func restoredCheckpoint(id int64) model.Checkpoint {
+	trig := time.Now().Add(-time.Minute).Add(time.Duration(id) * time.Second).UnixMilli()
+	return model.Checkpoint{ID: id, TriggerMs: trig, Kind: model.KindCheckpoint, NumSubtasks: 1, NumAcknowledged: 1,
+		Status: model.StatusCompleted, EndToEndMs: 20, LatestAckMs: trig + 20, CompletionMs: trig + 20}
+}
+
+// The ids the old JobManager completed after the last poll before it died are
+// gaps, even when the new run's log is merged before its list shows anything:
+// the log's checkpoints must not move the point the gaps are counted from.
+func TestCollectorMarksTheIdsAJobManagerTookWithItAsGapsWhenTheLogComesFirst(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	var before []model.Checkpoint
+	for id := int64(1); id <= 7; id++ {
+		c := restoredCheckpoint(id)
+		c.Cluster, c.JobID, c.TriggerMs = "c1", "job-1", c.TriggerMs-int64(time.Hour/time.Millisecond)
+		before = append(before, c)
+	}
+	if err := st.PutCheckpoints(ctx, before); err != nil {
+		t.Fatal(err)
+	}
+	eng := &restoredEngine{rollingEngine: &rollingEngine{capacity: 10, interval: time.Second, details: map[int64]int{}}}
+	m := startPolling(ctx, fastOptions(st, nil), eng)
+	defer m.Stop()
+	waitWithin(t, 10*time.Second, "checkpoint 15 stored from the log", func() bool {
+		cps, _ := storedJob(t, st)
+		return slices.ContainsFunc(cps, func(c model.Checkpoint) bool { return c.ID == 15 })
+	})
+	eng.mu.Lock()
+	eng.listing = true
+	eng.mu.Unlock()
+	waitWithin(t, 10*time.Second, "checkpoint 16 stored from the list", func() bool {
+		cps, _ := storedJob(t, st)
+		return slices.ContainsFunc(cps, func(c model.Checkpoint) bool { return c.ID == 16 })
+	})
+	m.Stop()
+	cps, gaps := storedJob(t, st)
+	stored := map[int64]bool{}
+	for _, c := range cps {
+		stored[c.ID] = true
+	}
+	gapped := map[int64]bool{}
+	for _, g := range gaps {
+		for id := g.FromID; id <= g.ToID; id++ {
+			gapped[id] = true
+		}
+	}
+	for id := int64(1); id <= 16; id++ {
+		switch {
+		case id >= 8 && id <= 14 && !gapped[id]:
+			t.Errorf("checkpoint %d, taken by the old JobManager unseen, is not a gap (gaps %+v)", id, gaps)
+		case (id < 8 || id > 14) && !stored[id]:
+			t.Errorf("checkpoint %d not stored", id)
+		}
+	}
+	r, ok, err := st.Reconciliation(ctx, "c1", "job-1")
+	if err != nil || !ok {
+		t.Fatalf("no reconciliation (%v)", err)
+	}
+	if r.FirstID != 8 || r.LatestID != 16 || r.Gaps != 7 || r.Unaccounted != 0 {
+		t.Errorf("reconciliation %d–%d, %d gaps, %d unaccounted; want 8–16, 7 gaps, 0 unaccounted", r.FirstID, r.LatestID, r.Gaps, r.Unaccounted)
 	}
 }
