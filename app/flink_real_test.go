@@ -38,7 +38,9 @@ func newCollectingAppWith(t *testing.T, restURL string, opts Options) *App {
 func newCollectingAppBudget(t *testing.T, restURL string, opts Options, rps float64) *App {
 	t.Helper()
 	opts.DataDir, opts.NoSample, opts.JobsEvery = t.TempDir(), true, 2*time.Second
-	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	a := startTestApp(t, opts)
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL, RequestsPerSecond: rps}); err != nil {
 		t.Fatal(err)
@@ -332,7 +334,7 @@ func TestFlinkCollectorFollowsAJobManagerRestart(t *testing.T) {
 	// Through a proxy that can hide the cluster: the last checkpoints of the
 	// old JobManager are never seen, as when it dies between two polls.
 	proxy, srv := startFaultProxy(t, env.RESTURL, jid, 0)
-	a := newCollectingApp(t, srv.URL)
+	a := newCollectingAppWith(t, srv.URL, Options{Logger: failureLog(t)})
 	waitFor(t, 90*time.Second, "5 checkpoints before the restart", func() bool { return len(finalCheckpoints(t, a, jid)) >= 5 })
 	proxy.setDown(true)
 	// A poll under way ends (on a busy machine it can take seconds): the cache stops changing.
@@ -481,4 +483,16 @@ func syncBottlenecks(r Report, slow string) (right, total int, other map[string]
 		}
 	}
 	return right, total, other
+}
+
+// failureLog is a logger whose lines the test prints if it fails: what the
+// collector did is how a failure under load can be read afterwards.
+func failureLog(t *testing.T) *slog.Logger {
+	var buf syncBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the app's log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(&buf, nil))
 }
