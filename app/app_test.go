@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,13 +212,23 @@ func TestExportImportRoundTripWithoutSecrets(t *testing.T) {
 			t.Fatalf("checkpoint %d differs after export → import:\nwant %+v\ngot  %+v", id, want, got)
 		}
 	}
-	// Importing the same file again changes nothing.
-	if _, err := b.OpenCapture(out); err != nil {
+	// Merging the same file again changes nothing; opening it again makes a source of its own.
+	if _, err := b.MergeCapture(out); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := b.store.Stats(ctx)
 	if st.Checkpoints != 20 || st.Gaps != 1 || st.MetricSamples != 1 {
-		t.Errorf("after a second import: %+v", st)
+		t.Errorf("after merging it again: %+v", st)
+	}
+	again, err := b.OpenCapture(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Renamed) != 1 || again.Renamed[0].To != "capture: prod (2)" || !slices.Equal(again.Renamed[0].Jobs, []string{"job1"}) {
+		t.Errorf("opened again: %+v, want the source \"capture: prod (2)\" kept apart for job1", again)
+	}
+	if st, _ = b.store.Stats(ctx); st.Checkpoints != 40 {
+		t.Errorf("after opening it again: %d checkpoints, want 20 in each source", st.Checkpoints)
 	}
 	// Export of the imported capture gives a file that imports identically again.
 	out2 := filepath.Join(t.TempDir(), "again.ckpt.gz")

@@ -60,6 +60,8 @@ type ImportResult struct {
 	MetricSamples int64    `json:"metric_samples"`
 	Gaps          int64    `json:"gaps"`
 	Skipped       int64    `json:"skipped"`
+	// Renamed: sources named anew because the cache held their names (the file is its own source).
+	Renamed []ingest.Renamed `json:"renamed,omitempty"`
 }
 
 // capturePrefix marks sources that came from a file, so they never mix with a
@@ -78,13 +80,18 @@ func captureSourceName(name string) string {
 // OpenCapture imports a capture file (or a foreign format the capture package
 // recognises) as read-only sources. The whole file goes in one transaction: a
 // truncated, corrupt or hostile file leaves the cache exactly as it was.
-func (a *App) OpenCapture(path string) (ImportResult, error) {
+func (a *App) OpenCapture(path string) (ImportResult, error) { return a.openCapture(path, false) }
+
+// MergeCapture is OpenCapture adding to the sources of the same names the cache holds (import --merge).
+func (a *App) MergeCapture(path string) (ImportResult, error) { return a.openCapture(path, true) }
+
+func (a *App) openCapture(path string, merge bool) (ImportResult, error) {
 	if path == "" {
 		return ImportResult{}, badRequest("no file given")
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	res, err := a.importCapture(ctx, path, captureSourceName)
+	res, err := a.importCapture(ctx, path, captureSourceName, merge)
 	if err != nil {
 		return res, err
 	}
@@ -148,7 +155,7 @@ func (a *App) OpenCaptureDialog() (ImportResult, error) {
 
 // importCapture imports a file in one transaction, naming each of its
 // clusters with sourceName.
-func (a *App) importCapture(ctx context.Context, path string, sourceName func(string) string) (ImportResult, error) {
+func (a *App) importCapture(ctx context.Context, path string, sourceName func(string) string, merge bool) (ImportResult, error) {
 	taken := map[string]bool{}
 	a.mu.Lock()
 	for _, c := range a.clusters {
@@ -156,7 +163,7 @@ func (a *App) importCapture(ctx context.Context, path string, sourceName func(st
 	}
 	a.mu.Unlock()
 	lastProgress := time.Now()
-	res, err := ingest.File(ctx, a.store, path, ingest.Options{SourceName: sourceName, Taken: taken, Progress: func(p ingest.Progress) {
+	res, err := ingest.File(ctx, a.store, path, ingest.Options{SourceName: sourceName, Taken: taken, Merge: merge, Progress: func(p ingest.Progress) {
 		if time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
 			a.emit(ImportProgressEvent{File: filepath.Base(path), Checkpoints: p.Checkpoints, MetricSamples: p.MetricSamples,
@@ -212,7 +219,7 @@ func (a *App) openSample(ctx context.Context, smp bundledSample) error {
 		}
 		return captureSourceName(n)
 	}
-	res, err := a.importCapture(ctx, f.Name(), rename)
+	res, err := a.importCapture(ctx, f.Name(), rename, false)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (s *Service) OpenDropped(paths []string) { openDropped(s.app, paths) }
 func (s *Service) ImportUpload(ctx context.Context, path string) (ImportResult, error) {
 	ctx, cancel := s.Call(ctx).callCtx()
 	defer cancel()
-	res, err := s.app.importCapture(ctx, path, captureSourceName)
+	res, err := s.app.importCapture(ctx, path, captureSourceName, false)
 	if err == nil {
 		s.app.emit(SourcesEvent{})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -319,5 +320,74 @@ func TestClustersAddTraces(t *testing.T) {
 		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("clusters add %v: %v, want an error saying %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// Two captures of one job id imported one after the other: the second is a
+// source of its own and says so (it replaced the first's checkpoints before);
+// --merge adds a file to the source of its name.
+func TestImportKeepsACaptureOfTheSameJobApart(t *testing.T) {
+	dir := t.TempDir()
+	knobs := filepath.Join("..", "sample", "flink-knobs.ckpt.gz")
+	type jobLine struct {
+		Cluster     string `json:"cluster"`
+		ID          string `json:"id"`
+		Checkpoints int    `json:"checkpoints"`
+	}
+	jobs := func() map[string]int {
+		out, stderr, err := runCLI(t, "--data-dir", dir, "jobs", "--format", "json")
+		if err != nil {
+			t.Fatalf("jobs: %v\n%s", err, stderr)
+		}
+		var got struct{ Jobs []jobLine }
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("jobs --format json: %v\n%s", err, out)
+		}
+		n := map[string]int{}
+		for _, j := range got.Jobs {
+			n[j.Cluster+"/"+j.ID] = j.Checkpoints
+		}
+		return n
+	}
+	if _, stderr, err := runCLI(t, "--data-dir", dir, "import", knobs); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	first := jobs()
+	if len(first) == 0 {
+		t.Fatal("no job imported")
+	}
+	// A second capture of the same job: the first source's job exported anew.
+	var src, jid string
+	for k := range first {
+		src, jid, _ = strings.Cut(k, "/")
+		break
+	}
+	part := filepath.Join(dir, "part.ckpt.gz")
+	if _, stderr, err := runCLI(t, "--data-dir", dir, "export", "--cluster", src, "--job", jid, "--out", part); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	out, stderr, err := runCLI(t, "--data-dir", dir, "import", part)
+	if err != nil {
+		t.Fatalf("second import: %v\n%s", err, stderr)
+	}
+	apart := fmt.Sprintf("%s (2)", src)
+	if want := fmt.Sprintf("the cache already held a source of that name with job %s: this file is the source %q, kept apart from %q (--merge adds to it)", jid, apart, src); !strings.Contains(out, want) {
+		t.Errorf("second import said:\n%s\nwant it to say:\n%s", out, want)
+	}
+	second := jobs()
+	for k, n := range first {
+		if second[k] != n {
+			t.Errorf("%s: %d checkpoints after the second import, %d before", k, second[k], n)
+		}
+	}
+	if second[apart+"/"+jid] != first[src+"/"+jid] {
+		t.Errorf("the second capture's source %q holds %d checkpoints of %s, want %d", apart, second[apart+"/"+jid], jid, first[src+"/"+jid])
+	}
+	out, stderr, err = runCLI(t, "--data-dir", dir, "import", "--merge", part)
+	if err != nil || strings.Contains(out, "kept apart") {
+		t.Fatalf("import --merge: %v\n%s%s", err, out, stderr)
+	}
+	if third := jobs(); len(third) != len(second) {
+		t.Errorf("--merge made sources %v, want the ones before %v", third, second)
 	}
 }

@@ -12,13 +12,17 @@ import (
 )
 
 func importCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var merge bool
+	cmd := &cobra.Command{
 		Use:     "import [flags] FILE...",
 		GroupID: groupMove,
 		Short:   "open capture files into the cache as read-only sources",
 		Long: "Opens capture files (or the foreign sample format) into the cache as read-only sources.\n" +
 			"Each file is imported whole or not at all: a file that fails, or an import Ctrl-C stops,\n" +
-			"leaves the cache as it was. Progress goes to stderr (--quiet: none).",
+			"leaves the cache as it was. Progress goes to stderr (--quiet: none).\n\n" +
+			"Each file is a source of its own: when the cache already holds a source of the name the\n" +
+			"file gives, the file's is named \"NAME (2)\" (and says so), so a capture never replaces the\n" +
+			"checkpoints of an earlier one with the same job id. --merge adds it to that source instead.",
 		Example: `  checkpoint-explorer import recording.ckpt.gz
   checkpoint-explorer import --data-dir /srv/ce night-*.ckpt.gz`,
 		ValidArgsFunction: completeCaptureFiles,
@@ -26,18 +30,24 @@ func importCmd(g *globals) *cobra.Command {
 			if len(files) == 0 {
 				return usageErrorf(cmd, "import: give at least one file")
 			}
-			return runImport(cmd.Context(), g, files)
+			return runImport(cmd.Context(), g, files, merge)
 		},
 	}
+	cmd.Flags().BoolVar(&merge, "merge", false, "add each file to the source of the same name the cache holds (its checkpoints of the same job ids are replaced)")
+	return cmd
 }
 
-func runImport(ctx context.Context, g *globals, files []string) error {
-	return withCache(ctx, g, func(svc *app.Service) error { return importFiles(ctx, g, svc, files) })
+func runImport(ctx context.Context, g *globals, files []string, merge bool) error {
+	return withCache(ctx, g, func(svc *app.Service) error { return importFiles(ctx, g, svc, files, merge) })
 }
 
 // importFiles imports each file whole or not at all, going on after one
 // that fails; an interruption stops it.
-func importFiles(ctx context.Context, g *globals, svc *app.Service, files []string) error {
+func importFiles(ctx context.Context, g *globals, svc *app.Service, files []string, merge bool) error {
+	open := (*app.App).OpenCapture
+	if merge {
+		open = (*app.App).MergeCapture
+	}
 	var failed []error
 	for i, f := range files {
 		if ctx.Err() != nil {
@@ -54,7 +64,7 @@ func importFiles(ctx context.Context, g *globals, svc *app.Service, files []stri
 		if i > 0 {
 			stopped = fmt.Sprintf("import of %s stopped; nothing of it was imported (the %d files before it were)", f, i)
 		}
-		res, err := watched(ctx, g, svc, stopped, func(a *app.App) (app.ImportResult, error) { return a.OpenCapture(f) })
+		res, err := watched(ctx, g, svc, stopped, func(a *app.App) (app.ImportResult, error) { return open(a, f) })
 		if errors.As(err, new(stoppedError)) {
 			return err
 		}
@@ -71,6 +81,14 @@ func importFiles(ctx context.Context, g *globals, svc *app.Service, files []stri
 			fmt.Fprintf(g.stdout, " (%d unknown records skipped)", res.Skipped)
 		}
 		fmt.Fprintln(g.stdout)
+		for _, r := range res.Renamed {
+			held := "a source of that name"
+			if len(r.Jobs) > 0 {
+				held = fmt.Sprintf("a source of that name with job %s", strings.Join(r.Jobs, ", "))
+			}
+			fmt.Fprintf(g.stdout, "  the cache already held %s: this file is the source %q, kept apart from %q (--merge adds to it)\n",
+				held, r.To, r.From)
+		}
 	}
 	switch {
 	case len(failed) == 1 && len(files) == 1:

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -28,6 +29,11 @@ type Options struct {
 	SourceName func(string) string
 	// Taken holds the names of the configured clusters, which no source may take.
 	Taken map[string]bool
+	// Merge adds the file to a source of the same name the cache already
+	// holds. Without it the file is a source of its own: a name already held
+	// gets " (2)", " (3)"..., so a capture never replaces the checkpoints of
+	// an earlier one with the same job id.
+	Merge bool
 	// Progress, when set, is called as records are read.
 	Progress func(Progress)
 }
@@ -48,6 +54,75 @@ type Result struct {
 	MetricSamples int64
 	Gaps          int64
 	Skipped       int64
+	// Renamed lists the file's sources that took another name because the
+	// cache already held one of theirs (none with Merge).
+	Renamed []Renamed
+}
+
+// Renamed says that a source of the file was named To because the cache
+// already held a source named From.
+type Renamed struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Jobs are the file's job ids the cache already held under From: without
+	// the new name the file would have replaced their checkpoints.
+	Jobs []string `json:"jobs,omitempty"`
+}
+
+// sourceNames picks the names of a file's sources in the cache.
+type sourceNames struct {
+	merge bool
+	taken map[string]bool            // configured clusters
+	held  map[string]map[string]bool // the cache's sources and their job ids
+	used  map[string]bool            // names this file took
+}
+
+func newSourceNames(ctx context.Context, st *store.Store, o Options) (*sourceNames, error) {
+	n := &sourceNames{merge: o.Merge, taken: o.Taken, held: map[string]map[string]bool{}, used: map[string]bool{}}
+	clusters, err := st.Clusters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range clusters {
+		n.held[c.Name] = map[string]bool{}
+	}
+	jobs, err := st.Jobs(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		if n.held[j.Cluster] == nil {
+			n.held[j.Cluster] = map[string]bool{}
+		}
+		n.held[j.Cluster][j.ID] = true
+	}
+	return n, nil
+}
+
+// pick returns the name for a source the file would name want, and the
+// renaming when the cache already holds want (nil otherwise).
+func (n *sourceNames) pick(want string) (string, *Renamed, error) {
+	if n.taken[want] {
+		return "", nil, fmt.Errorf("the file's source %q would replace the configured cluster %q", want, want)
+	}
+	if _, held := n.held[want]; !held || n.merge || n.used[want] {
+		n.used[want] = true
+		return want, nil, nil
+	}
+	for i := 2; ; i++ {
+		name := fmt.Sprintf("%s (%d)", want, i)
+		if _, held := n.held[name]; !held && !n.taken[name] && !n.used[name] {
+			n.used[name] = true
+			return name, &Renamed{From: want, To: name}, nil
+		}
+	}
+}
+
+// clash notes a job of the file that the renamed source's namesake holds.
+func (n *sourceNames) clash(r *Renamed, jobID string) {
+	if r != nil && n.held[r.From][jobID] && !slices.Contains(r.Jobs, jobID) {
+		r.Jobs = append(r.Jobs, jobID)
+	}
 }
 
 // maxOTLPBytes bounds an OTLP file read whole: spans of a day at 1 s with
@@ -61,6 +136,11 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 	}
 	var res Result
 	names := map[string]string{}
+	picker, err := newSourceNames(ctx, st, o)
+	if err != nil {
+		return Result{}, err
+	}
+	renamed := map[string]*Renamed{} // by the name the file gives the cluster
 	var read atomic.Int64
 	var size int64
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
@@ -71,21 +151,27 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 			o.Progress(Progress{Checkpoints: res.Checkpoints, MetricSamples: res.MetricSamples, Bytes: read.Load(), Size: size})
 		}
 	}
-	err := st.Bulk(ctx, func(w store.Writer) error {
+	err = st.Bulk(ctx, func(w store.Writer) error {
 		sum, err := capture.ReadFile(ctx, path, capture.DefaultLimits(), capture.Visitor{
 			BytesRead: &read,
 			Cluster: func(c model.Cluster) error {
 				c = c.Public()
-				name := o.SourceName(c.Name)
-				if o.Taken[name] {
-					return fmt.Errorf("the file's cluster %q would replace the configured cluster %q", c.Name, name)
+				name, r, err := picker.pick(o.SourceName(c.Name))
+				if err != nil {
+					return err
+				}
+				if r != nil {
+					renamed[c.Name] = r
 				}
 				names[c.Name] = name
 				c.Name, c.ReadOnly = name, true
 				res.Sources = append(res.Sources, name)
 				return w.PutCluster(c)
 			},
-			Job: fromFile(names, &res.Jobs, func(j *model.Job) (string, *string) { return "job " + j.ID, &j.Cluster }, w.PutJob),
+			Job: fromFile(names, &res.Jobs, func(j *model.Job) (string, *string) {
+				picker.clash(renamed[j.Cluster], j.ID)
+				return "job " + j.ID, &j.Cluster
+			}, w.PutJob),
 			Checkpoint: func(c *model.Checkpoint) error {
 				if err := rename(names, fmt.Sprintf("checkpoint %d", c.ID), &c.Cluster); err != nil {
 					return err
@@ -116,6 +202,13 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 	})
 	if err != nil {
 		return Result{}, err
+	}
+	for _, src := range res.Sources {
+		for _, r := range renamed {
+			if r.To == src {
+				res.Renamed = append(res.Renamed, *r)
+			}
+		}
 	}
 	return res, nil
 }
@@ -178,9 +271,13 @@ func otlpFile(ctx context.Context, st *store.Store, path string, o Options) (Res
 	}
 	defer f.Close()
 	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".json"), ".otlp")
-	name := o.SourceName("traces-" + base)
-	if o.Taken[name] {
-		return fail(fmt.Errorf("its source %q would replace the configured cluster %q", name, name))
+	picker, err := newSourceNames(ctx, st, o)
+	if err != nil {
+		return fail(err)
+	}
+	name, renamed, err := picker.pick(o.SourceName("traces-" + base))
+	if err != nil {
+		return fail(err)
 	}
 	spans, err := interop.ReadOTLP(f, name)
 	if err != nil {
@@ -190,6 +287,12 @@ func otlpFile(ctx context.Context, st *store.Store, path string, o Options) (Res
 		return fail(errors.New("no Flink checkpoint span (name Checkpoint) in it"))
 	}
 	res := Result{Sources: []string{name}, Skipped: int64(spans.Skipped)}
+	if renamed != nil {
+		for _, j := range spans.Jobs {
+			picker.clash(renamed, j.ID)
+		}
+		res.Renamed = []Renamed{*renamed}
+	}
 	err = st.Bulk(ctx, func(w store.Writer) error {
 		if err := w.PutCluster(model.Cluster{Name: name, Engine: model.EngineFlink, ReadOnly: true}); err != nil {
 			return err

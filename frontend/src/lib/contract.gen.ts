@@ -567,6 +567,7 @@ export interface ImportResult {
   metric_samples: number;
   gaps: number;
   skipped: number;
+  renamed?: Renamed[];
 }
 
 /** model.JobConfig */
@@ -793,6 +794,13 @@ export interface ReconciliationView {
   log?: LogState;
   engine_forgot_ms?: number;
   missed: number;
+}
+
+/** ingest.Renamed */
+export interface Renamed {
+  from: string;
+  to: string;
+  jobs?: string[];
 }
 
 /** app.Report */
@@ -1109,6 +1117,7 @@ export interface AppMethods {
   ListClusters(): Promise<SourceView[] | null>;
   ListJobs(cluster: string): Promise<JobSummary[] | null>;
   Log(lines: number): Promise<LogView>;
+  MergeCapture(path: string): Promise<ImportResult>;
   OpenCapture(path: string): Promise<ImportResult>;
   OpenCaptureDialog(): Promise<ImportResult>;
   OpenTracesJob(cluster: string, job: string): Promise<TracesResult>;
