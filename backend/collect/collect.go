@@ -165,6 +165,12 @@ type Sink interface {
 	// new history entry only when it differs from the latest
 	// (model.JobConfig.SameSettings).
 	PutJobConfig(ctx context.Context, c model.JobConfig) error
+	// Job is the stored record of a job (an error when there is none).
+	Job(ctx context.Context, cluster, jobID string) (model.Job, error)
+	// KeepRunApart moves what is stored of the run prev to an id of its own
+	// before a new run that took its id stores its checkpoints
+	// (store.Store.KeepRunApart); "" when nothing was stored.
+	KeepRunApart(ctx context.Context, prev model.Job, newStartMs int64) (string, error)
 }
 
 // HealthState is the state of a cluster's collection (Health.State).
@@ -537,8 +543,13 @@ func (c *clusterPoller) syncJobs(jobs []model.Job, wg *sync.WaitGroup) {
 		jp, ok := c.jobs[j.ID]
 		c.mu.Unlock()
 		if ok && !(jp.exited.Load() && !model.JobEnded(j.State)) {
-			jp.setState(j.State)
-			continue
+			if !model.NewRun(model.Job{StartMs: jp.startMs.Load()}, j.StartMs) {
+				jp.setState(j.State)
+				continue
+			}
+			// A new run took the id while its poller followed the old one:
+			// that one stops, a poller of its own follows the new run.
+			jp.replaced.Store(true)
 		}
 		// New, or running again under the same id (resubmitted from a
 		// savepoint after it ended): follow it afresh.

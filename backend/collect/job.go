@@ -95,6 +95,14 @@ type jobPoller struct {
 
 	// exited is set when run returns.
 	exited atomic.Bool
+	// startMs is the followed run's start; replaced is set when a new run
+	// took the job id (its own poller follows it).
+	startMs  atomic.Int64
+	replaced atomic.Bool
+	// prevRun is the stored record of an earlier run of the job id, until
+	// the first list tells whether this run continues it (ids go on, a
+	// restore) or starts again (then it is kept apart).
+	prevRun *model.Job
 }
 
 // account is one pipeline's reconciliation: every id from first to latest
@@ -117,10 +125,12 @@ type account struct {
 
 func newJobPoller(c *clusterPoller, j model.Job) *jobPoller {
 	j.Cluster = c.target.Name
-	return &jobPoller{
+	jp := &jobPoller{
 		c: c, src: c.target.Source, job: j, state: j.State,
 		final: map[int]map[int64]bool{}, maxID: map[int]int64{}, listed: map[int]bool{}, accounts: map[int]*account{},
 	}
+	jp.startMs.Store(j.StartMs)
+	return jp
 }
 
 func (j *jobPoller) setState(s string) {
@@ -158,6 +168,10 @@ func (j *jobPoller) run() {
 	}
 	var retry retryWait
 	for attempt := 1; ; attempt++ {
+		if j.replaced.Load() {
+			opts.Logger.Info("a new run took the job id; its own poller follows it", j.log()...)
+			return
+		}
 		began := opts.Now()
 		wait, err := j.tick(ctx, time.Time{})
 		if ctx.Err() != nil {
@@ -359,6 +373,12 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 			return 0, fmt.Errorf("job %s: %w", j.job.ID, err)
 		}
 		g.Cluster = j.c.target.Name
+		if !j.haveGraph {
+			if prev, err := sink.Job(ctx, g.Cluster, g.ID); err == nil && model.NewRun(prev, g.StartMs) {
+				j.prevRun = &prev
+			}
+		}
+		j.startMs.Store(g.StartMs)
 		if err := sink.PutJob(ctx, g); err != nil {
 			return 0, fmt.Errorf("store job %s: %w", j.job.ID, err)
 		}
@@ -434,6 +454,9 @@ func (j *jobPoller) tick(ctx context.Context, detailsUntil time.Time) (time.Dura
 		sort.Slice(cps, func(a, b int) bool { return cps[a].ID < cps[b].ID })
 		prev, err := j.accountedUpTo(ctx, p)
 		if err != nil {
+			return 0, err
+		}
+		if prev, err = j.keepRunApart(ctx, p, prev, cps[0].ID); err != nil {
 			return 0, err
 		}
 		if !j.listed[p] {
@@ -823,6 +846,9 @@ func (j *jobPoller) mergeLog(ctx context.Context, h model.History, cps []model.C
 			insertBelow = min(insertBelow, c.ID)
 		}
 	}
+	if j.prevRun != nil {
+		return nil // until the first list tells whose checkpoints the stored ones are
+	}
 	if _, err := j.accountedUpTo(ctx, 0); err != nil {
 		return err
 	}
@@ -878,6 +904,34 @@ func (j *jobPoller) failedPoll() {
 	j.mu.Lock()
 	j.recon.FailedPolls = j.failedPolls
 	j.mu.Unlock()
+}
+
+// keepRunApart decides, at the first list of this run, whether it continues
+// the earlier run of its job id the cache holds (its ids go on) or started
+// again (its first listed id is one already stored): then the earlier run is
+// kept apart and nothing of it is accounted for here. It returns prev, or -1.
+func (j *jobPoller) keepRunApart(ctx context.Context, p int, prev, firstListed int64) (int64, error) {
+	if j.prevRun == nil {
+		return prev, nil
+	}
+	old := *j.prevRun
+	j.prevRun = nil
+	if prev < 0 || firstListed > prev {
+		return prev, nil
+	}
+	kept, err := j.c.opts.Sink.KeepRunApart(ctx, old, j.job.StartMs)
+	if err != nil {
+		return 0, fmt.Errorf("keep the earlier run apart: %w", err)
+	}
+	if kept != "" {
+		j.c.opts.Logger.Info("the job id was taken by a new run whose checkpoint ids start again; the earlier run is kept apart",
+			append(j.log(), "earlier_run", kept, "earlier_start_ms", old.StartMs, "start_ms", j.job.StartMs)...)
+	}
+	for q := range j.maxID {
+		j.maxID[q], j.final[q] = -1, map[int64]bool{}
+	}
+	j.deferred = nil
+	return -1, nil
 }
 
 // accountedUpTo returns the highest id of pipeline p accounted for, read from

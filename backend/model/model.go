@@ -124,11 +124,21 @@ type Job struct {
 	UpdatedMs int64    `json:"updated_ms,omitempty"`
 }
 
+// StateReplaced is the state of a run whose job id a newer run took (the cache
+// keeps it apart, store.KeepRunApart): it ended, how is not known.
+const StateReplaced = "REPLACED"
+
+// NewRun reports whether a job of prev's id that started at startMs is a new
+// run of it: a later start (by more than the second engines round to).
+func NewRun(prev Job, startMs int64) bool {
+	return prev.StartMs > 0 && startMs-prev.StartMs > 1000
+}
+
 // JobEnded reports whether a job state is one the job does not leave (Flink's
 // terminal and suspended states, SeaTunnel's ended ones).
 func JobEnded(state string) bool {
 	switch state {
-	case "FINISHED", "CANCELED", "CANCELLED", "FAILED", "SAVEPOINT_DONE", "UNKNOWABLE", "SUSPENDED":
+	case "FINISHED", "CANCELED", "CANCELLED", "FAILED", "SAVEPOINT_DONE", "UNKNOWABLE", "SUSPENDED", StateReplaced:
 		return true
 	}
 	return false
