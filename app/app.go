@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"checkpoint-explorer/app/places"
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
@@ -32,7 +33,7 @@ var (
 // Options configure a new App.
 type Options struct {
 	// DataDir overrides where the config, the cache and the log live. Empty
-	// means the OS's places (DefaultPlaces): the cache in the data dir, the
+	// means the OS's places (places.Default): the cache in the data dir, the
 	// config in the config dir, the log in the state (log) dir.
 	DataDir string
 	// Logger receives progress and errors; secrets never reach it.
@@ -41,6 +42,8 @@ type Options struct {
 	NoSample bool
 	// NoCollect disables polling (CLI commands that only read the cache).
 	NoCollect bool
+	// Clusters, when set, are the only configured clusters polled (collect --cluster).
+	Clusters []string
 	// JobsEvery overrides how often each cluster's job list is refreshed (default 30 s).
 	JobsEvery time.Duration
 	// JobManagerLogEvery overrides how often a Flink cluster's JobManager
@@ -72,7 +75,7 @@ func ResolvePaths(dataDir string) (Paths, error) {
 			Log:    filepath.Join(abs, "checkpoint-explorer.log"),
 		}, nil
 	}
-	p, err := DefaultPlaces()
+	p, err := places.Default()
 	if err != nil {
 		return Paths{}, err
 	}
@@ -142,10 +145,10 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 	}
 	// The cache and the log used to live in the user cache dir: moved once,
 	// before the log opens so that the old log moves too.
-	var moved moveReport
+	var moved places.MoveReport
 	if opts.DataDir == "" {
-		old := oldCacheDir()
-		if moved, err = moveOldCache(old, paths.Cache, paths.Log); err != nil {
+		old := places.OldCacheDir()
+		if moved, err = places.MoveOldCache(old, paths.Cache, paths.Log); err != nil {
 			return nil, fmt.Errorf("moving the cache from its old place %s to %s failed: %w; "+
 				"nothing was lost (the next start finishes the move); free space or fix the permissions there, "+
 				"or start with --data-dir %s to use the old place as it is", old, filepath.Dir(paths.Cache), err, old)
@@ -159,7 +162,7 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 	} else {
 		logger.Warn("no log file", "path", paths.Log, "err", err)
 	}
-	logMove(logger, moved)
+	moved.Log(logger)
 	a := &App{appCore: &appCore{
 		paths:   paths,
 		log:     logger,

@@ -81,6 +81,9 @@ func (a *App) applyCollector() {
 	}
 	var targets []collect.Target
 	for _, c := range clusters {
+		if len(a.opts.Clusters) > 0 && !slices.Contains(a.opts.Clusters, c.Name) {
+			continue
+		}
 		t, err := newTarget(c, a.metrics, a.opts.JobManagerLogEvery)
 		if err != nil {
 			a.setHealth(c.Name, collect.Health{State: collect.HealthError, LastError: err.Error()})

@@ -51,6 +51,8 @@ trap 'rm -rf "$stage"' EXIT
 root="$stage/root"
 install -D -m 0755 "$bin" "$root/usr/bin/checkpoint-explorer"
 install -D -m 0755 "$winbin" "$root/usr/lib/checkpoint-explorer/checkpoint-explorer-window"
+# The headless collector's unit, installed disabled (no postinst enables it).
+install -D -m 0644 "$here/checkpoint-explorer-collect.service" "$root/usr/lib/systemd/system/checkpoint-explorer-collect.service"
 subst() {
   sed -e "s|@APP_ID@|$APP_ID|g" -e "s|@VERSION@|$debver|g" -e "s|@DATE@|$date|g" \
       -e "s|@HOMEPAGE@|$HOMEPAGE|g" \

@@ -28,7 +28,8 @@ dpkg -x "$deb" "$root"
 id=$(basename "$root"/usr/share/applications/*.desktop .desktop)
 want=(usr/bin/checkpoint-explorer usr/lib/checkpoint-explorer/checkpoint-explorer-window "usr/share/applications/$id.desktop" "usr/share/metainfo/$id.metainfo.xml"
       "usr/share/icons/hicolor/scalable/apps/$id.svg"
-      usr/share/doc/checkpoint-explorer/docs/getting-started.md usr/share/doc/checkpoint-explorer/docs-zh/getting-started.md)
+      usr/share/doc/checkpoint-explorer/docs/getting-started.md usr/share/doc/checkpoint-explorer/docs-zh/getting-started.md
+      usr/lib/systemd/system/checkpoint-explorer-collect.service)
 for s in 16 32 48 64 128 256 512; do want+=("usr/share/icons/hicolor/${s}x${s}/apps/$id.png"); done
 for f in "${want[@]}"; do [ -s "$root/$f" ] || fail "the package lacks /$f"; done
 for s in 16 32 48 64 128 256 512; do
@@ -36,6 +37,22 @@ for s in 16 32 48 64 128 256 512; do
   [ "$got" = "${s}x${s}" ] || fail "the ${s}x${s} icon is $got"
 done
 ok "files: ${#want[@]} in place, icons at their sizes"
+
+# The collector's unit runs the installed binary's collect command and is not enabled: no
+# maintainer script, no link under /etc.
+unit="$root/usr/lib/systemd/system/checkpoint-explorer-collect.service"
+grep -q '^ExecStart=/usr/bin/checkpoint-explorer collect ' "$unit" || fail "the collector unit does not run 'checkpoint-explorer collect'"
+[ ! -e "$root/etc/systemd" ] || fail "the package enables a unit under /etc/systemd"
+dpkg-deb -I "$deb" | grep -qE ' (postinst|preinst)$' && fail "the package has a maintainer script (the collector must stay disabled)"
+if command -v systemd-analyze >/dev/null 2>&1; then
+  # Against the package's tree; a container without systemd's own units only lacks the targets.
+  systemd-analyze verify --man=no --root="$root" /usr/lib/systemd/system/checkpoint-explorer-collect.service >"$work/unit.out" 2>&1 || true
+  if grep -qiE 'unknown key|bad unit file|refusing|invalid|failed to parse|not executable' "$work/unit.out"; then
+    cat "$work/unit.out" >&2
+    fail "systemd-analyze verify of the collector unit"
+  fi
+fi
+ok "the collector's systemd unit, installed disabled"
 
 # Depends: the WebKitGTK 4.1 and GTK 3 runtimes, names apt knows on this Debian.
 depends=$(dpkg-deb -f "$deb" Depends)
