@@ -6,7 +6,8 @@
 #                             rsvg-convert for the icons, desktop-file-validate, appstreamcli
 #   install-deps.sh test      packaging plus the test stack: Xvfb, xdotool, xprop, ImageMagick, Chromium,
 #                             CJK fonts, Prometheus, curl, jq, unzip, Java 17 and Maven (the Flink and
-#                             SeaTunnel test clusters), Tesseract OCR and Python GTK (the window drop test)
+#                             SeaTunnel test clusters), Tesseract OCR and Python GTK (the window drop test),
+#                             dbus-daemon and dunst (the alerts' notification daemon, testenv/notifyenv)
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 set_name=${1:-build}
@@ -14,7 +15,7 @@ build=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 package=(librsvg2-bin desktop-file-utils appstream)
 test=(xvfb xauth x11-utils imagemagick xdotool chromium fonts-noto-cjk prometheus curl jq unzip iproute2
       openjdk-17-jre-headless maven gnome-keyring zsh fish bash-completion
-      tesseract-ocr tesseract-ocr-eng python3-gi gir1.2-gtk-3.0)
+      tesseract-ocr tesseract-ocr-eng python3-gi gir1.2-gtk-3.0 dbus-daemon dunst)
 case "$set_name" in
   build)   pkgs=("${build[@]}") ;;
   package) pkgs=("${build[@]}" "${package[@]}") ;;
