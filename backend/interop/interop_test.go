@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,8 +18,13 @@ import (
 // realCheckpoints are a real recording's (Flink 2.3 knob jobs, with
 // per-subtask stats): one job's checkpoints and the job.
 func realCheckpoints(t *testing.T) (model.Job, []model.Checkpoint) {
+	return recordedJob(t, "flink-knobs.ckpt.gz")
+}
+
+// recordedJob is the first job of a bundled sample and its checkpoints.
+func recordedJob(t *testing.T, sample string) (model.Job, []model.Checkpoint) {
 	t.Helper()
-	rec := capturetest.Read(t, capturetest.Sample("flink-knobs.ckpt.gz"))
+	rec := capturetest.Read(t, capturetest.Sample(sample))
 	job := rec.Jobs[0]
 	mine := rec.CheckpointsOf(job.ID)
 	if len(mine) < 5 {
@@ -28,12 +34,24 @@ func realCheckpoints(t *testing.T) (model.Job, []model.Checkpoint) {
 }
 
 // Exported as OTLP and read back, the checkpoints are the same: status,
-// kind, times, sizes, and each acknowledged subtask's phases.
+// kind, times (latest ack, completion and finalize too, which the span's end
+// alone cannot say), sizes, and each acknowledged subtask's phases. Every
+// Checkpoint span carries the job as Flink's spans do (jobId, which the
+// traces source searches; job_id and job_name as 2.x sends them). The Flink
+// 2.3 knob jobs have per-subtask stats; the 1.20 Iceberg job a finalize
+// phase (completion after the latest ack). A file holding every span twice
+// reads the same.
 func TestOTLPRoundTrip(t *testing.T) {
-	job, cps := realCheckpoints(t)
+	for _, sample := range []string{"flink-knobs.ckpt.gz", "flink120-iceberg.ckpt.gz"} {
+		t.Run(sample, func(t *testing.T) { testOTLPRoundTrip(t, sample) })
+	}
+}
+
+func testOTLPRoundTrip(t *testing.T, sample string) {
+	job, cps := recordedJob(t, sample)
 	w := NewOTLPWriter(job)
 	finished := 0
-	withSubtasks := 0
+	withSubtasks, withFinalize := 0, 0
 	for i := range cps {
 		w.Add(&cps[i])
 		if cps[i].Status != model.StatusInProgress {
@@ -47,12 +65,30 @@ func TestOTLPRoundTrip(t *testing.T) {
 	if !strings.Contains(buf.String(), `"name":"`+FlinkSpanScope+`"`) || !strings.Contains(buf.String(), `"maxAlignmentDurationMs"`) {
 		t.Fatal("the file does not use Flink's scope and attribute names")
 	}
-	got, err := ReadOTLP(&buf, "ignored")
+	var file OTLPFile
+	if err := json.Unmarshal(buf.Bytes(), &file); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range file.ResourceSpans[0].ScopeSpans[0].Spans {
+		if a := indexAttrs(sp.Attributes); sp.Name == SpanCheckpoint &&
+			(a.str(attrFlinkJobID) != job.ID || a.str(attrJobID) != job.ID || a.str(attrJobName) != job.Name) {
+			t.Fatalf("span %s: jobId %q, job_id %q, job_name %q; want %s and %q", sp.SpanID, a.str(attrFlinkJobID), a.str(attrJobID),
+				a.str(attrJobName), job.ID, job.Name)
+		}
+	}
+	// Every span twice, as a backend keeps spans sent twice: read once.
+	spans := len(file.ResourceSpans[0].ScopeSpans[0].Spans)
+	file.ResourceSpans = append(file.ResourceSpans, file.ResourceSpans...)
+	twice, err := json.Marshal(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Checkpoints) != finished || len(got.Jobs) != 1 || got.Jobs[0].ID != job.ID || got.Jobs[0].Name != job.Name {
-		t.Fatalf("read %d checkpoints of %v; want %d of %s", len(got.Checkpoints), got.Jobs, finished, job.ID)
+	got, err := ReadOTLP(bytes.NewReader(twice), "ignored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Checkpoints) != finished || len(got.Jobs) != 1 || got.Jobs[0].ID != job.ID || got.Jobs[0].Name != job.Name || got.Duplicates != spans {
+		t.Fatalf("read %d checkpoints of %v, %d duplicate spans; want %d of %s, %d", len(got.Checkpoints), got.Jobs, got.Duplicates, finished, job.ID, spans)
 	}
 	k := 0
 	for i := range cps {
@@ -63,9 +99,14 @@ func TestOTLPRoundTrip(t *testing.T) {
 		b := &got.Checkpoints[k]
 		k++
 		if a.ID != b.ID || a.Status != b.Status || a.Cluster != b.Cluster || a.TriggerMs != b.TriggerMs || a.EndMs() != b.EndMs() ||
+			a.LatestAckMs != b.LatestAckMs || a.CompletionMs != b.CompletionMs || a.FailureMs != b.FailureMs || a.EndToEndMs != b.EndToEndMs ||
+			!equalPtr(a.FinalizeMs, b.FinalizeMs) || a.NumSubtasks != b.NumSubtasks || a.NumAcknowledged != b.NumAcknowledged ||
 			a.StateSize != b.StateSize || a.CheckpointedSize != b.CheckpointedSize || (a.Kind == model.KindUnaligned) != (b.Kind == model.KindUnaligned) {
 			t.Errorf("checkpoint %d read back as\n%+v\nwant\n%+v", a.ID, *b, *a)
 			continue
+		}
+		if a.FinalizeMs != nil {
+			withFinalize++
 		}
 		var want, have []model.SubtaskStats
 		for _, task := range a.Tasks {
@@ -89,8 +130,70 @@ func TestOTLPRoundTrip(t *testing.T) {
 			t.Errorf("checkpoint %d: subtasks read back as %+v, want %+v", a.ID, have, want)
 		}
 	}
-	if withSubtasks == 0 {
-		t.Error("no checkpoint of the recording had acknowledged subtasks: the round trip proved nothing for them")
+	if withSubtasks == 0 || (strings.Contains(sample, "iceberg") && withFinalize == 0) {
+		t.Errorf("%d checkpoints with acknowledged subtasks, %d with a finalize phase: the round trip proved nothing for them", withSubtasks, withFinalize)
+	}
+}
+
+func equalPtr(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// What the app adds to Flink's attributes reads back as it was stored (a
+// failed SeaTunnel pipeline's checkpoint with its failure's details), and
+// the job's engine with it.
+func TestOTLPCarriesTheAppsFields(t *testing.T) {
+	fin, blobs := int64(7), int64(3)
+	c := model.Checkpoint{Cluster: "st", JobID: "905", ID: 12, Pipeline: 2, Kind: model.KindCheckpoint, Status: model.StatusFailed,
+		TriggerMs: 1_700_000_000_000, LatestAckMs: 1_700_000_000_400, FailureMs: 1_700_000_000_900, EndToEndMs: 400, FinalizeMs: &fin,
+		StateBlobs: &blobs, NumSubtasks: 4, NumAcknowledged: 3, FailureMessage: "Checkpoint expired", FailureCause: "java.io.IOException: disk",
+		Declined: &model.Decline{VertexID: "v1", Subtask: 2, Attempt: 1, Task: "Sink (3/4)#1", Message: "no space"}, ExternalPath: "hdfs://x/chk-12"}
+	job := model.Job{Cluster: "st", ID: "905", Name: "orders", Engine: model.EngineSeaTunnel}
+	w := NewOTLPWriter(job)
+	w.Add(&c)
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadOTLP(&buf, "ignored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Checkpoints) != 1 || len(got.Jobs) != 1 || got.Jobs[0].Engine != model.EngineSeaTunnel {
+		t.Fatalf("%d checkpoints of %+v read, want 1 of a SeaTunnel job", len(got.Checkpoints), got.Jobs)
+	}
+	if b, _ := json.Marshal(got.Checkpoints[0]); string(b) != jsonOf(c) {
+		t.Errorf("read back\n%s\nwant\n%s", b, jsonOf(c))
+	}
+}
+
+// Span ids derive from what the span is about: the same checkpoint, vertex
+// and subtask give the same ids wherever they are computed; any other part
+// gives others. The trace id is the first 16 bytes of SHA-256 over the key's
+// parts joined by NUL, the checkpoint's span id the next 8.
+func TestSpanIDsDerive(t *testing.T) {
+	k := model.Key{Cluster: "prod", JobID: "aaaabbbbccccddddeeeeffff00001111", Pipeline: 0, ID: 42}
+	sum := sha256.Sum256([]byte("prod\x00aaaabbbbccccddddeeeeffff00001111\x000\x0042"))
+	trace, span := CheckpointIDs(k)
+	if !bytes.Equal(trace[:], sum[:16]) || !bytes.Equal(span[:], sum[16:24]) {
+		t.Fatalf("ids %x/%x, want %x/%x", trace, span, sum[:16], sum[16:24])
+	}
+	seen := map[[8]byte]string{}
+	note := func(what string, id [8]byte) {
+		if other, dup := seen[id]; dup {
+			t.Errorf("%s has the span id of %s", what, other)
+		}
+		seen[id] = what
+	}
+	for _, other := range []model.Key{k, {Cluster: "test", JobID: k.JobID, ID: 42}, {Cluster: "prod", JobID: "b", ID: 42},
+		{Cluster: "prod", JobID: k.JobID, Pipeline: 1, ID: 42}, {Cluster: "prod", JobID: k.JobID, ID: 43}} {
+		_, s := CheckpointIDs(other)
+		note(fmt.Sprint(other), s)
+		note(fmt.Sprint(other, " v1"), TaskSpanID(other, "v1"))
+		note(fmt.Sprint(other, " v2"), TaskSpanID(other, "v2"))
+		note(fmt.Sprint(other, " v1#0"), SubtaskSpanID(other, "v1", 0))
+		note(fmt.Sprint(other, " v1#1"), SubtaskSpanID(other, "v1", 1))
+	}
+	if again, _ := CheckpointIDs(k); again != trace || TaskSpanID(k, "v1") != TaskSpanID(k, "v1") {
+		t.Error("the same key gave other ids")
 	}
 }
 

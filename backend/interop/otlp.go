@@ -5,7 +5,6 @@
 package interop
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -44,15 +43,6 @@ var spanMetrics = []struct {
 	{"ProcessedDataBytes", func(s *model.SubtaskStats) int64 { return s.ProcessedData }, func(s *model.SubtaskStats, v int64) { s.ProcessedData = v }, true},
 	{"PersistedDataBytes", func(s *model.SubtaskStats) int64 { return s.PersistedData }, func(s *model.SubtaskStats, v int64) { s.PersistedData = v }, true},
 }
-
-// Attributes the app adds to Flink's, so its own exports read back whole.
-const (
-	attrJobID    = "job_id"
-	attrJobName  = "job_name"
-	attrCluster  = "checkpoint_explorer.cluster"
-	attrPipeline = "checkpoint_explorer.pipeline"
-	attrFailure  = "checkpoint_explorer.failure_message"
-)
 
 // The OTLP JSON encoding (opentelemetry-proto, ExportTraceServiceRequest), what WriteTo
 // writes and ReadOTLP reads; a source with spans of another shape (Jaeger's) builds these.
@@ -111,27 +101,36 @@ type OTLPValue struct {
 	Bool   *bool            `json:"boolValue,omitempty"`
 }
 
-func strAttr(k, v string) OTLPAttr { return OTLPAttr{Key: k, Value: OTLPValue{String: &v}} }
+func hexOf(b []byte) string { return hex.EncodeToString(b) }
 
-func intAttr(k string, v int64) OTLPAttr {
-	raw := json.RawMessage(strconv.Quote(strconv.FormatInt(v, 10)))
-	return OTLPAttr{Key: k, Value: OTLPValue{Int: &raw}}
+// otlp is the span in OTLP JSON; kind 1 is SPAN_KIND_INTERNAL, as Flink's.
+func (s *Span) otlp() OTLPSpan {
+	o := OTLPSpan{TraceID: hexOf(s.TraceID[:]), SpanID: hexOf(s.SpanID[:]), Name: s.Name, Kind: 1,
+		StartNano: nanos(s.StartMs), EndNano: nanos(s.EndMs), Attributes: make([]OTLPAttr, len(s.Attrs))}
+	if s.ParentID != ([8]byte{}) {
+		o.ParentSpanID = hexOf(s.ParentID[:])
+	}
+	for i, a := range s.Attrs {
+		o.Attributes[i] = a.otlp()
+	}
+	return o
+}
+
+func (a Attr) otlp() OTLPAttr {
+	if a.IsInt {
+		raw := json.RawMessage(strconv.Quote(strconv.FormatInt(a.Int, 10)))
+		return OTLPAttr{Key: a.Key, Value: OTLPValue{Int: &raw}}
+	}
+	v := a.Str
+	return OTLPAttr{Key: a.Key, Value: OTLPValue{String: &v}}
 }
 
 func nanos(ms int64) string { return strconv.FormatInt(ms*1_000_000, 10) }
 
-// spanID derives stable ids from what a span is about, so that exporting
-// the same checkpoints twice gives the same file.
-func spanID(parts ...string) (trace, span string) {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	s := hex.EncodeToString(h[:])
-	return s[:32], s[32:48]
-}
-
-// OTLPWriter writes checkpoints as OTLP JSON spans with Flink's names and
-// attributes: one span per finished checkpoint, a child per task and a
-// grandchild per acknowledged subtask. In-progress checkpoints are left
-// out (Flink reports a span when a checkpoint ends).
+// OTLPWriter writes checkpoints as OTLP JSON spans with Flink's names and attributes
+// (CheckpointSpans): one span per finished checkpoint, a child per task and a grandchild per
+// acknowledged subtask. In-progress checkpoints are left out (Flink reports a span when a
+// checkpoint ends).
 type OTLPWriter struct {
 	job   model.Job
 	spans []OTLPSpan
@@ -142,96 +141,15 @@ func NewOTLPWriter(job model.Job) *OTLPWriter { return &OTLPWriter{job: job} }
 
 // Add adds one checkpoint.
 func (w *OTLPWriter) Add(c *model.Checkpoint) {
-	if c.Status == model.StatusInProgress {
-		return
+	for _, s := range CheckpointSpans(w.job, c) {
+		w.spans = append(w.spans, s.otlp())
 	}
-	key := []string{c.Cluster, c.JobID, strconv.Itoa(c.Pipeline), strconv.FormatInt(c.ID, 10)}
-	trace, root := spanID(key...)
-	kind := "CHECKPOINT"
-	if c.Kind == model.KindSavepoint {
-		kind = "SAVEPOINT"
-	}
-	attrs := []OTLPAttr{
-		intAttr("checkpointId", c.ID),
-		intAttr("fullSize", c.StateSize),
-		intAttr("checkpointedSize", c.CheckpointedSize),
-		strAttr("checkpointStatus", string(c.Status)),
-		strAttr("isUnaligned", strconv.FormatBool(c.Kind == model.KindUnaligned)),
-		strAttr("checkpointType", kind),
-		strAttr(attrJobID, c.JobID),
-		strAttr(attrJobName, w.job.Name),
-		strAttr(attrCluster, c.Cluster),
-	}
-	if c.Pipeline != 0 {
-		attrs = append(attrs, intAttr(attrPipeline, int64(c.Pipeline)))
-	}
-	if c.FailureMessage != "" {
-		attrs = append(attrs, strAttr(attrFailure, c.FailureMessage))
-	}
-	var all []*model.SubtaskStats
-	for t := range c.Tasks {
-		for s := range c.Tasks[t].Subtasks {
-			if st := &c.Tasks[t].Subtasks[s]; st.Acknowledged() {
-				all = append(all, st)
-			}
-		}
-	}
-	attrs = append(attrs, aggregates(all)...)
-	w.spans = append(w.spans, OTLPSpan{TraceID: trace, SpanID: root, Name: SpanCheckpoint, Kind: 1,
-		StartNano: nanos(c.TriggerMs), EndNano: nanos(c.EndMs()), Attributes: attrs})
-	for t := range c.Tasks {
-		task := &c.Tasks[t]
-		_, tid := spanID(append(key, task.VertexID)...)
-		var subs []*model.SubtaskStats
-		for s := range task.Subtasks {
-			if st := &task.Subtasks[s]; st.Acknowledged() {
-				subs = append(subs, st)
-			}
-		}
-		end := task.LatestAckMs
-		if end == 0 {
-			end = c.EndMs()
-		}
-		tattrs := append([]OTLPAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID)}, aggregates(subs)...)
-		w.spans = append(w.spans, OTLPSpan{TraceID: trace, SpanID: tid, ParentSpanID: root, Name: SpanCheckpointTask, Kind: 1,
-			StartNano: nanos(c.TriggerMs), EndNano: nanos(end), Attributes: tattrs})
-		for _, st := range subs {
-			_, sid := spanID(append(key, task.VertexID, strconv.Itoa(st.Index))...)
-			sattrs := []OTLPAttr{intAttr("checkpointId", c.ID), strAttr("jobVertexId", task.VertexID), intAttr("subtaskId", int64(st.Index))}
-			for _, m := range spanMetrics {
-				sattrs = append(sattrs, intAttr(m.name, m.get(st)))
-			}
-			w.spans = append(w.spans, OTLPSpan{TraceID: trace, SpanID: sid, ParentSpanID: tid, Name: SpanCheckpointSubtask, Kind: 1,
-				StartNano: nanos(c.TriggerMs + st.StartDelayMs), EndNano: nanos(st.AckMs), Attributes: sattrs})
-		}
-	}
-}
-
-// aggregates are Flink's max<Metric> and sum<Metric> over subtasks.
-func aggregates(subs []*model.SubtaskStats) []OTLPAttr {
-	if len(subs) == 0 {
-		return nil
-	}
-	var out []OTLPAttr
-	for _, m := range spanMetrics {
-		var mx, sum int64
-		for _, s := range subs {
-			v := m.get(s)
-			mx = max(mx, v)
-			sum += v
-		}
-		out = append(out, intAttr("max"+m.name, mx))
-		if m.sum {
-			out = append(out, intAttr("sum"+m.name, sum))
-		}
-	}
-	return out
 }
 
 // WriteTo writes the file.
 func (w *OTLPWriter) WriteTo(out io.Writer) (int64, error) {
 	f := OTLPFile{ResourceSpans: []OTLPResourceSpans{{
-		Resource:   OTLPResource{Attributes: []OTLPAttr{strAttr("service.name", "checkpoint-explorer")}},
+		Resource:   OTLPResource{Attributes: []OTLPAttr{str("service.name", ServiceName).otlp()}},
 		ScopeSpans: []OTLPScopeSpans{{Scope: OTLPScope{Name: FlinkSpanScope}, Spans: w.spans}},
 	}}}
 	if f.ResourceSpans[0].ScopeSpans[0].Spans == nil {
@@ -282,12 +200,40 @@ func (a attrs) int(k string) (int64, bool) {
 // metric group's <job_id> as job_id (its angle brackets stripped) and the
 // tracker's own jobId; Flink 1.20's spans carry only jobId.
 func (a attrs) job() string {
-	for _, k := range []string{attrJobID, "jobId", "<job_id>", "job.id"} {
+	for _, k := range []string{attrJobID, attrFlinkJobID, "<job_id>", "job.id"} {
 		if s := a.str(k); s != "" {
 			return s
 		}
 	}
 	return ""
+}
+
+// app reads what the app's own spans add to Flink's (CheckpointSpans) into c: with
+// checkpoint_explorer.end_to_end_ms (its exports since the times were added) the stored times,
+// which the span's end alone cannot say (it is the completion, or the failure, not the latest
+// acknowledgement); and finalize, the state blobs and the failure's details where present.
+func (a attrs) app(c *model.Checkpoint) {
+	if e2e, ok := a.int(attrEndToEnd); ok {
+		c.EndToEndMs = e2e
+		c.LatestAckMs, _ = a.int(attrLatestAck)
+		c.CompletionMs, _ = a.int(attrCompletion)
+		c.FailureMs, _ = a.int(attrFailureTime)
+	}
+	for _, o := range []struct {
+		key string
+		to  **int64
+	}{{attrFinalize, &c.FinalizeMs}, {attrStateBlobs, &c.StateBlobs}} {
+		if v, ok := a.int(o.key); ok {
+			*o.to = &v
+		}
+	}
+	c.FailureCause, c.ExternalPath = a.str(attrFailureCause), a.str(attrExternalPath)
+	if s := a.str(attrDeclined); s != "" {
+		var d model.Decline
+		if json.Unmarshal([]byte(s), &d) == nil {
+			c.Declined = &d
+		}
+	}
 }
 
 func indexAttrs(as []OTLPAttr) attrs {
@@ -312,13 +258,17 @@ type Spans struct {
 	Checkpoints []model.Checkpoint
 	// Skipped counts spans that are not Flink checkpoint spans.
 	Skipped int
+	// Duplicates counts spans read once already (the same trace and span id): a span sent twice,
+	// which a backend such as Jaeger keeps twice.
+	Duplicates int
 }
 
 // ReadOTLP reads Flink checkpoint spans from OTLP JSON: the job-level spans
 // of Flink 1.19/1.20 (phases only as max/sum aggregates: no per-subtask
 // stats) and, where the file has them, the per-task and per-subtask
 // children of 2.2+. cluster names the cluster the checkpoints are stored
-// under when the spans do not say (Flink's do not).
+// under when the spans do not say (Flink's do not). A span read already (the
+// same trace and span id: sent twice) is left out and counted in Duplicates.
 func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 	var f OTLPFile
 	dec := json.NewDecoder(r)
@@ -332,11 +282,18 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 	var roots []node
 	children := map[string][]node{}
 	var out Spans
+	seen := map[string]bool{}
 	for i := range f.ResourceSpans {
 		for j := range f.ResourceSpans[i].ScopeSpans {
 			ss := &f.ResourceSpans[i].ScopeSpans[j]
 			for k := range ss.Spans {
 				sp := &ss.Spans[k]
+				id := sp.TraceID + "/" + sp.SpanID
+				if seen[id] {
+					out.Duplicates++
+					continue
+				}
+				seen[id] = true
 				n := node{sp, indexAttrs(sp.Attributes)}
 				switch sp.Name {
 				case SpanCheckpoint:
@@ -405,6 +362,7 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 		c.CheckpointedSize, _ = a.int("checkpointedSize")
 		c.ProcessedData, _ = a.int("sumProcessedDataBytes")
 		c.PersistedData, _ = a.int("sumPersistedDataBytes")
+		a.app(&c)
 		for _, tn := range children[n.span.SpanID] {
 			if tn.span.Name != SpanCheckpointTask {
 				continue
@@ -439,8 +397,17 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 			c.NumAcknowledged += task.NumAcknowledged
 			c.Tasks = append(c.Tasks, task)
 		}
+		if n, ok := a.int(attrNumSubtasks); ok {
+			c.NumSubtasks = int(n)
+			if n, ok := a.int(attrNumAcked); ok {
+				c.NumAcknowledged = int(n)
+			}
+		}
 		if _, ok := jobs[c.JobID]; !ok {
 			j := model.Job{Cluster: c.Cluster, ID: c.JobID, Name: a.str(attrJobName), Engine: model.EngineFlink}
+			if e := model.Engine(a.str(attrEngine)); e.Valid() {
+				j.Engine = e
+			}
 			if j.Name == "" {
 				j.Name = c.JobID
 			}

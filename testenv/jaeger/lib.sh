@@ -16,7 +16,7 @@ JAEGER_MOD="github.com/jaegertracing/jaeger"
 JAEGER_CONF="$SVC_RUN_DIR/config.yaml"
 JAEGER_PORTS_FILE="$SVC_RUN_DIR/ports"
 
-# pinned_version prints the Jaeger version testenv/tools/jaeger/go.mod pins (e.g. v1.76.0).
+# pinned_version prints the Jaeger version testenv/tools/jaeger/go.mod pins (e.g. v1.75.0).
 pinned_version() { go_pinned_version "$JAEGER_TOOLS_DIR" "$JAEGER_MOD"; }
 
 # ensure_binary builds jaeger (cmd/jaeger: the all-in-one collector + query, Jaeger v2 on the

@@ -33,7 +33,7 @@ type Env struct {
 	OTLPHTTPURL string
 	PID         int
 	RunDir      string
-	// Version is the pinned module version, e.g. v1.76.0.
+	// Version is the pinned module version, e.g. v1.75.0.
 	Version string
 }
 

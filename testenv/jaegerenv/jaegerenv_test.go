@@ -40,7 +40,7 @@ func TestScriptsStartReuseAndStopTheirOwnJaeger(t *testing.T) {
 			t.Errorf("%q is not on 127.0.0.1", u)
 		}
 	}
-	if e.PID == 0 || e.Version != "v1.76.0" {
+	if e.PID == 0 || e.Version != "v1.75.0" {
 		t.Errorf("pid %d version %q", e.PID, e.Version)
 	}
 	again, err := Start(ctx, runDir)

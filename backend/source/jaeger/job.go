@@ -85,9 +85,13 @@ func Uncovered(all []model.Checkpoint, from, now time.Time, toNow bool) []Window
 }
 
 // JobOf is job id of cluster as the spans r holds describe it: its name where Flink 2.x sends it, its
-// vertices from the per-task spans (ids only: spans carry no operator names).
+// engine where the app's own spans say (Flink otherwise), its vertices from the per-task spans
+// (ids only: spans carry no operator names).
 func JobOf(cluster, id string, r Result) model.Job {
 	j := model.Job{Cluster: cluster, ID: id, Name: r.Job.Name, Engine: model.EngineFlink, State: UnknownState}
+	if r.Job.Engine.Valid() {
+		j.Engine = r.Job.Engine // the app's own spans say (a SeaTunnel job's history sent by a collector)
+	}
 	if j.Name == "" {
 		j.Name = id
 	}

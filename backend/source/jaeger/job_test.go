@@ -74,3 +74,16 @@ func TestTracesWindowsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// A job opened from spans is Flink's unless the app's own spans name another engine (a SeaTunnel
+// job's history a collector sent).
+func TestJobOfTakesTheSpansEngine(t *testing.T) {
+	for _, c := range []struct {
+		spans, want model.Engine
+	}{{"", model.EngineFlink}, {model.EngineSeaTunnel, model.EngineSeaTunnel}, {"spark", model.EngineFlink}} {
+		j := JobOf("c", "905", Result{Job: model.Job{ID: "905", Name: "orders", Engine: c.spans}})
+		if j.Engine != c.want || j.Name != "orders" || j.State != UnknownState {
+			t.Errorf("spans saying %q: %+v, want engine %q", c.spans, j, c.want)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+// Package otlpexport sends stored checkpoints as spans to an OTLP endpoint (Jaeger, an
+// OpenTelemetry Collector, any OTLP backend), over HTTP or gRPC, through the OpenTelemetry Go
+// SDK's exporters (otlptracehttp, otlptracegrpc). The spans are interop.CheckpointSpans: Flink's
+// names and attributes, so the traces source (backend/source/jaeger) reads them back as it reads
+// Flink's own. Their trace and span ids derive from the cluster, job, pipeline and checkpoint id
+// (and vertex and subtask), so sending a checkpoint again sends the same spans, which readers
+// see once (docs/interop.md, "Sending to an OTLP endpoint").
+//
+// An Exporter keeps no state but the SDK exporter's connection: no queue, no spool, no retries
+// beyond the SDK's own within Options.Timeout. What was accepted is in Result.Sent.
+package otlpexport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/credentials"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/interop"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
+)
+
+// Exporter sends checkpoints to one endpoint. It is safe for concurrent use.
+type Exporter struct {
+	opts    Options
+	ep      endpoint
+	secrets restclient.Secrets
+	sdk     sdktrace.SpanExporter
+	res     *resource.Resource
+}
+
+// retryConfig is the SDK exporters' RetryConfig (one type per exporter, the same fields).
+type retryConfig struct {
+	Enabled                                      bool
+	InitialInterval, MaxInterval, MaxElapsedTime time.Duration
+}
+
+// New checks o and builds the exporter. It does not contact the endpoint (gRPC connects on the
+// first Export).
+func New(ctx context.Context, o Options) (*Exporter, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("otlpexport: %w", err)
+	}
+	ep, err := parseEndpoint(o.Endpoint, o.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("otlpexport: %w", err)
+	}
+	tlsCfg, err := o.tlsConfig(ep)
+	if err != nil {
+		return nil, fmt.Errorf("otlpexport: %w", err)
+	}
+	headers, secrets := o.headers()
+	// The SDK retries what the endpoint says is transient (503, 429, UNAVAILABLE) within the
+	// batch's Timeout.
+	retry := retryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond, MaxInterval: 5 * time.Second, MaxElapsedTime: o.Timeout}
+	var sdk sdktrace.SpanExporter
+	switch ep.protocol {
+	case ProtocolHTTP:
+		opts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(ep.hostPort), otlptracehttp.WithURLPath(ep.path),
+			otlptracehttp.WithHeaders(headers), otlptracehttp.WithTimeout(o.Timeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry))}
+		if tlsCfg == nil {
+			opts = append(opts, otlptracehttp.WithInsecure())
+		} else {
+			opts = append(opts, otlptracehttp.WithTLSClientConfig(tlsCfg))
+		}
+		sdk, err = otlptracehttp.New(ctx, opts...)
+	default:
+		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpoint(ep.hostPort),
+			otlptracegrpc.WithHeaders(headers), otlptracegrpc.WithTimeout(o.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry))}
+		if tlsCfg == nil {
+			opts = append(opts, otlptracegrpc.WithInsecure())
+		} else {
+			opts = append(opts, otlptracegrpc.WithTLSCredentials(credentials.NewTLS(tlsCfg)))
+		}
+		sdk, err = otlptracegrpc.New(ctx, opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("otlpexport: %s: %s", ep.shown, secrets.Redact(err.Error()))
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", o.ServiceName))
+	return &Exporter{opts: o, ep: ep, secrets: secrets, sdk: sdk, res: res}, nil
+}
+
+// Endpoint is where the spans go, as errors name it: scheme, host and path.
+func (e *Exporter) Endpoint() string { return e.ep.shown }
+
+// Protocol is how they go.
+func (e *Exporter) Protocol() Protocol { return e.ep.protocol }
+
+// Close shuts the SDK exporter down (its gRPC connection); Export fails after it.
+func (e *Exporter) Close(ctx context.Context) error {
+	if err := e.sdk.Shutdown(ctx); err != nil {
+		return fmt.Errorf("otlpexport: close %s: %s", e.ep.shown, e.secrets.Redact(err.Error()))
+	}
+	return nil
+}
+
+// Result is what one Export call sent.
+type Result struct {
+	// Sent are the checkpoints all of whose spans the endpoint accepted, in the order given.
+	Sent []model.Key
+	// Spans counts the spans accepted (of a checkpoint split over requests, too).
+	Spans int
+	// InProgress counts the checkpoints left out: running, they have no span yet.
+	InProgress int
+}
+
+// Error is a batch the endpoint did not take. Its text names the endpoint and never holds a
+// credential; errors.Is sees through it (context.DeadlineExceeded: Options.Timeout ran out).
+type Error struct {
+	// Endpoint is Exporter.Endpoint; Spans the size of the batch.
+	Endpoint string
+	Spans    int
+	msg      string
+	cause    error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("otlpexport: send %d spans to %s: %s", e.Spans, e.Endpoint, e.msg)
+}
+
+// Is matches the SDK's error without exposing its text, which may echo what was sent.
+func (e *Error) Is(target error) bool { return errors.Is(e.cause, target) }
+
+// Export sends the finished checkpoints of job, in requests of at most Options.BatchSize spans,
+// each request whole checkpoints (one wider than a batch goes alone, split). explained, when not
+// nil, is the job's analysis (analyze.JobAnalysis.Checkpoints): each checkpoint's sink commit and
+// causes become attributes. It stops at the first batch not taken, returning that error and what
+// was sent before it.
+func (e *Exporter) Export(ctx context.Context, job model.Job, cps []model.Checkpoint, explained []analyze.CheckpointAnalysis) (Result, error) {
+	type pipelineID struct {
+		pipeline int
+		id       int64
+	}
+	byID := make(map[pipelineID]*analyze.CheckpointAnalysis, len(explained))
+	for i := range explained {
+		byID[pipelineID{explained[i].Pipeline, explained[i].ID}] = &explained[i]
+	}
+	var res Result
+	var batch []sdktrace.ReadOnlySpan
+	var whole []model.Key // the checkpoints whose every span is in batch or already sent
+	flush := func() error {
+		if len(batch) > 0 {
+			if err := e.send(ctx, batch); err != nil {
+				return err
+			}
+			res.Spans += len(batch)
+		}
+		res.Sent = append(res.Sent, whole...)
+		batch, whole = nil, nil
+		return nil
+	}
+	for i := range cps {
+		c := &cps[i]
+		spans := interop.CheckpointSpans(job, c, explainedAttrs(byID[pipelineID{c.Pipeline, c.ID}])...)
+		if len(spans) == 0 {
+			res.InProgress++
+			continue
+		}
+		if len(batch)+len(spans) > e.opts.BatchSize {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+		for len(spans) > e.opts.BatchSize {
+			batch = e.snapshots(spans[:e.opts.BatchSize])
+			spans = spans[e.opts.BatchSize:]
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+		batch = append(batch, e.snapshots(spans)...)
+		whole = append(whole, c.Key())
+	}
+	return res, flush()
+}
+
+// Attributes of the Checkpoint span from the job's analysis, as JSON (analyze.Commit,
+// []analyze.Cause): tools reading the spans see where the time went without the app.
+const (
+	// AttrCommit is the sink commit after the checkpoint, where the committer's metrics were sampled.
+	AttrCommit = "checkpoint_explorer.commit"
+	// AttrCauses split its end-to-end time along the barrier path, largest first (docs/phases.md).
+	AttrCauses = "checkpoint_explorer.causes"
+)
+
+// explainedAttrs are what the analysis of a checkpoint adds to its span; none without one.
+func explainedAttrs(a *analyze.CheckpointAnalysis) []interop.Attr {
+	if a == nil {
+		return nil
+	}
+	var out []interop.Attr
+	for _, o := range []struct {
+		key string
+		v   any
+	}{{AttrCommit, a.Commit}, {AttrCauses, a.Causes}} {
+		if attr, ok := interop.JSONAttr(o.key, o.v); ok {
+			out = append(out, attr)
+		}
+	}
+	return out
+}
+
+// send exports one batch within Options.Timeout.
+func (e *Exporter) send(ctx context.Context, batch []sdktrace.ReadOnlySpan) error {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	defer cancel()
+	if err := e.sdk.ExportSpans(ctx, batch); err != nil {
+		return &Error{Endpoint: e.ep.shown, Spans: len(batch), msg: e.secrets.Redact(err.Error()), cause: err}
+	}
+	return nil
+}
+
+// snapshots are the spans as the SDK's finished spans: the mapping's ids, times to the
+// millisecond, attributes, Flink's scope, the exporter's resource.
+func (e *Exporter) snapshots(spans []interop.Span) []sdktrace.ReadOnlySpan {
+	out := make([]sdktrace.ReadOnlySpan, len(spans))
+	for i := range spans {
+		s := &spans[i]
+		stub := tracetest.SpanStub{
+			Name:                 s.Name,
+			SpanContext:          spanContext(s.TraceID, s.SpanID),
+			SpanKind:             trace.SpanKindInternal,
+			StartTime:            time.UnixMilli(s.StartMs),
+			EndTime:              time.UnixMilli(s.EndMs),
+			Attributes:           make([]attribute.KeyValue, len(s.Attrs)),
+			Resource:             e.res,
+			InstrumentationScope: instrumentation.Scope{Name: interop.FlinkSpanScope},
+		}
+		if s.ParentID != ([8]byte{}) {
+			stub.Parent = spanContext(s.TraceID, s.ParentID)
+		}
+		for j, a := range s.Attrs {
+			stub.Attributes[j] = keyValue(a)
+		}
+		out[i] = stub.Snapshot()
+	}
+	return out
+}
+
+func spanContext(t [16]byte, s [8]byte) trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: t, SpanID: s, TraceFlags: trace.FlagsSampled})
+}
+
+func keyValue(a interop.Attr) attribute.KeyValue {
+	if a.IsInt {
+		return attribute.Int64(a.Key, a.Int)
+	}
+	return attribute.String(a.Key, a.Str)
+}
