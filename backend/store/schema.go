@@ -32,6 +32,7 @@ var migrations = []migration{
 	{6, "checkpoints counted per job", schemaV6, nil, false},
 	{7, "each job's configuration, with its history", schemaV7, nil, false},
 	{8, "each job's checkpoint spans in its index", schemaV8, nil, true},
+	{9, "notes on a job's timeline; checkpoints exported to a tracing backend", schemaV9, nil, false},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -473,3 +474,27 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	}
 	return nil
 }
+
+// schemaV9 keeps the notes a user adds to a job's timeline ("deployed v42",
+// a model.Change of kind note, as JSON) and, per export target (an OTLP
+// endpoint), which checkpoints were exported: the cache is the export's
+// spool, what is final and not in exports is still to send.
+const schemaV9 = `
+CREATE TABLE job_notes (
+	pk      INTEGER PRIMARY KEY,
+	cluster TEXT NOT NULL,
+	job_id  TEXT NOT NULL,
+	time_ms INTEGER NOT NULL,
+	json    TEXT NOT NULL
+);
+CREATE INDEX job_notes_by_job ON job_notes (cluster, job_id, time_ms);
+CREATE TABLE exports (
+	target        TEXT NOT NULL,
+	cluster       TEXT NOT NULL,
+	job_id        TEXT NOT NULL,
+	pipeline      INTEGER NOT NULL,
+	checkpoint_id INTEGER NOT NULL,
+	exported_ms   INTEGER NOT NULL,
+	PRIMARY KEY (target, cluster, job_id, pipeline, checkpoint_id)
+) WITHOUT ROWID;
+`
