@@ -55,20 +55,6 @@ func TestDefaultPlacesFollowXDG(t *testing.T) {
 	if p != want {
 		t.Errorf("ResolvePaths = %+v, want %+v", p, want)
 	}
-	// Unset or relative XDG variables fall back to the home directory's defaults.
-	t.Setenv("XDG_DATA_HOME", "")
-	t.Setenv("XDG_STATE_HOME", "relative/state")
-	p, err = ResolvePaths("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(h.root, "home")
-	if want := filepath.Join(home, ".local", "share", "checkpoint-explorer", "cache.db"); p.Cache != want {
-		t.Errorf("cache without XDG_DATA_HOME = %s, want %s", p.Cache, want)
-	}
-	if want := filepath.Join(home, ".local", "state", "checkpoint-explorer", "checkpoint-explorer.log"); p.Log != want {
-		t.Errorf("log with a relative XDG_STATE_HOME = %s, want %s", p.Log, want)
-	}
 	// --data-dir still puts everything in one directory.
 	p, err = ResolvePaths(filepath.Join(h.root, "dd"))
 	if err != nil {
@@ -103,7 +89,7 @@ func makeOldCache(t *testing.T, h homes) []string {
 		t.Fatal(err)
 	}
 	// Copied while open: committed pages still in the WAL, as after a crash.
-	for _, s := range cacheFileSuffixes {
+	for _, s := range []string{"", "-wal", "-shm"} {
 		copyFile(t, filepath.Join(src, "cache.db"+s), filepath.Join(h.oldDir(), "cache.db"+s))
 	}
 	if fi, err := os.Stat(filepath.Join(h.oldDir(), "cache.db-wal")); err != nil || fi.Size() == 0 {
@@ -127,6 +113,11 @@ func sourceNames(t *testing.T, a *App) []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -200,94 +191,20 @@ func checkMoved(t *testing.T, h homes, want []string, a *App, logged string) {
 	}
 }
 
+// The old cache moves on the first start and the app opens it in the new
+// place, the committed pages of its -wal with it. Copying across filesystems
+// and finishing an interrupted move are app/places' tests.
 func TestOldCacheMovesOnFirstStart(t *testing.T) {
-	for _, how := range []string{"renamed", "copied"} {
-		t.Run(how, func(t *testing.T) {
-			h := setHomes(t)
-			if how == "copied" {
-				renameFile = func(string, string) error { return errors.New("invalid cross-device link (test)") }
-				defer func() { renameFile = os.Rename }()
-			}
-			want := makeOldCache(t, h)
-			a, logged, err := startDefault(t)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(logged, "how="+how) {
-				t.Errorf("the files were not %s:\n%s", how, logged)
-			}
-			checkMoved(t, h, want, a, logged)
-		})
-	}
-}
-
-// markMoveStarted leaves what a move writes first: the new folder with its marker naming the old one.
-func markMoveStarted(t *testing.T, h homes) {
-	t.Helper()
-	if err := os.MkdirAll(h.newDir(), 0o700); err != nil {
+	h := setHomes(t)
+	want := makeOldCache(t, h)
+	a, logged, err := startDefault(t)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(h.newDir(), moveMarker), []byte(h.oldDir()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+	if !strings.Contains(logged, "how=renamed") {
+		t.Errorf("the files were not renamed:\n%s", logged)
 	}
-}
-
-// A move cut short is finished by the next start, whatever step it reached.
-func TestOldCacheMoveInterruptedIsFinished(t *testing.T) {
-	t.Run("copy half-way", func(t *testing.T) {
-		h := setHomes(t)
-		want := makeOldCache(t, h)
-		// The state a kill leaves mid-copy: the marker, the -wal already
-		// moved, half of the database in its temporary file.
-		markMoveStarted(t, h)
-		if err := os.Rename(filepath.Join(h.oldDir(), "cache.db-wal"), filepath.Join(h.newDir(), "cache.db-wal")); err != nil {
-			t.Fatal(err)
-		}
-		db, err := os.ReadFile(filepath.Join(h.oldDir(), "cache.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(h.newDir(), ".moving-cache.db"), db[:len(db)/2], 0o600); err != nil {
-			t.Fatal(err)
-		}
-		renameFile = func(string, string) error { return errors.New("invalid cross-device link (test)") }
-		defer func() { renameFile = os.Rename }()
-		a, logged, err := startDefault(t)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(logged, "a move was interrupted") {
-			t.Errorf("the log does not tell the interrupted move was finished:\n%s", logged)
-		}
-		checkMoved(t, h, want, a, logged)
-	})
-	t.Run("after the database, before the log", func(t *testing.T) {
-		h := setHomes(t)
-		want := makeOldCache(t, h)
-		markMoveStarted(t, h)
-		for _, s := range cacheFileSuffixes {
-			if err := os.Rename(filepath.Join(h.oldDir(), "cache.db"+s), filepath.Join(h.newDir(), "cache.db"+s)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		a, logged, err := startDefault(t)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer closeApp(a)
-		if got := sourceNames(t, a); strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("sources = %v, want %v", got, want)
-		}
-		if exists(filepath.Join(h.newDir(), moveMarker)) || exists(h.oldDir()) {
-			t.Error("the marker or the old place is left")
-		}
-		if b, _ := os.ReadFile(h.logPath()); !strings.HasPrefix(string(b), "old log line\n") {
-			t.Errorf("the old log was not moved: %q", b)
-		}
-		if !strings.Contains(logged, "a move was interrupted") {
-			t.Errorf("the log does not tell the interrupted move was finished:\n%s", logged)
-		}
-	})
+	checkMoved(t, h, want, a, logged)
 }
 
 func TestNothingToMove(t *testing.T) {
@@ -344,14 +261,9 @@ func TestBothCachesKeepTheNew(t *testing.T) {
 func TestOldCacheMoveFailsClearly(t *testing.T) {
 	h := setHomes(t)
 	makeOldCache(t, h)
-	renameFile = func(string, string) error { return errors.New("invalid cross-device link (test)") }
-	defer func() { renameFile = os.Rename }()
-	// A directory where the -wal should be: the copy fails.
-	wal := filepath.Join(h.oldDir(), "cache.db-wal")
-	if err := os.Rename(wal, wal+".real"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(wal, 0o700); err != nil {
+	// A directory with a file in it where the move clears a stray -wal from
+	// the new place: the move fails. (A copy failing is app/places' test.)
+	if err := os.MkdirAll(filepath.Join(h.newDir(), "cache.db-wal", "x"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	a, _, err := startDefault(t)

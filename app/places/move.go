@@ -1,4 +1,4 @@
-package app
+package places
 
 import (
 	"errors"
@@ -11,77 +11,9 @@ import (
 	"strings"
 )
 
-// appDirName is the directory, inside each of the OS's places, that holds this app's files.
-const appDirName = "checkpoint-explorer"
-
-// Places is where the app keeps each kind of file when no --data-dir is given.
-type Places struct {
-	Data   string // the cache: the XDG data home, Application Support, %AppData%
-	Config string // config.json and window.json: os.UserConfigDir
-	Log    string // the log: the XDG state home, ~/Library/Logs, %LocalAppData%
-}
-
-// DefaultPlaces resolves the OS's places for this app.
-//
-//	Linux and other Unix: data $XDG_DATA_HOME (~/.local/share), config $XDG_CONFIG_HOME
-//	  (~/.config), log $XDG_STATE_HOME (~/.local/state), each with /checkpoint-explorer.
-//	macOS: data and config ~/Library/Application Support/checkpoint-explorer, log
-//	  ~/Library/Logs/checkpoint-explorer.
-//	Windows: data and config %AppData%\checkpoint-explorer, log
-//	  %LocalAppData%\checkpoint-explorer\Logs.
-func DefaultPlaces() (Places, error) {
-	cfg, err := os.UserConfigDir()
-	if err != nil {
-		return Places{}, fmt.Errorf("no user config dir (set --data-dir): %w", err)
-	}
-	p := Places{Config: filepath.Join(cfg, appDirName)}
-	switch runtime.GOOS {
-	case "windows":
-		appData := os.Getenv("AppData")
-		local := os.Getenv("LocalAppData")
-		if appData == "" || local == "" {
-			return Places{}, errors.New("neither %AppData% nor %LocalAppData% is set (set --data-dir)")
-		}
-		p.Data = filepath.Join(appData, appDirName)
-		p.Log = filepath.Join(local, appDirName, "Logs")
-	case "darwin", "ios":
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return Places{}, fmt.Errorf("no home directory (set --data-dir): %w", err)
-		}
-		p.Data = filepath.Join(home, "Library", "Application Support", appDirName)
-		p.Log = filepath.Join(home, "Library", "Logs", appDirName)
-	default:
-		data, err := xdgDir("XDG_DATA_HOME", ".local/share")
-		if err != nil {
-			return Places{}, err
-		}
-		state, err := xdgDir("XDG_STATE_HOME", ".local/state")
-		if err != nil {
-			return Places{}, err
-		}
-		p.Data = filepath.Join(data, appDirName)
-		p.Log = filepath.Join(state, appDirName)
-	}
-	return p, nil
-}
-
-// xdgDir is $env when it is an absolute path (the XDG spec ignores relative
-// ones), else ~/fallback.
-func xdgDir(env, fallback string) (string, error) {
-	if d := os.Getenv(env); d != "" && filepath.IsAbs(d) {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("neither $%s nor a home directory (set --data-dir): %w", env, err)
-	}
-	return filepath.Join(home, filepath.FromSlash(fallback)), nil
-}
-
-// oldCacheDir is where versions before issue #17 kept the cache and the
+// OldCacheDir is where versions before issue #17 kept the cache and the
 // log: os.UserCacheDir()/checkpoint-explorer. Empty when the OS has no cache dir.
-func oldCacheDir() string {
+func OldCacheDir() string {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return ""
@@ -97,15 +29,15 @@ var cacheFileSuffixes = []string{"-wal", "-shm", ""}
 // began and has not finished; it holds the old directory.
 const moveMarker = ".moving-from-cache-dir"
 
-// movedFile is one file the move handled, for the log.
-type movedFile struct {
+// MovedFile is one file the move handled, for the log.
+type MovedFile struct {
 	From, To string
 	How      string // "renamed" or "copied"
 }
 
-// moveReport is what moveOldCache did, logged once the log is open.
-type moveReport struct {
-	Moved    []movedFile
+// MoveReport is what MoveOldCache did, logged once the log is open.
+type MoveReport struct {
+	Moved    []MovedFile
 	Resumed  bool   // an interrupted move was finished
 	KeptBoth string // both caches existed: the new one (KeptNew) is used, the old one (this path) left alone
 	KeptNew  string
@@ -115,7 +47,7 @@ type moveReport struct {
 // renameFile is os.Rename; tests replace it to take the copy path (another filesystem).
 var renameFile = os.Rename
 
-// moveOldCache moves the cache (and the log) from the old place, oldDir, to
+// MoveOldCache moves the cache (and the log) from the old place, oldDir, to
 // newCache and newLog, once. It is safe when interrupted at any point: a
 // marker file is written in the new directory before the first file moves
 // and removed after the last, and each file either renames (same filesystem)
@@ -124,8 +56,8 @@ var renameFile = os.Rename
 //
 // When both an old and a new cache exist (and no move was under way), the
 // new one is kept and the old one is left where it is, for the user.
-func moveOldCache(oldDir, newCache, newLog string) (moveReport, error) {
-	var rep moveReport
+func MoveOldCache(oldDir, newCache, newLog string) (MoveReport, error) {
+	var rep MoveReport
 	if oldDir == "" {
 		return rep, nil
 	}
@@ -172,7 +104,7 @@ func moveOldCache(oldDir, newCache, newLog string) (moveReport, error) {
 		if err != nil {
 			return rep, fmt.Errorf("move the cache file %s to %s: %w", from, to, err)
 		}
-		rep.Moved = append(rep.Moved, movedFile{From: from, To: to, How: how})
+		rep.Moved = append(rep.Moved, MovedFile{From: from, To: to, How: how})
 	}
 	// The log is a convenience: one that cannot move stays where it was.
 	for _, s := range []string{"", ".1"} {
@@ -189,7 +121,7 @@ func moveOldCache(oldDir, newCache, newLog string) (moveReport, error) {
 			rep.LogErr = err
 			break
 		}
-		rep.Moved = append(rep.Moved, movedFile{From: from, To: to, How: how})
+		rep.Moved = append(rep.Moved, MovedFile{From: from, To: to, How: how})
 	}
 	for _, s := range cacheFileSuffixes {
 		os.Remove(filepath.Join(newDir, ".moving-"+filepath.Base(newCache)+s)) // a copy cut short
@@ -297,8 +229,8 @@ func sameFile(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
-// logMove tells what moveOldCache did, with the old and new paths.
-func logMove(l *slog.Logger, r moveReport) {
+// Log tells what MoveOldCache did, with the old and new paths.
+func (r MoveReport) Log(l *slog.Logger) {
 	if r.KeptBoth != "" {
 		l.Warn("a cache exists in the old place as well as the new; using the new one and leaving the old one alone "+
 			"(delete it, or open it with --data-dir)", "old", r.KeptBoth, "new", r.KeptNew)
