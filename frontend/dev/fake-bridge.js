@@ -655,6 +655,7 @@
           : { ok: false, version: '1.20.4', jobs: 2, message: 'Flink 1.20.4, 2 jobs; traces: Get "' + input.traces_url + '/api/services": dial tcp: connect: connection refused' }, 400),
     OpenCaptureDialog: () => delay({ sources: [], jobs: 0, checkpoints: 0, ack_samples: 0, metric_samples: 0, gaps: 0, skipped: 0 }),
     OpenCapture: () => delay(new Error('fake bridge: OpenCapture not implemented')),
+    MergeCapture: () => delay(new Error('fake bridge: MergeCapture not implemented')),
     ExportCapture: () => delay(new Error('fake bridge: ExportCapture not implemented')),
     // The analysis methods are only stubbed here: try the views against `serve` with a capture
     // (frontend/testdata/gen-capture.mjs writes one) for real values.
