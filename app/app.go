@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/app/places"
+	"checkpoint-explorer/backend/alert"
 	"checkpoint-explorer/backend/collect"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
@@ -44,6 +45,10 @@ type Options struct {
 	NoCollect bool
 	// Clusters, when set, are the only configured clusters polled (collect --cluster).
 	Clusters []string
+	// AlertEvery is how often the alert rules judge the fleet (default 30 s);
+	// AlertBus is the D-Bus session bus of their notifications ("": the session's).
+	AlertEvery time.Duration
+	AlertBus   string
 	// JobsEvery overrides how often each cluster's job list is refreshed (default 30 s).
 	JobsEvery time.Duration
 	// JobManagerLogEvery overrides how often a Flink cluster's JobManager
@@ -120,6 +125,7 @@ type appCore struct {
 	coll    collectorHandle
 	logFile *os.File
 	metrics *appMetrics
+	alerts  *alert.Engine
 }
 
 // FileDialogs is what the desktop window offers for picking files.
@@ -163,6 +169,9 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 		logger.Warn("no log file", "path", paths.Log, "err", err)
 	}
 	moved.Log(logger)
+	if opts.AlertEvery <= 0 {
+		opts.AlertEvery = 30 * time.Second
+	}
 	a := &App{appCore: &appCore{
 		paths:   paths,
 		log:     logger,
@@ -202,6 +211,10 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 	}
 	a.store = st
 	a.metrics = newAppMetrics(a)
+	if a.alerts, err = newAlerts(a, cfg.AlertRules); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("config: alert rules: %w", err)
+	}
 	return a, nil
 }
 
@@ -257,6 +270,11 @@ func startApp(ctx context.Context, a *App) error {
 	}()
 	if !a.opts.NoCollect {
 		a.startCollector(ctx)
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			a.runAlerts(ctx)
+		}()
 	}
 	return nil
 }
@@ -295,6 +313,7 @@ func closeApp(a *App) error {
 	}
 	a.stopCollector()
 	a.wg.Wait()
+	a.alerts.Close()
 	err := a.store.Close()
 	if a.logFile != nil {
 		a.logFile.Close()
@@ -316,7 +335,7 @@ func (a *App) configuredCluster(name string) (model.Cluster, bool) {
 // saveConfigLocked writes the config; a.mu must be held.
 func (a *App) saveConfigLocked() error {
 	lim := limitsFromStore(a.store.Retention())
-	return a.config.save(Config{Clusters: append([]model.Cluster(nil), a.clusters...), Retention: &lim})
+	return a.config.save(Config{Clusters: append([]model.Cluster(nil), a.clusters...), Retention: &lim, AlertRules: a.alerts.Rules()})
 }
 
 // SourceKind is what a SourceView is: a configured cluster, an opened capture or the sample.

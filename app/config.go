@@ -1,6 +1,7 @@
 package app
 
 import (
+	"checkpoint-explorer/backend/alert"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +28,8 @@ import (
 type Config struct {
 	Clusters  []model.Cluster  `json:"clusters"`
 	Retention *RetentionLimits `json:"retention,omitempty"`
+	// AlertRules are the user's alert rules (docs/alerts.md).
+	AlertRules []alert.Rule `json:"alert_rules,omitempty"`
 	// SecretsInKeychain names the clusters whose passwords and tokens are
 	// in the OS keychain rather than in this file.
 	SecretsInKeychain []string `json:"secrets_in_keychain,omitempty"`

@@ -61,7 +61,15 @@ type ImportDoneEvent struct {
 	Checkpoints int64    `json:"checkpoints"`
 }
 
+// OpenJobEvent asks the UI to open a job: the user clicked its alert's
+// notification (docs/alerts.md).
+type OpenJobEvent struct {
+	Cluster string `json:"cluster"`
+	JobID   string `json:"job_id"`
+}
+
 func (ImportDoneEvent) EventName() string { return "import-done" }
+func (OpenJobEvent) EventName() string    { return "open-job" }
 
 func (CheckpointsEvent) EventName() string    { return "checkpoints" }
 func (HealthEvent) EventName() string         { return "health" }
@@ -71,7 +79,7 @@ func (ImportErrorEvent) EventName() string    { return "import-error" }
 func (ExportProgressEvent) EventName() string { return "export-progress" }
 
 // Events is every event, once.
-var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}, ImportDoneEvent{}, ExportProgressEvent{}}
+var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}, ImportDoneEvent{}, ExportProgressEvent{}, OpenJobEvent{}}
 
 func (a *App) emit(e Event) { a.events.emit(e.EventName(), e) }
 

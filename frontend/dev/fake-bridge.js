@@ -519,6 +519,7 @@
   const TRACES_JOB = { id: '0123456789abcdef0123456789abcdef', name: 'nightly-compaction' };
   const TRACES_LOOKBACK = '7d';
   let tracesFilled = false; // the 3 details BackfillTraces fills, once
+  let alertRules = []; // what SetAlertRules saved
   /** what the spans hold of a job: checkpoint records, marked as from traces */
   function traceCheckpoints(cluster, job) {
     if (cluster !== 'prod-flink') return [];
@@ -613,6 +614,8 @@
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
     ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
     Fleet: (req) => delay(fleet(req)),
+    AlertRules: () => delay(alertRules.slice()),
+    SetAlertRules: (rules) => delay((alertRules = (rules ?? []).slice(), null)),
     ListJobs: (cluster) => attempt(() => {
       if (!jobs[cluster]) throw new Error('unknown cluster "' + cluster + '"');
       return jobs[cluster].map((j) => jobView(cluster, j));

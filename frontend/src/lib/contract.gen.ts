@@ -626,6 +626,10 @@ export interface JobSummary {
   last_trigger_ms: number;
 }
 
+/** alert.Kind (its constants) */
+export type Kind = 'checkpoint_failed' | 'failures_in_window' | 'slower_than_baseline' | 'no_completion';
+export const KindValues: readonly Kind[] = ['checkpoint_failed', 'failures_in_window', 'slower_than_baseline', 'no_completion'];
+
 /** model.Lane */
 export interface Lane {
   name: string;
@@ -660,6 +664,12 @@ export const LogStateKindValues: readonly LogStateKind[] = ['read', 'off', 'wait
 export interface LogView {
   path: string;
   lines: string[] | null;
+}
+
+/** app.OpenJobEvent */
+export interface OpenJobEvent {
+  cluster: string;
+  job_id: string;
 }
 
 /** analyze.Origin */
@@ -842,6 +852,19 @@ export interface RetentionView {
   jobs: number;
   limits: RetentionLimits;
   pruned_total: PruneResult;
+}
+
+/** alert.Rule */
+export interface Rule {
+  name?: string;
+  kind: Kind;
+  cluster: string;
+  job_id?: string;
+  job_name?: string;
+  count?: number;
+  window_ms?: number;
+  factor?: number;
+  for_ms?: number;
 }
 
 /** analyze.SlowFlag */
@@ -1101,6 +1124,7 @@ export interface VertexRow {
 
 /** The methods the window binds and serve answers at POST /api/app.App.<name>. */
 export interface AppMethods {
+  AlertRules(): Promise<Rule[] | null>;
   BackfillBackpressure(cluster: string, job: string): Promise<BackfillResult>;
   BackfillTraces(cluster: string, job: string): Promise<TracesResult>;
   Checkpoint(cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointDetail>;
@@ -1127,6 +1151,7 @@ export interface AppMethods {
   Retention(): Promise<RetentionView>;
   SaveCluster(in_: ClusterInput): Promise<void>;
   SaveFile(name: string, dataBase64: string): Promise<string>;
+  SetAlertRules(rules: Rule[] | null): Promise<void>;
   SetRetention(l: RetentionLimits): Promise<void>;
   TestConnection(in_: ClusterInput): Promise<ConnectionTest>;
   Timeline(req: TimelineRequest): Promise<Timeline>;
@@ -1143,6 +1168,7 @@ export interface EventPayloads {
   'import-error': ImportErrorEvent;
   'import-done': ImportDoneEvent;
   'export-progress': ExportProgressEvent;
+  'open-job': OpenJobEvent;
 }
 
 /**

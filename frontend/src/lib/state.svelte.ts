@@ -355,6 +355,10 @@ class AppState {
         this.showToast('info', t('capture.opened', { file: ev.file ?? '', checkpoints: formatNumber(ev.checkpoints ?? 0, i18n.locale) }));
         void this.showImported(ev.sources ?? []);
       }),
+      // The user clicked a job's alert notification (docs/alerts.md).
+      on('open-job', (ev) => {
+        if (ev.cluster && ev.job_id) this.openJob(ev.cluster, ev.job_id);
+      }),
       on('import-error', (ev) => {
         this.importing = null;
         this.showToast('error', t('capture.openFailed', { file: ev.file ?? '', error: ev.error ?? '' }));
