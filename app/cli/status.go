@@ -161,7 +161,11 @@ func statusCells(j analyze.FleetJob) []string {
 	if j.Expired > 0 {
 		failed += fmt.Sprintf(" (%d expired)", j.Expired)
 	}
-	return []string{attentionWord(j.Attention), since, j.Cluster, orDash(string(j.Engine)), orDash(j.Name), j.JobID,
+	name := orDash(j.Name)
+	if len(j.Runs) > 1 {
+		name += fmt.Sprintf(" (%d runs)", len(j.Runs))
+	}
+	return []string{attentionWord(j.Attention), since, j.Cluster, orDash(string(j.Engine)), name, j.JobID,
 		orDash(j.State), fmt.Sprint(j.Completed), failed, fmt.Sprint(j.Missed), ms(j.P50Ms), ms(j.P90Ms),
 		ms(j.BaselineP90Ms), string(j.Verdict), orDash(truncateText(firstLine(j.LatestFailure), 80))}
 }

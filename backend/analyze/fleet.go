@@ -112,6 +112,9 @@ type FleetJob struct {
 	// Sparkline is the end-to-end time of the newest final checkpoints
 	// (FleetSparkline at most), oldest first.
 	Sparkline []SparkPoint `json:"sparkline"`
+	// Runs are the logical job's runs, oldest first, when it has more than
+	// one (LogicalJobs): the row is the newest run's, its baseline theirs too.
+	Runs []FleetRun `json:"runs,omitempty"`
 }
 
 // SparkPoint is one final checkpoint on a sparkline.
@@ -362,4 +365,54 @@ func compareNullable(a, b *int64, desc bool) int {
 		return cmp.Compare(*b, *a)
 	}
 	return cmp.Compare(*a, *b)
+}
+
+// FleetRun is one run of a logical job: a job id a later run of the same
+// name followed (a resubmission gets a new id; a reused id's earlier run is
+// kept apart as JOBID@START_MS).
+type FleetRun struct {
+	JobID   string `json:"job_id"`
+	StartMs int64  `json:"start_ms"`
+	EndMs   int64  `json:"end_ms,omitempty"`
+	State   string `json:"state"`
+}
+
+// RunSlackMs is how long after a run's end the next one may start and still
+// be seen as following it (docs/fleet.md, "Jobs across restarts").
+const RunSlackMs = 60_000
+
+// LogicalJobs groups jobs into logical jobs, each its runs oldest first: the
+// jobs of one cluster, engine and name that ran one after another, each
+// starting after the one before had ended (within RunSlackMs of its end, or
+// any time after). Jobs of one name running side by side stay apart, as do
+// jobs without a name or a start time. Groups come in the order of their
+// first run.
+func LogicalJobs(jobs []model.Job) [][]model.Job {
+	sorted := slices.Clone(jobs)
+	slices.SortStableFunc(sorted, func(a, b model.Job) int { return cmp.Compare(a.StartMs, b.StartMs) })
+	type key struct {
+		cluster, name string
+		engine        model.Engine
+	}
+	var groups [][]model.Job
+	open := map[key][]int{} // the groups of a key, by index in groups
+	for _, j := range sorted {
+		k := key{j.Cluster, j.Name, j.Engine}
+		joined := false
+		if j.Name != "" && j.StartMs > 0 {
+			for _, gi := range open[k] {
+				last := groups[gi][len(groups[gi])-1]
+				if last.EndMs > 0 && model.JobEnded(last.State) && last.EndMs <= j.StartMs+RunSlackMs {
+					groups[gi] = append(groups[gi], j)
+					joined = true
+					break
+				}
+			}
+		}
+		if !joined {
+			open[k] = append(open[k], len(groups))
+			groups = append(groups, []model.Job{j})
+		}
+	}
+	return groups
 }

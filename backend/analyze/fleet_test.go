@@ -328,3 +328,45 @@ func TestSortFleet(t *testing.T) {
 		t.Error("healthy or no data needs attention")
 	}
 }
+
+func TestLogicalJobs(t *testing.T) {
+	job := func(cluster, id, name, state string, start, end int64) model.Job {
+		return model.Job{Cluster: cluster, ID: id, Name: name, Engine: model.EngineFlink, State: state, StartMs: start, EndMs: end}
+	}
+	ids := func(groups [][]model.Job) [][]string {
+		var out [][]string
+		for _, g := range groups {
+			var one []string
+			for _, j := range g {
+				one = append(one, j.ID)
+			}
+			out = append(out, one)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		jobs []model.Job
+		want [][]string
+	}{
+		{"one after another", []model.Job{job("c", "b", "orders", "RUNNING", 300, 0), job("c", "a", "orders", "CANCELED", 100, 250)},
+			[][]string{{"a", "b"}}},
+		{"a kept-apart run", []model.Job{job("c", "x@100", "orders", model.StateReplaced, 100, 300), job("c", "x", "orders", "RUNNING", 300, 0)},
+			[][]string{{"x@100", "x"}}},
+		{"side by side", []model.Job{job("c", "a", "orders", "RUNNING", 100, 0), job("c", "b", "orders", "RUNNING", 300, 0)},
+			[][]string{{"a"}, {"b"}}},
+		{"ended long before: still the next run", []model.Job{job("c", "a", "orders", "FAILED", 100, 200), job("c", "b", "orders", "RUNNING", 900_000, 0)},
+			[][]string{{"a", "b"}}},
+		{"ended after the next started", []model.Job{job("c", "a", "orders", "CANCELED", 100, 200_000), job("c", "b", "orders", "RUNNING", 300, 0)},
+			[][]string{{"a"}, {"b"}}},
+		{"other cluster, no name, no start", []model.Job{job("c", "a", "orders", "CANCELED", 100, 200), job("d", "b", "orders", "RUNNING", 300, 0),
+			job("c", "n1", "", "CANCELED", 100, 200), job("c", "n2", "", "RUNNING", 300, 0), job("c", "z", "orders", "RUNNING", 0, 0)},
+			[][]string{{"z"}, {"a"}, {"n1"}, {"b"}, {"n2"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ids(LogicalJobs(tc.jobs)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("LogicalJobs = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

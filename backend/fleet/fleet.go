@@ -40,18 +40,31 @@ func Read(ctx context.Context, st *store.Store, configured func(cluster string) 
 	if err != nil {
 		return out, err
 	}
+	lastTrigger := map[[2]string]int64{}
+	var known []model.Job
 	for _, j := range jobs {
-		live := configured(j.Cluster)
-		if !live && !captured[j.Cluster] {
+		if !configured(j.Cluster) && !captured[j.Cluster] {
 			continue // a cluster removed from the configuration
 		}
+		known = append(known, j.Job)
+		lastTrigger[[2]string{j.Cluster, j.ID}] = j.LastTriggerMs
+	}
+	// One row per logical job: its newest run's, judged against the
+	// baseline of all its runs.
+	for _, runs := range analyze.LogicalJobs(known) {
+		newest := runs[len(runs)-1]
 		end := nowMs
-		if !live && j.LastTriggerMs > 0 {
-			end = j.LastTriggerMs
+		if last := lastTrigger[[2]string{newest.Cluster, newest.ID}]; !configured(newest.Cluster) && last > 0 {
+			end = last
 		}
-		row, err := readRow(ctx, st, j.Job, windowMs, end)
+		row, err := readRow(ctx, st, newest, runs[:len(runs)-1], windowMs, end)
 		if err != nil {
-			return out, fmt.Errorf("fleet: job %s on %s: %w", j.ID, j.Cluster, err)
+			return out, fmt.Errorf("fleet: job %s on %s: %w", newest.ID, newest.Cluster, err)
+		}
+		if len(runs) > 1 {
+			for _, r := range runs {
+				row.Runs = append(row.Runs, analyze.FleetRun{JobID: r.ID, StartMs: r.StartMs, EndMs: r.EndMs, State: r.State})
+			}
 		}
 		out.Jobs = append(out.Jobs, row)
 	}
@@ -59,8 +72,9 @@ func Read(ctx context.Context, st *store.Store, configured func(cluster string) 
 	return out, nil
 }
 
-// readRow reads one job's window and baseline and makes its row.
-func readRow(ctx context.Context, st *store.Store, job model.Job, windowMs, nowMs int64) (analyze.FleetJob, error) {
+// readRow reads one job's window and baseline (with its earlier runs') and
+// makes its row.
+func readRow(ctx context.Context, st *store.Store, job model.Job, earlier []model.Job, windowMs, nowMs int64) (analyze.FleetJob, error) {
 	win, base := analyze.FleetRanges(nowMs, windowMs)
 	q := store.Query{Cluster: job.Cluster, JobID: job.ID, FromMs: win[0], ToMs: win[1]}
 	in := analyze.FleetInput{Job: job, WindowMs: windowMs, NowMs: nowMs}
@@ -86,9 +100,13 @@ func readRow(ctx context.Context, st *store.Store, job model.Job, windowMs, nowM
 	if in.Gaps, err = st.Gaps(ctx, q); err != nil {
 		return analyze.FleetJob{}, err
 	}
-	bq := store.Query{Cluster: job.Cluster, JobID: job.ID, FromMs: base[0], ToMs: base[1]}
-	if in.Baseline, err = st.NewestCompleted(ctx, bq, analyze.FleetBaselineMax); err != nil {
-		return analyze.FleetJob{}, err
+	for _, run := range append(earlier, job) {
+		bq := store.Query{Cluster: run.Cluster, JobID: run.ID, FromMs: base[0], ToMs: base[1]}
+		cps, err := st.NewestCompleted(ctx, bq, analyze.FleetBaselineMax)
+		if err != nil {
+			return analyze.FleetJob{}, err
+		}
+		in.Baseline = append(in.Baseline, cps...)
 	}
 	return analyze.FleetRow(in), nil
 }

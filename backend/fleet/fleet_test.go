@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"checkpoint-explorer/backend/analyze"
@@ -113,4 +114,65 @@ func TestRead(t *testing.T) {
 	if err != nil || len(one.Jobs) != 1 || one.Jobs[0].JobID != "old" {
 		t.Errorf("only rec: %+v, %v", one.Jobs, err)
 	}
+}
+
+// A job resubmitted under a new id (and a reused id's earlier run, kept
+// apart) is one row with its runs: the newest run's, judged against a
+// baseline its earlier runs give; a job of the same name running beside it
+// is a row of its own.
+func TestReadGroupsRunsOfOneJob(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	first := int64(now - 3*60*minute)
+	second := int64(now - 20*minute)
+	jobs := []model.Job{
+		{Cluster: "prod", ID: "run1", Name: "orders", Engine: model.EngineFlink, State: "CANCELED", StartMs: first, EndMs: second - minute},
+		{Cluster: "prod", ID: "run2", Name: "orders", Engine: model.EngineFlink, State: "RUNNING", StartMs: second},
+		{Cluster: "prod", ID: "beside", Name: "orders", Engine: model.EngineFlink, State: "RUNNING", StartMs: first + minute},
+	}
+	for _, j := range jobs {
+		if err := st.PutJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first run's 40 ms checkpoints are the baseline; the new run's take 2 s.
+	cps := checkpoints("prod", "run1", first, nil, 150, 40)
+	cps = append(cps, checkpoints("prod", "run2", second, nil, 15, 2000)...)
+	cps = append(cps, checkpoints("prod", "beside", now-30*minute, nil, 20, 40)...)
+	if err := st.PutCheckpoints(ctx, cps); err != nil {
+		t.Fatal(err)
+	}
+	fl, err := Read(ctx, st, func(string) bool { return true }, "", 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fl.Jobs) != 2 {
+		t.Fatalf("%d rows %+v, want the logical job and the one beside it", len(fl.Jobs), fl.Jobs)
+	}
+	var orders analyze.FleetJob
+	for _, r := range fl.Jobs {
+		if r.JobID == "run2" {
+			orders = r
+		}
+	}
+	want := []analyze.FleetRun{{JobID: "run1", StartMs: first, EndMs: second - minute, State: "CANCELED"}, {JobID: "run2", StartMs: second, State: "RUNNING"}}
+	if len(orders.Runs) != 2 || orders.Runs[0] != want[0] || orders.Runs[1] != want[1] {
+		t.Errorf("runs %+v, want %+v", orders.Runs, want)
+	}
+	// Against its own history alone the new run has no baseline; with the
+	// first run's it is fifty times slower than usual.
+	if orders.BaselineP90Ms == nil || *orders.BaselineP90Ms != 40 || orders.Attention != analyze.AttentionSlowerThanUsual {
+		t.Errorf("the logical job's row: baseline %v, attention %s; want 40 ms from the first run, slower than usual", fmtMs(orders.BaselineP90Ms), orders.Attention)
+	}
+}
+
+func fmtMs(v *int64) string {
+	if v == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*v, 10) + " ms"
 }

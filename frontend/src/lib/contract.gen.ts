@@ -471,12 +471,21 @@ export interface FleetJob {
   interval_ms?: number;
   timeout_ms?: number;
   sparkline: SparkPoint[] | null;
+  runs?: FleetRun[];
 }
 
 /** app.FleetRequest (an argument) */
 export interface FleetRequest {
   window_ms: number;
   cluster: string;
+}
+
+/** analyze.FleetRun */
+export interface FleetRun {
+  job_id: string;
+  start_ms: number;
+  end_ms?: number;
+  state: string;
 }
 
 /** analyze.GapSpan */
