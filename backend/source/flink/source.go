@@ -245,6 +245,13 @@ func (s *Source) JobConfig(ctx context.Context, job *model.Job) (model.JobConfig
 	return cfg, nil
 }
 
+// errStaleDetails: a details answer older than the list's (Flink caches
+// the statistics each REST handler serves on its own, for
+// rest.cache.checkpoint-statistics.timeout: on a busy JobManager the details
+// of a checkpoint the list shows completed can still be those of its
+// progress). They are asked again at the next poll.
+var errStaleDetails = errors.New("details older than the checkpoint list (Flink's statistics cache); asked again next poll")
+
 // Detail fetches the checkpoint (1 request) and each vertex's subtasks (V
 // requests). Vertices whose subtasks fail are kept with their summary,
 // marked Missing, and returned with a *collect.IncompleteError; given such a
@@ -262,6 +269,9 @@ func (s *Source) Detail(ctx context.Context, job *model.Job, summary model.Check
 		}
 		if err != nil {
 			return model.Checkpoint{}, err
+		}
+		if summary.Status.Final() && !d.Status.Final() {
+			return model.Checkpoint{}, fmt.Errorf("checkpoint %d: %w", summary.ID, errStaleDetails)
 		}
 		for i := range d.Tasks {
 			d.Tasks[i].Missing = true // until its subtasks come
@@ -285,6 +295,9 @@ func (s *Source) Detail(ctx context.Context, job *model.Job, summary model.Check
 				d.Tasks[i].Missing = false
 			case err != nil:
 				errs[i] = fmt.Errorf("vertex %s: %w", vid, err)
+			case ts.NumAcknowledged < d.Tasks[i].NumAcknowledged:
+				// Older than the checkpoint's own answer: asked again next poll.
+				errs[i] = fmt.Errorf("vertex %s: %d of its %d acknowledgements: %w", vid, ts.NumAcknowledged, d.Tasks[i].NumAcknowledged, errStaleDetails)
 			default:
 				d.Tasks[i] = ts
 			}
