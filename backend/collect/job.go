@@ -761,10 +761,16 @@ func (j *jobPoller) readLog(ctx context.Context, h model.History, force, wait bo
 	if j.logState == nil {
 		j.logState = &model.LogState{State: model.LogWaiting}
 	}
-	// A log of 16 MiB takes several request timeouts to come.
-	timeout := 4 * j.requestTimeout()
+	// A read in the background waits its turn in the request budget for as
+	// long as it takes (behind a poll's detail fetches on a saturated budget
+	// a deadline would end it before it started; each request has the
+	// client's own timeout). The final poll's waits for it, so it is bounded:
+	// a log of 16 MiB takes several request timeouts to come.
 	read := func(ctx context.Context, job model.Job) logResult {
-		lctx, cancel := context.WithTimeout(ctx, timeout)
+		lctx, cancel := ctx, context.CancelFunc(func() {})
+		if wait {
+			lctx, cancel = context.WithTimeout(ctx, 4*j.requestTimeout())
+		}
 		defer cancel()
 		cps, st, err := lr.LogCheckpoints(lctx, &job, force)
 		res := logResult{cps: cps, st: st, err: err}
