@@ -207,9 +207,10 @@ func TestCollectorMarksTheIdsAJobManagerTookWithItAsGapsWhenTheLogComesFirst(t *
 	eng.mu.Lock()
 	eng.listing = true
 	eng.mu.Unlock()
-	waitWithin(t, 10*time.Second, "checkpoint 16 stored from the list", func() bool {
-		cps, _ := storedJob(t, st)
-		return slices.ContainsFunc(cps, func(c model.Checkpoint) bool { return c.ID == 16 })
+	// Stored, and reconciled: a stop cancels a poll's writes under way.
+	waitWithin(t, 10*time.Second, "checkpoint 16 stored from the list and reconciled", func() bool {
+		r, ok, _ := st.Reconciliation(ctx, "c1", "job-1")
+		return ok && r.LatestID >= 16
 	})
 	m.Stop()
 	cps, gaps := storedJob(t, st)

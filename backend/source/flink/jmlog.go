@@ -61,7 +61,9 @@ func (c *Client) stream(ctx context.Context, endpoint, path string, limit int64,
 	start := time.Now()
 	info := RequestInfo{Endpoint: endpoint, Method: http.MethodGet}
 	defer func() { restclient.Report(c.rest.Config().OnRequest, info, start, err) }()
-	resp, err := c.rest.Request(ctx).Get(path)
+	req, cancel := c.rest.StreamRequest(ctx)
+	defer cancel()
+	resp, err := req.Get(path)
 	if err != nil {
 		return c.transportError(path, err)
 	}

@@ -69,7 +69,14 @@ type Engine struct {
 	http    *resty.Client
 	secrets Secrets
 	budget  Budget
+	// stream is http without its Timeout, for bodies of many megabytes
+	// (StreamRequest bounds each by its context instead).
+	stream *resty.Client
 }
+
+// StreamTimeouts is how many request timeouts a streamed body may take (a
+// JobManager log of 16 MiB from a busy JobManager).
+const StreamTimeouts = 6
 
 // OpenEngine fills the defaults into cfg, checks it, normalises its BaseURL
 // and builds the client (see New). It does not contact the engine.
@@ -81,11 +88,17 @@ func OpenEngine(cfg EngineConfig) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc, secrets, err := New(Options{BaseURL: cfg.BaseURL, UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, Transport: transport, Auth: cfg.Auth})
+	o := Options{BaseURL: cfg.BaseURL, UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, Transport: transport, Auth: cfg.Auth}
+	rc, secrets, err := New(o)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg, http: rc, secrets: secrets}, nil
+	o.Timeout = 0
+	stream, _, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{cfg: cfg, http: rc, secrets: secrets, stream: stream}, nil
 }
 
 // normalize fills the defaults into cfg, checks its limits and normalises its BaseURL.
@@ -163,4 +176,11 @@ func (e *Engine) spend(ctx context.Context, path string, query url.Values, info 
 // beyond MaxBodyBytes); it spends no budget and reports nothing.
 func (e *Engine) Request(ctx context.Context) *resty.Request {
 	return e.http.R().SetContext(ctx).SetDoNotParseResponse(true)
+}
+
+// StreamRequest is Request for a body of many megabytes: bounded by
+// StreamTimeouts request timeouts instead of one (cancel when the body is read).
+func (e *Engine) StreamRequest(ctx context.Context) (*resty.Request, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, StreamTimeouts*e.cfg.Timeout)
+	return e.stream.R().SetContext(ctx).SetDoNotParseResponse(true), cancel
 }
