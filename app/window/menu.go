@@ -47,7 +47,7 @@ var menuText = map[string]map[string]string{
 	"en": {
 		"file": "File", "open": "Open capture…", "export": "Export…", "quit": "Quit",
 		"view": "View", "fleet": "Fleet", "job": "Timeline", "heatmap": "Heatmaps", "compare": "Compare",
-		"retention": "Cache & overhead", "shortcuts": "Keyboard shortcuts",
+		"retention": "Cache & overhead", "alerts": "Alerts…", "shortcuts": "Keyboard shortcuts",
 		"help": "Help", "docs": "Documentation", "about": "About Checkpoint Explorer",
 		"aboutText":    "Checkpoint Explorer %s\ncommit %s, %s\n\nExplains the checkpoints of Flink and SeaTunnel jobs.",
 		"noJob":        "Export writes a job's checkpoints to a capture file: open a job first, then choose Export….",
@@ -57,7 +57,7 @@ var menuText = map[string]map[string]string{
 	"zh": {
 		"file": "文件", "open": "打开捕获文件…", "export": "导出…", "quit": "退出",
 		"view": "视图", "fleet": "作业总览", "job": "时间线", "heatmap": "热力图", "compare": "对比",
-		"retention": "缓存与开销", "shortcuts": "键盘快捷键",
+		"retention": "缓存与开销", "alerts": "告警…", "shortcuts": "键盘快捷键",
 		"help": "帮助", "docs": "文档", "about": "关于 Checkpoint Explorer",
 		"aboutText":    "Checkpoint Explorer %s\n提交 %s，%s\n\n解释 Flink 与 SeaTunnel 作业的检查点。",
 		"noJob":        "导出会把一个作业的检查点写入捕获文件：请先打开一个作业，再选择“导出…”。",
@@ -201,6 +201,7 @@ func (m *Menu) build(lang string) *menu.Menu {
 		// would take the key from text fields.
 		view.AddText(tx[v.label]+" ("+strings.ToUpper(v.key)+")", nil, js(keyJS(v.key)))
 	}
+	view.AddText(tx["alerts"], nil, js(clickJS("alerts-button", "")))
 	view.AddSeparator()
 	view.AddText(tx["shortcuts"]+" (?)", nil, js(keyJS("?")))
 	help := bar.AddSubmenu(tx["help"])

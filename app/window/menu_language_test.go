@@ -14,8 +14,8 @@ import (
 
 // wantMenus is the menu in each language, as menuSummary writes it.
 var wantMenus = map[string][]string{
-	"en": {"File: Open capture… | Export… | Quit", "View: Fleet (J) | Timeline (T) | Heatmaps (H) | Compare (C) | Cache & overhead (R) | Keyboard shortcuts (?)", "Help: Documentation | About Checkpoint Explorer"},
-	"zh": {"文件: 打开捕获文件… | 导出… | 退出", "视图: 作业总览 (J) | 时间线 (T) | 热力图 (H) | 对比 (C) | 缓存与开销 (R) | 键盘快捷键 (?)", "帮助: 文档 | 关于 Checkpoint Explorer"},
+	"en": {"File: Open capture… | Export… | Quit", "View: Fleet (J) | Timeline (T) | Heatmaps (H) | Compare (C) | Cache & overhead (R) | Alerts… | Keyboard shortcuts (?)", "Help: Documentation | About Checkpoint Explorer"},
+	"zh": {"文件: 打开捕获文件… | 导出… | 退出", "视图: 作业总览 (J) | 时间线 (T) | 热力图 (H) | 对比 (C) | 缓存与开销 (R) | 告警… | 键盘快捷键 (?)", "帮助: 文档 | 关于 Checkpoint Explorer"},
 }
 
 // menuSummary is each submenu as "Title: item | item", separators left out;
@@ -97,7 +97,7 @@ func TestMenuLabelsFollowTheBarsOrder(t *testing.T) {
 	m := newMenu("zh", func() context.Context { return nil }, app.VersionInfo{}).build("zh")
 	want := []string{
 		"文件", "打开捕获文件…", "导出…", "", "退出",
-		"视图", "作业总览 (J)", "时间线 (T)", "热力图 (H)", "对比 (C)", "缓存与开销 (R)", "", "键盘快捷键 (?)",
+		"视图", "作业总览 (J)", "时间线 (T)", "热力图 (H)", "对比 (C)", "缓存与开销 (R)", "告警…", "", "键盘快捷键 (?)",
 		"帮助", "文档", "关于 Checkpoint Explorer",
 	}
 	if got := menuLabels(m); !slices.Equal(got, want) {
