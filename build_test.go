@@ -57,6 +57,7 @@ var allowedImports = map[string][]string{
 	"backend/interop":             {"backend/model"},
 	"backend/alert":               {"backend/model", "backend/analyze"},
 	"backend/otlpexport":          {"backend/model", "backend/analyze", "backend/interop", "backend/source/restclient"},
+	"backend/publish":             {"backend/model", "backend/store", "backend/analyze", "backend/otlpexport"},
 	"backend/model/modeltest":     {"backend/model"},
 	"backend/capture/capturetest": {"backend/model", "backend/capture"},
 	"app/apptest":                 {"app"},

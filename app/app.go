@@ -58,6 +58,9 @@ type Options struct {
 	// for the OS's own places and not with DataDir (a data dir is
 	// self-contained), "on" and "off" decide.
 	Keychain string
+	// Export, with an endpoint, sends the final checkpoints the cache
+	// stores to an OTLP endpoint (collect --export-otlp; app/publish.go).
+	Export ExportOptions
 }
 
 // Paths is where an App keeps its files.

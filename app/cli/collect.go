@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +19,14 @@ import (
 type collectFlags struct {
 	metricsAddr string
 	clusters    []string
+	// The export (--export-otlp and its credentials).
+	exportOTLP, exportTokenEnv, exportCA string
+	exportHeaders, exportHeaderEnvs      []string
+}
+
+func init() {
+	valueNames["export-otlp"], valueNames["export-header"], valueNames["export-header-env"] = "URL", "KEY=VALUE", "KEY=VAR"
+	valueNames["export-token-env"], valueNames["export-ca"] = "VAR", "FILE"
 }
 
 func collectCmd(g *globals) *cobra.Command {
@@ -30,21 +39,86 @@ func collectCmd(g *globals) *cobra.Command {
 			"budgets, retention and reconciliation as the app, until SIGTERM or Ctrl-C stops it (exit status 0,\n" +
 			"each job's last checkpoints stored first). Its health is on /metrics at --metrics-addr (docs/collector.md).\n" +
 			"The window, `serve` and `status` can read the same cache meanwhile. Several collectors can share\n" +
-			"the clusters: give each its own --cluster names.",
+			"the clusters: give each its own --cluster names.\n\n" +
+			"With --export-otlp it also sends every final checkpoint it stores to an OTLP endpoint (Jaeger, an\n" +
+			"OpenTelemetry Collector) as Flink's checkpoint spans, which the app's traces source reads back. The\n" +
+			"cache is the spool: what the endpoint has not taken waits there (within retention) and is sent\n" +
+			"once it is back, also after a restart; each checkpoint's spans have ids of their own, so one sent\n" +
+			"twice is read once. Secrets come from the environment (--export-token-env, --export-header-env)\n" +
+			"and are never printed.",
 		Example: `  checkpoint-explorer collect
   checkpoint-explorer collect --cluster prod-eu --cluster prod-us --metrics-addr 0.0.0.0:9464
-  checkpoint-explorer collect --metrics-addr ""        # no /metrics`,
+  checkpoint-explorer collect --metrics-addr ""        # no /metrics
+  checkpoint-explorer collect --export-otlp http://jaeger:4318
+  OTLP_TOKEN=… checkpoint-explorer collect --export-otlp grpcs://otel.example.com:4317 \
+      --export-token-env OTLP_TOKEN --export-header X-Scope-OrgID=team-a --export-ca /etc/ssl/otel-ca.pem`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), g, f) },
 	}
 	fs := cmd.Flags()
 	fs.StringSliceVar(&f.clusters, "cluster", nil, "collect only this configured cluster (repeat for several; default: all)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", f.metricsAddr, `serve /metrics here ("": not at all)`)
+	fs.StringVar(&f.exportOTLP, "export-otlp", "", "send the final checkpoints to this OTLP endpoint: http(s)://host:4318 (OTLP/HTTP) or grpc(s)://host:4317 (OTLP/gRPC)")
+	fs.StringArrayVar(&f.exportHeaders, "export-header", nil, "a header sent with every export request (repeat); it shows in the process list: secrets go in --export-header-env")
+	fs.StringArrayVar(&f.exportHeaderEnvs, "export-header-env", nil, "a header whose value is in the environment variable VAR (repeat)")
+	fs.StringVar(&f.exportTokenEnv, "export-token-env", "", "the environment variable holding a bearer token for the endpoint (Authorization: Bearer …)")
+	fs.StringVar(&f.exportCA, "export-ca", "", "a PEM bundle of the CAs trusted for an https:// or grpcs:// endpoint, instead of the system's")
+	flagGroup(fs, "Export", "export-otlp", "export-header", "export-header-env", "export-token-env", "export-ca")
 	return cmd
 }
 
+// exportOptions are the --export-* flags as the app takes them; the secrets are read from the
+// environment here, and no error quotes one.
+func (f collectFlags) exportOptions() (app.ExportOptions, error) {
+	var o app.ExportOptions
+	if f.exportOTLP == "" {
+		if len(f.exportHeaders)+len(f.exportHeaderEnvs) > 0 || f.exportTokenEnv != "" || f.exportCA != "" {
+			return o, errors.New("collect: the --export-* flags need --export-otlp URL")
+		}
+		return o, nil
+	}
+	env := func(flag, name string) (string, error) {
+		v := os.Getenv(name)
+		if name == "" || v == "" {
+			return "", fmt.Errorf("collect: %s: the environment variable %q is not set or empty", flag, name)
+		}
+		return v, nil
+	}
+	o.OTLP.Endpoint, o.OTLP.CAFile, o.OTLP.Headers = f.exportOTLP, f.exportCA, map[string]string{}
+	for _, kv := range f.exportHeaders {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return o, errors.New("collect: --export-header takes KEY=VALUE (one has no key or no '='; its text is not shown: it may be a secret)")
+		}
+		o.OTLP.Headers[strings.TrimSpace(k)] = v
+	}
+	for _, kv := range f.exportHeaderEnvs {
+		k, name, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return o, fmt.Errorf("collect: --export-header-env %q: want KEY=VAR", kv)
+		}
+		v, err := env("--export-header-env "+k, name)
+		if err != nil {
+			return o, err
+		}
+		o.OTLP.Headers[strings.TrimSpace(k)] = v
+	}
+	if f.exportTokenEnv != "" {
+		v, err := env("--export-token-env", f.exportTokenEnv)
+		if err != nil {
+			return o, err
+		}
+		o.OTLP.BearerToken = v
+	}
+	return o, nil
+}
+
 func runCollect(ctx context.Context, g *globals, f collectFlags) error {
-	svc, err := openApp(ctx, g, app.Options{NoSample: true, Clusters: f.clusters})
+	export, err := f.exportOptions()
+	if err != nil {
+		return err
+	}
+	svc, err := openApp(ctx, g, app.Options{NoSample: true, Clusters: f.clusters, Export: export})
 	if err != nil {
 		return err
 	}
@@ -72,6 +146,10 @@ func runCollect(ctx context.Context, g *globals, f collectFlags) error {
 	if len(taken) == 0 {
 		return errors.New("collect: no cluster is configured: add one with 'checkpoint-explorer clusters add'")
 	}
+	exporting, err := svc.StartExport()
+	if err != nil {
+		return fmt.Errorf("collect: --export-otlp: %w", err)
+	}
 	where := "no /metrics"
 	if f.metricsAddr != "" {
 		ln, err := net.Listen("tcp", f.metricsAddr)
@@ -87,6 +165,9 @@ func runCollect(ctx context.Context, g *globals, f collectFlags) error {
 	}
 	fmt.Fprintf(g.stdout, "collecting %d clusters (%s) into %s; %s; SIGTERM or Ctrl-C stops\n",
 		len(taken), strings.Join(taken, ", "), svc.Paths().Cache, where)
+	if exporting != "" {
+		fmt.Fprintf(g.stdout, "exporting the final checkpoints to %s; what it has not taken waits in the cache\n", exporting)
+	}
 	<-ctx.Done()
 	fmt.Fprintln(g.stdout, "stopping: storing each job's last checkpoints")
 	return nil

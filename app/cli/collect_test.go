@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -49,13 +50,7 @@ func TestCollectThenStatusAndJobsOnARealCluster(t *testing.T) {
 		t.Errorf("collect --cluster of an unknown name: exit %d, %q", code, stderr)
 	}
 
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"collect", "--data-dir", dir, "--metrics-addr", "127.0.0.1:0"}, &out, &errb, Options{})
-	}()
+	out, errb, stop := collectInProcess(t, "--data-dir", dir, "--metrics-addr", "127.0.0.1:0")
 	var metricsURL string
 	waitUntil(t, time.Minute, "collect to say where its metrics are", func() bool {
 		m := regexp.MustCompile(`metrics at (http://\S+/metrics)`).FindStringSubmatch(out.String())
@@ -102,15 +97,35 @@ func TestCollectThenStatusAndJobsOnARealCluster(t *testing.T) {
 		t.Errorf("/metrics counts no stored checkpoint:\n%.2000s", body)
 	}
 
-	stop()
-	select {
-	case code := <-done:
-		if code != ExitOK || !strings.Contains(out.String(), "stopping: storing each job's last checkpoints") {
-			t.Errorf("collect stopped with exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("collect did not stop within 2 minutes of its signal")
+	if code := stop(); code != ExitOK || !strings.Contains(out.String(), "stopping: storing each job's last checkpoints") {
+		t.Errorf("collect stopped with exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
 	}
+}
+
+// collectInProcess runs `collect args…` in this process until stop, which ends its context (as
+// SIGTERM does) and returns its exit status; the test fails when it does not stop within 2
+// minutes.
+func collectInProcess(t *testing.T, args ...string) (out, errb *lockedBuffer, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errb = &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, append([]string{"collect"}, args...), out, errb, Options{}) }()
+	var code int
+	var once sync.Once
+	stop = func() int {
+		once.Do(func() {
+			cancel()
+			select {
+			case code = <-done:
+			case <-time.After(2 * time.Minute):
+				t.Error("collect did not stop within 2 minutes of its signal")
+			}
+		})
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return out, errb, stop
 }
 
 // waitUntil polls cond every half second until it holds or d passes.
@@ -120,5 +135,41 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited %s for %s", d, what)
 		}
+	}
+}
+
+// The --export-* flags: each mistake says which flag and never echoes a secret; a good endpoint
+// is named on stdout (scheme, host and path) and the token stays out of the output.
+func TestCollectExportFlags(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--url", "http://127.0.0.1:1", "--test=false", "--data-dir", dir); err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	const token = "tok-7a6b5c4d-secret"
+	t.Setenv("CE_TEST_EXPORT_TOKEN", token)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--export-header", "X-Org=a"}, "the --export-* flags need --export-otlp URL"},
+		{[]string{"--export-otlp", "http://127.0.0.1:1", "--export-token-env", "CE_TEST_NO_SUCH_VAR"}, `--export-token-env: the environment variable "CE_TEST_NO_SUCH_VAR" is not set or empty`},
+		{[]string{"--export-otlp", "http://127.0.0.1:1", "--export-header", token}, "--export-header takes KEY=VALUE"},
+		{[]string{"--export-otlp", "http://127.0.0.1:1", "--export-header-env", "X-Key"}, `--export-header-env "X-Key": want KEY=VAR`},
+		{[]string{"--export-otlp", "ftp://127.0.0.1:1", "--export-token-env", "CE_TEST_EXPORT_TOKEN"}, `endpoint scheme "ftp"`},
+	} {
+		code, out, stderr := mainCLI(t, append([]string{"collect", "--data-dir", dir, "--metrics-addr", ""}, c.args...)...)
+		if code != ExitFailure || !strings.Contains(stderr, c.want) || strings.Contains(out+stderr, token) {
+			t.Errorf("collect %v: exit %d, stdout %q, stderr %q; want %q and no token", c.args, code, out, stderr, c.want)
+		}
+	}
+
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer rcv.Close()
+	out, errb, stop := collectInProcess(t, "--data-dir", dir, "--metrics-addr", "", "--export-otlp", rcv.URL,
+		"--export-token-env", "CE_TEST_EXPORT_TOKEN", "--export-header-env", "X-Key=CE_TEST_EXPORT_TOKEN")
+	want := "exporting the final checkpoints to " + rcv.URL + "/v1/traces; what it has not taken waits in the cache\n"
+	waitUntil(t, time.Minute, "collect to say where it exports", func() bool { return strings.Contains(out.String(), want) })
+	if code := stop(); code != ExitOK || strings.Contains(out.String()+errb.String(), token) {
+		t.Errorf("collect: exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
 	}
 }

@@ -365,6 +365,12 @@ func (s *Store) pruneCheckpointChunk(ctx context.Context, sel string, args []any
 			`DELETE FROM checkpoints WHERE pk IN (SELECT value FROM json_each(?))`)
 	}
 	exec := context.WithoutCancel(ctx)
+	var drops exportDrops
+	if mode != removeDetail {
+		if drops, err = s.forgetExports(exec, tx, list, mode == removeWhole); err != nil {
+			return 0, nil, err
+		}
+	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(exec, q, list); err != nil {
 			v := victims[0]
@@ -412,6 +418,7 @@ func (s *Store) pruneCheckpointChunk(ctx context.Context, sel string, args []any
 	if err := tx.Commit(); err != nil {
 		return 0, nil, fmt.Errorf("commit: %w", err)
 	}
+	s.tellExportDrops(drops)
 	if res != nil {
 		res.add(got)
 	}

@@ -100,6 +100,9 @@ type Store struct {
 	// transaction just before it commits.
 	hookInPruneTx func()
 
+	// exportDrops are the OnExportDrop functions (exports.go).
+	exportDrops exportWatch
+
 	// prepared holds the hot write statements, prepared once on the one
 	// write connection at Open (read-only after): the collector writes one
 	// checkpoint per transaction, and preparing them again for each one was

@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"checkpoint-explorer/backend/capture/capturetest"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+	"checkpoint-explorer/testenv/flinkenv"
+	"checkpoint-explorer/testenv/jaegerenv"
+	"checkpoint-explorer/testenv/toxienv"
+)
+
+// exportTarget is the name the cache marks what was sent to an OTLP/HTTP root under.
+func exportTarget(root string) string { return strings.TrimRight(root, "/") + "/v1/traces" }
+
+// exportedKeys are the checkpoints of a job the cache at dir marks sent to target.
+func exportedKeys(t *testing.T, dir, target, cluster, jid string) []model.Key {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "cache.db")+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT pipeline, checkpoint_id FROM exports WHERE target = ? AND cluster = ? AND job_id = ?
+		ORDER BY pipeline, checkpoint_id`, target, cluster, jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var keys []model.Key
+	for rows.Next() {
+		k := model.Key{Cluster: cluster, JobID: jid}
+		if err := rows.Scan(&k.Pipeline, &k.ID); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// exportCount is what the cache at st counts of a job for target.
+func exportCount(t *testing.T, st *store.Store, target, cluster, jid string) store.ExportCount {
+	t.Helper()
+	jobs, _, err := st.ExportCounts(context.Background(), target, store.Query{Cluster: cluster, JobID: jid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) == 0 {
+		return store.ExportCount{}
+	}
+	return jobs[0]
+}
+
+// checkTracesEqualTheCache reads the job back from Jaeger (capture --traces-url, the service the
+// collector's spans carry) and compares it with the cache for the ids the cache marks sent: each
+// is read back once, with the same status, trigger, end-to-end time and each acknowledged
+// subtask's phases to the millisecond; the traces hold no checkpoint the cache lacks.
+func checkTracesEqualTheCache(t *testing.T, st *store.Store, queryURL, target, dir, jid string) {
+	t.Helper()
+	sent := exportedKeys(t, dir, target, "lab", jid)
+	if len(sent) == 0 {
+		t.Fatal("the cache marks nothing sent")
+	}
+	out := filepath.Join(t.TempDir(), "traced.ckpt.gz")
+	if stdout, stderr, err := runCLI(t, "capture", "--traces-url", queryURL, "--traces-service", "checkpoint-explorer",
+		"--job", jid, "--out", out, "--since", "2h"); err != nil {
+		t.Fatalf("capture --traces-url: %v\n%s%s", err, stdout, stderr)
+	}
+	rec := capturetest.Read(t, out)
+	traced := map[model.Key][]model.Checkpoint{}
+	for _, c := range rec.Checkpoints {
+		k := c.Key()
+		k.Cluster = "lab"
+		traced[k] = append(traced[k], c)
+	}
+	failed := 0
+	for _, k := range sent {
+		want, err := st.Checkpoint(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := traced[k]
+		if len(got) != 1 {
+			t.Errorf("checkpoint %d: read back %d times, want once", k.ID, len(got))
+			continue
+		}
+		if want.Status == model.StatusFailed {
+			failed++
+		}
+		compareCheckpoint(t, got[0], want)
+		delete(traced, k)
+	}
+	// What the traces hold beyond the marks (sent just before a kill, or just before the stop)
+	// must still be the cache's.
+	for k := range traced {
+		if _, err := st.Checkpoint(context.Background(), k); err != nil {
+			t.Errorf("the traces hold checkpoint %d, which the cache does not: %v", k.ID, err)
+		}
+	}
+	t.Logf("%d checkpoints sent (%d failed) read back from Jaeger equal to the cache", len(sent), failed)
+}
+
+// compareCheckpoint compares what the spans carry of a checkpoint.
+func compareCheckpoint(t *testing.T, got, want model.Checkpoint) {
+	t.Helper()
+	if got.Status != want.Status || got.TriggerMs != want.TriggerMs || got.EndToEndMs != want.EndToEndMs {
+		t.Errorf("checkpoint %d: read back %s trigger %d end-to-end %d; cache %s %d %d", want.ID,
+			got.Status, got.TriggerMs, got.EndToEndMs, want.Status, want.TriggerMs, want.EndToEndMs)
+	}
+	subtasks := map[string]model.SubtaskStats{}
+	for _, task := range got.Tasks {
+		for _, s := range task.Subtasks {
+			subtasks[task.VertexID+"/"+strconv.Itoa(s.Index)] = s
+		}
+	}
+	for _, task := range want.Tasks {
+		for _, w := range task.Subtasks {
+			if !w.Acknowledged() {
+				continue
+			}
+			g, ok := subtasks[task.VertexID+"/"+strconv.Itoa(w.Index)]
+			phases := func(s model.SubtaskStats) string {
+				return fmt.Sprint(s.AckMs, s.EndToEndMs, s.StartDelayMs, s.AlignmentMs, s.SyncMs, s.AsyncMs)
+			}
+			if !ok || phases(g) != phases(w) {
+				t.Errorf("checkpoint %d subtask %s/%d: read back %v (%s), cache %s", want.ID, task.VertexID, w.Index, ok, phases(g), phases(w))
+			}
+		}
+	}
+}
+
+// A collector exporting to a real Jaeger (Flink 2.3 checkpoints with per-subtask stats, failed
+// ones among them): a desktop reading the job back from the traces sees what the collector's
+// cache holds for the same ids.
+func TestCollectExportsToJaegerAndTheTracesReadBack(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	j := jaegerenv.Ensure(t)
+	jid := env.Submit(t, "--name", "ce-cli-export", "--interval-ms", "1000", "--rate", "50", "--fail-every", "3")
+	dir := t.TempDir()
+	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--url", env.RESTURL, "--data-dir", dir); err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	out, errb, stop := collectInProcess(t, "--data-dir", dir, "--metrics-addr", "", "--export-otlp", j.OTLPHTTPURL)
+	waitUntil(t, time.Minute, "collect to start exporting", func() bool { return strings.Contains(out.String(), "exporting the final checkpoints to") })
+	st := openCache(t, dir)
+	target := exportTarget(j.OTLPHTTPURL)
+	waitUntil(t, 5*time.Minute, "12 checkpoints sent", func() bool { return exportCount(t, st, target, "lab", jid).Exported >= 12 })
+	if code := stop(); code != ExitOK {
+		t.Fatalf("collect: exit %d\n%s", code, errb.String())
+	}
+	checkTracesEqualTheCache(t, st, j.QueryURL, target, dir, jid)
+}
+
+// jaegerCheckpoints counts the job's checkpoints in Jaeger (the traces of its Checkpoint spans
+// under the collector's service), a checkpoint sent twice once.
+func jaegerCheckpoints(t *testing.T, queryURL, jid string) int {
+	t.Helper()
+	q := url.Values{"service": {"checkpoint-explorer"}, "operation": {"Checkpoint"}, "tags": {`{"jobId":"` + jid + `"}`},
+		"start": {strconv.FormatInt(time.Now().Add(-2*time.Hour).UnixMicro(), 10)}, "end": {strconv.FormatInt(time.Now().UnixMicro(), 10)},
+		"limit": {"10000"}}
+	resp, err := http.Get(queryURL + "/api/traces?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var answer struct{ Data []struct{ TraceID string } }
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		t.Fatal(err)
+	}
+	traces := map[string]bool{}
+	for _, tr := range answer.Data {
+		traces[tr.TraceID] = true
+	}
+	return len(traces)
+}
+
+// openCache opens the cache at dir beside the collector writing it, as another process would.
+func openCache(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(dir, "cache.db"), store.Retention{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// collectProcess is `collect` as a process of its own (this test binary, see TestMain), its
+// stdout kept; killed when the test ends.
+type collectProcess struct {
+	cmd *exec.Cmd
+	out *lockedBuffer
+}
+
+func startCollectProcess(t *testing.T, args ...string) *collectProcess {
+	t.Helper()
+	p := &collectProcess{cmd: cliProcess(t, append([]string{"collect", "--metrics-addr", "127.0.0.1:0"}, args...)...), out: &lockedBuffer{}}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+	})
+	return p
+}
+
+// metric is the value of a /metrics line of the process (0 before it serves them).
+func (p *collectProcess) metric(name string) float64 {
+	m := regexp.MustCompile(`metrics at (http://\S+/metrics)`).FindStringSubmatch(p.out.String())
+	if m == nil {
+		return 0
+	}
+	resp, err := http.Get(m[1])
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	v := regexp.MustCompile(`(?m)^` + name + `(\{[^}]*\})? (\S+)$`).FindSubmatch(body)
+	if v == nil {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(string(v[2]), 64)
+	return f
+}
+
+// kill9 kills the process with SIGKILL: no last poll, no last marks.
+func (p *collectProcess) kill9(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+}
+
+// The endpoint down for a while (a fault proxy in front of Jaeger refusing connections) and the
+// collector killed with SIGKILL twice, once while the endpoint is down and once while it sends
+// through a 1.5 s latency (a batch is out most of the time): collection goes on throughout, and
+// once all is back every final checkpoint of the job is read back from Jaeger once, none missing,
+// equal to the cache.
+func TestCollectExportSurvivesAnOutageAndKills(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	j := jaegerenv.Ensure(t)
+	tp := toxienv.Ensure(t)
+	u, err := url.Parse(j.OTLPHTTPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := tp.NewProxy(t, u.Host)
+	jid := env.Submit(t, "--name", "ce-cli-export-outage", "--interval-ms", "1000", "--rate", "50", "--fail-every", "4")
+	dir := t.TempDir()
+	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--url", env.RESTURL, "--data-dir", dir); err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	args := []string{"--data-dir", dir, "--export-otlp", proxy.URL()}
+	target := exportTarget(proxy.URL())
+	st := openCache(t, dir)
+	count := func() store.ExportCount { return exportCount(t, st, target, "lab", jid) }
+
+	first := startCollectProcess(t, args...)
+	waitUntil(t, 5*time.Minute, "the first checkpoints sent", func() bool { return count().Exported >= 4 })
+	if err := proxy.Disable(); err != nil {
+		t.Fatal(err)
+	}
+	before := count()
+	waitUntil(t, 5*time.Minute, "failed exports while collection goes on", func() bool {
+		c := count()
+		return first.metric("checkpoint_explorer_export_errors_total") >= 1 && c.Final >= before.Final+6
+	})
+	t.Logf("endpoint down: %+v", count())
+	first.kill9(t)
+
+	// Back, but each answer comes 3 s late: the second process is killed once Jaeger holds
+	// checkpoints it has not marked sent, its request still out.
+	if err := proxy.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	slow := proxy.Latency(t, toxienv.Downstream, 3*time.Second, 0)
+	second := startCollectProcess(t, args...)
+	waitUntil(t, 5*time.Minute, "Jaeger to hold checkpoints the cache does not mark sent", func() bool {
+		return jaegerCheckpoints(t, j.QueryURL, jid) > int(count().Exported)
+	})
+	second.kill9(t)
+	t.Logf("second process killed with a batch out: Jaeger holds %d checkpoints, the cache marks %+v",
+		jaegerCheckpoints(t, j.QueryURL, jid), count())
+	if err := proxy.RemoveToxic(slow); err != nil {
+		t.Fatal(err)
+	}
+
+	// The job ends; a third process takes its last checkpoints and drains the spool.
+	if err := flinkenv.Cancel(env, jid); err != nil {
+		t.Fatal(err)
+	}
+	third := startCollectProcess(t, args...)
+	waitUntil(t, 5*time.Minute, "every final checkpoint of the job sent", func() bool {
+		c := count()
+		return c.Final > 0 && c.Pending == 0 && third.metric("checkpoint_explorer_export_checkpoints_total") > 0
+	})
+	final := count()
+	if err := third.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	third.cmd.Wait()
+	if sent := exportedKeys(t, dir, target, "lab", jid); int64(len(sent)) != final.Final {
+		t.Errorf("%d marked sent of %d final checkpoints", len(sent), final.Final)
+	}
+	checkTracesEqualTheCache(t, st, j.QueryURL, target, dir, jid)
+}
