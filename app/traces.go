@@ -212,7 +212,7 @@ func (a *App) OpenTracesJob(cluster, job string) (TracesResult, error) {
 		return TracesResult{}, badRequest("a job id is required")
 	}
 	if !jaeger.ValidJobID(job) {
-		return TracesResult{}, badRequest("job id %q: a Flink job id is 32 hexadecimal digits", job)
+		return TracesResult{}, badRequest("job id %q: %s", job, jaeger.JobIDForm)
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()

@@ -24,6 +24,7 @@ import (
 	"checkpoint-explorer/backend/store"
 	"checkpoint-explorer/testenv/flinkenv"
 	"checkpoint-explorer/testenv/jaegerenv"
+	"checkpoint-explorer/testenv/seatunnelenv"
 	"checkpoint-explorer/testenv/toxienv"
 )
 
@@ -146,26 +147,50 @@ func compareCheckpoint(t *testing.T, got, want model.Checkpoint) {
 	}
 }
 
-// A collector exporting to a real Jaeger (Flink 2.3 checkpoints with per-subtask stats, failed
-// ones among them): a desktop reading the job back from the traces sees what the collector's
-// cache holds for the same ids.
+// A collector exporting to a real Jaeger (Flink 2.3 and 1.20 checkpoints with per-subtask
+// stats, failed ones among them; a SeaTunnel 2.3.13 job's, per pipeline): a desktop reading the
+// job back from the traces sees what the collector's cache holds for the same ids.
 func TestCollectExportsToJaegerAndTheTracesReadBack(t *testing.T) {
-	env := flinkenv.Ensure(t)
-	j := jaegerenv.Ensure(t)
-	jid := env.Submit(t, "--name", "ce-cli-export", "--interval-ms", "1000", "--rate", "50", "--fail-every", "3")
-	dir := t.TempDir()
-	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--url", env.RESTURL, "--data-dir", dir); err != nil {
-		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	for _, tc := range []struct {
+		name   string
+		engine string
+		start  func(t *testing.T) (restURL, jid string)
+		want   int64
+	}{
+		{"flink 2.3", "flink", func(t *testing.T) (string, string) {
+			env := flinkenv.Ensure(t)
+			return env.RESTURL, env.Submit(t, "--name", "ce-cli-export", "--interval-ms", "1000", "--rate", "50", "--fail-every", "3")
+		}, 12},
+		{"flink 1.20", "flink", func(t *testing.T) (string, string) {
+			env := flinkenv.EnsureVersion(t, "1.20.5")
+			return env.RESTURL, env.Submit(t, "--name", "ce-cli-export-120", "--interval-ms", "1000", "--rate", "50", "--fail-every", "3")
+		}, 12},
+		{"seatunnel 2.3.13", "seatunnel", func(t *testing.T) (string, string) {
+			e := seatunnelenv.Ensure(t)
+			return e.RESTURL, seatunnelenv.SubmitJob(t, e, "SEATUNNEL_JOB_NAME=ce-cli-export")
+		}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			j := jaegerenv.Ensure(t)
+			restURL, jid := tc.start(t)
+			dir := t.TempDir()
+			if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--engine", tc.engine, "--url", restURL, "--data-dir", dir); err != nil {
+				t.Fatalf("clusters add: %v\n%s", err, stderr)
+			}
+			out, errb, stop := collectInProcess(t, "--data-dir", dir, "--metrics-addr", "", "--export-otlp", j.OTLPHTTPURL)
+			waitUntil(t, time.Minute, "collect to start exporting", func() bool { return strings.Contains(out.String(), "exporting the final checkpoints to") })
+			st := openCache(t, dir)
+			target := exportTarget(j.OTLPHTTPURL)
+			waitUntil(t, 5*time.Minute, fmt.Sprintf("%d checkpoints sent", tc.want), func() bool {
+				return exportCount(t, st, target, "lab", jid).Exported >= tc.want
+			})
+			if code := stop(); code != ExitOK {
+				t.Fatalf("collect: exit %d\n%s", code, errb.String())
+			}
+			checkTracesEqualTheCache(t, st, j.QueryURL, target, dir, jid)
+		})
 	}
-	out, errb, stop := collectInProcess(t, "--data-dir", dir, "--metrics-addr", "", "--export-otlp", j.OTLPHTTPURL)
-	waitUntil(t, time.Minute, "collect to start exporting", func() bool { return strings.Contains(out.String(), "exporting the final checkpoints to") })
-	st := openCache(t, dir)
-	target := exportTarget(j.OTLPHTTPURL)
-	waitUntil(t, 5*time.Minute, "12 checkpoints sent", func() bool { return exportCount(t, st, target, "lab", jid).Exported >= 12 })
-	if code := stop(); code != ExitOK {
-		t.Fatalf("collect: exit %d\n%s", code, errb.String())
-	}
-	checkTracesEqualTheCache(t, st, j.QueryURL, target, dir, jid)
 }
 
 // jaegerCheckpoints counts the job's checkpoints in Jaeger (the traces of its Checkpoint spans

@@ -49,7 +49,7 @@ func Traces(ctx context.Context, o TracesOptions) (TracesResult, error) {
 		o.MaxRequests = jaeger.OpenRequests
 	}
 	if !jaeger.ValidJobID(o.JobID) {
-		return res, fmt.Errorf("capture: job id %q: a Flink job id is 32 hexadecimal digits", o.JobID)
+		return res, fmt.Errorf("capture: job id %q: %s", o.JobID, jaeger.JobIDForm)
 	}
 	c := o.Cluster
 	c.Engine = model.EngineFlink
@@ -71,6 +71,9 @@ func Traces(ctx context.Context, o TracesOptions) (TracesResult, error) {
 			restclient.RedactURL(c.TracesURL), o.JobID, o.Since, c.TracesService)
 	}
 	res.Job, res.Incomplete = jaeger.JobOf(c.Name, o.JobID, r), r.Incomplete
+	if res.Job.Engine != "" {
+		c.Engine = res.Job.Engine // a SeaTunnel job's spans, exported by the app, say so
+	}
 	out, err := createOut(o.Out, capture.Header{RecordedAt: now.UTC(), AppVersion: o.AppVersion,
 		Note: fmt.Sprintf("job %s read from the traces of service %q for the last %s", o.JobID, c.TracesService, o.Since)})
 	if err != nil {

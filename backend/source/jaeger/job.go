@@ -22,10 +22,15 @@ const (
 // UnknownState is the state of a job known from its spans alone: they say nothing of it.
 const UnknownState = "UNKNOWN"
 
-// jobID is how a Flink job id is written (JobID.toHexString).
-var jobID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+// jobID is how an engine writes a job id: Flink's JobID.toHexString, 32
+// hexadecimal digits, or SeaTunnel's, a decimal number (spans the app exported).
+var jobID = regexp.MustCompile(`^([0-9a-f]{32}|[0-9]{1,20})$`)
 
-// ValidJobID reports whether id is written as Flink writes a job id: 32 hexadecimal digits.
+// JobIDForm says how ValidJobID wants a job id written, for errors.
+const JobIDForm = "a Flink job id is 32 hexadecimal digits, a SeaTunnel one a number"
+
+// ValidJobID reports whether id is written as Flink (32 hexadecimal digits) or
+// SeaTunnel (a decimal number) writes a job id.
 func ValidJobID(id string) bool { return jobID.MatchString(id) }
 
 // Uncovered returns the time ranges a cache holding the checkpoints all has no record of: before the first cached

@@ -87,3 +87,17 @@ func TestJobOfTakesTheSpansEngine(t *testing.T) {
 		}
 	}
 }
+
+// A job id is read from traces as Flink writes it (32 hexadecimal digits) or
+// as SeaTunnel does (a decimal number: its spans, exported by the app).
+func TestValidJobID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"0123456789abcdef0123456789abcdef": true, "1181495197431758849": true, "7": true,
+		"0123456789ABCDEF0123456789ABCDEF": false, "0123456789abcdef": false, "": false, "12a": false,
+		"123456789012345678901": false, "job-1": false, `{"jobId":"x"}`: false,
+	} {
+		if got := ValidJobID(id); got != want {
+			t.Errorf("ValidJobID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
