@@ -21,6 +21,9 @@ type Report struct {
 	// advice read it (nil when none was collected); its unknown parts are
 	// those of the read that did not answer.
 	Config *model.JobConfig `json:"config,omitempty"`
+	// The job's changes with their effects, its episodes and the advice's
+	// follow-up (docs/report-format.md, "changes[]").
+	analyze.JobChanges
 }
 
 // Report analyses a job's cached checkpoints triggered in [fromMs, toMs] (0 = unbounded).
@@ -28,7 +31,7 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
 	var cps []analyze.CheckpointAnalysis
-	r, err := a.report(ctx, cluster, job, fromMs, toMs, collectAnalyses(&cps))
+	r, _, err := a.report(ctx, cluster, job, fromMs, toMs, collectAnalyses(&cps))
 	if err != nil {
 		return Report{}, err
 	}
@@ -44,7 +47,8 @@ func (a *App) Report(cluster, job string, fromMs, toMs int64) (Report, error) {
 // and revise receive them as analyze.Streaming says, and the Report returned
 // has no Checkpoints. Memory stays at what the job-level answers need.
 func (s *Service) StreamReport(ctx context.Context, cluster, job string, fromMs, toMs int64, emit, revise func(k int, ca *analyze.CheckpointAnalysis) error) (Report, error) {
-	return s.Call(ctx).report(ctx, cluster, job, fromMs, toMs, analyze.Streaming{Emit: emit, Revise: revise})
+	r, _, err := s.Call(ctx).report(ctx, cluster, job, fromMs, toMs, analyze.Streaming{Emit: emit, Revise: revise})
+	return r, err
 }
 
 // collectAnalyses gathers a streamed analysis's checkpoints into *cps.
@@ -55,23 +59,23 @@ func collectAnalyses(cps *[]analyze.CheckpointAnalysis) analyze.Streaming {
 	}
 }
 
-func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int64, s analyze.Streaming) (Report, error) {
-	if cluster == "" || job == "" {
-		return Report{}, badRequest("cluster and job are required")
-	}
+// report is the report of a job's range and the context its changes were
+// measured in (for a before/after at another moment).
+func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int64, s analyze.Streaming) (Report, *analyze.ChangeContext, error) {
 	in, err := a.analysisInput(ctx, cluster, job, fromMs, toMs)
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
 	}
-	ja, heads, err := a.analyzeStreamed(ctx, &in, fromMs, toMs, s)
+	var own []analyze.CheckpointAnalysis
+	ja, heads, err := a.analyzeStreamed(ctx, &in, fromMs, toMs, analyze.KeepForChanges(s, &own))
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
 	}
 	r := Report{JobAnalysis: ja, Summary: analyze.Summarize(in.job.Engine, heads, in.gaps), Config: in.config}
 	r.Job.Cluster = cluster
 	rec, ok, err := a.store.Reconciliation(ctx, cluster, job)
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
 	}
 	if ok {
 		r.Reconciliation = &rec
@@ -80,7 +84,11 @@ func (a *App) report(ctx context.Context, cluster, job string, fromMs, toMs int6
 			r.Summary.Missed += rec.Unaccounted
 		}
 	}
-	return r, nil
+	cc, err := a.changeContext(ctx, &in, heads, own)
+	if err == nil {
+		r.JobChanges, err = cc.Report(r.Advice, fromMs, toMs)
+	}
+	return r, cc, err
 }
 
 // analyzeStreamed analyses the cached checkpoints of in.job triggered in
@@ -197,6 +205,7 @@ func (a *App) analyzeStreamed(ctx context.Context, in *analysisInput, fromMs, to
 			default:
 			}
 			if addErr == nil {
+				in.parallelism.See(c)
 				addErr = an.Add(c)
 			}
 			if addErr != nil {
@@ -242,6 +251,9 @@ type analysisInput struct {
 	// config is the job's configuration in effect at the range's end (nil
 	// when none was collected), for the advice.
 	config *model.JobConfig
+	// parallelism is what the scan saw of the vertices' subtask counts
+	// (rescales), which the analysis keeps no tasks for.
+	parallelism analyze.Parallelism
 }
 
 // sampleQuery selects the ack and metric samples of the job for [fromMs, toMs],
@@ -257,10 +269,7 @@ func (in *analysisInput) sampleQuery(fromMs, toMs int64) store.Query {
 
 func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, toMs int64) (analysisInput, error) {
 	var in analysisInput
-	j, err := a.store.Job(ctx, cluster, job)
-	if errors.Is(err, store.ErrNotFound) {
-		return in, badRequest("job %s on %s is not in the cache", job, cluster)
-	}
+	j, err := a.cachedJob(ctx, cluster, job)
 	if err != nil {
 		return in, err
 	}
@@ -284,14 +293,25 @@ func (a *App) analysisInput(ctx context.Context, cluster, job string, fromMs, to
 	return in, nil
 }
 
+// cachedJob is a job the cache holds; a bad request when it holds none.
+func (a *App) cachedJob(ctx context.Context, cluster, job string) (model.Job, error) {
+	if cluster == "" || job == "" {
+		return model.Job{}, badRequest("cluster and job are required")
+	}
+	j, err := a.store.Job(ctx, cluster, job)
+	if errors.Is(err, store.ErrNotFound) {
+		return j, badRequest("job %s on %s is not in the cache", job, cluster)
+	}
+	return j, err
+}
+
 // Insights is Report without the per-checkpoint analyses: the job-level
 // answers (verdict, failure clusters, slow runs, summary) a panel shows after
 // every zoom, at a fraction of the size.
 func (a *App) Insights(cluster, job string, fromMs, toMs int64) (Report, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	none := func(int, *analyze.CheckpointAnalysis) error { return nil }
-	r, err := a.report(ctx, cluster, job, fromMs, toMs, analyze.Streaming{Emit: none, Revise: none})
+	r, _, err := a.report(ctx, cluster, job, fromMs, toMs, analyze.Streaming{})
 	r.Checkpoints = []analyze.CheckpointAnalysis{}
 	return r, err
 }

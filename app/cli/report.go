@@ -407,19 +407,6 @@ func queueEvidence(c analyze.Cause, where string) string {
 	return s
 }
 
-func slowRunText(s analyze.SlowRun) string {
-	where := s.VertexName
-	if where == "" {
-		where = s.VertexID
-	}
-	if where != "" {
-		where = " in " + where
-	}
-	return fmt.Sprintf("%s%s: %d checkpoints (%s) from %s to %s, up to %s against a usual %s",
-		s.Phase, where, len(s.CheckpointIDs), joinIDs(s.CheckpointIDs), fmtTime(s.FirstMs), fmtTime(s.LastMs),
-		fmtMs(s.MaxMs), fmtMs(int64(s.BaselineMedianMs)))
-}
-
 func failureText(f analyze.FailureCluster) string {
 	phase := ""
 	switch {
@@ -487,9 +474,99 @@ func writeFacts(w io.Writer, prefix string, facts []fact) {
 	}
 }
 
-// slowRuns are the runs of slow phases, then of slow checkpoints.
-func slowRuns(r app.Report) []analyze.SlowRun {
-	return append(append([]analyze.SlowRun{}, r.SlowPhases...), r.SlowCheckpoints...)
+// episodeText says an episode of slow or failed checkpoints in one line:
+// "checkpoints 21–37 from … to …: 15 slow, 2 ordinary among them; alignment
+// in Map (12 of them); ended by the config change at …".
+func episodeText(e analyze.Episode) string {
+	s := fmt.Sprintf("checkpoints %d–%d", e.FirstID, e.LastID)
+	if e.FirstID == e.LastID {
+		s = fmt.Sprintf("checkpoint %d", e.FirstID)
+	}
+	s += fmt.Sprintf(" from %s to %s: %d slow, %d failed", fmtTime(e.StartMs), fmtTime(e.EndMs), e.Slow, e.Failed)
+	if e.Ordinary > 0 {
+		s += fmt.Sprintf(", %d ordinary among them", e.Ordinary)
+	}
+	if c := e.Cause; c != nil {
+		s += fmt.Sprintf("; %s%s (%d of them)", c.Phase, inVertex(cmp.Or(c.VertexName, c.VertexID)), c.Checkpoints)
+	}
+	switch {
+	case e.EndedBy != nil:
+		s += fmt.Sprintf("; ended by the %s change at %s", e.EndedBy.Kind, fmtTime(e.EndedBy.TimeMs))
+	case e.Open:
+		s += "; still going at the last checkpoint"
+	}
+	return s
+}
+
+func inVertex(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " in " + name
+}
+
+// changeText says a change and what followed it: "… config
+// (execution.checkpointing.unaligned.enabled false → true): after …; end-to-end
+// p90 fell from …".
+func changeText(c analyze.ChangeEffect) string {
+	d := c.Detail
+	var what []string
+	switch c.Kind {
+	case model.ChangeConfig:
+		for _, k := range d.Keys {
+			what = append(what, fmt.Sprintf("%s %s → %s", k.Key, orDash(k.Old), orDash(k.New)))
+		}
+	case model.ChangeRescale:
+		what = append(what, fmt.Sprintf("%s %d → %d", cmp.Or(d.VertexName, d.VertexID), d.From, d.To))
+	case model.ChangeResubmit:
+		what = append(what, "after run "+d.PreviousJobID)
+		if d.Savepoint != "" {
+			what = append(what, "from savepoint "+d.Savepoint)
+		}
+	case model.ChangeRestart:
+		if d.Reason != "" {
+			what = append(what, fmt.Sprintf("checkpoint %d aborted: %s", d.CheckpointID, d.Reason))
+		}
+	case model.ChangeNote:
+		what = append(what, "“"+firstLine(d.Text)+"”")
+	}
+	detail := ""
+	if len(what) > 0 {
+		detail = " (" + strings.Join(what, "; ") + ")"
+	}
+	return fmt.Sprintf("%s %s%s: %s", fmtTime(c.TimeMs), c.Kind, detail, c.Effect.Finding)
+}
+
+// advised is an advice item with what became of it (nil: nothing known).
+type advised struct {
+	analyze.Advice
+	follow *analyze.AdviceOutcome
+}
+
+func advisedOf(r app.Report) []advised {
+	out := make([]advised, len(r.Advice))
+	for i, a := range r.Advice {
+		out[i].Advice = a
+		if i < len(r.AdviceFollowUp) {
+			out[i].follow = &r.AdviceFollowUp[i]
+		}
+	}
+	return out
+}
+
+// followUpText says what became of an advice item: "applied: … set at …
+// (…)" or "outdated: …"; "" while it stands.
+func followUpText(f *analyze.AdviceOutcome) string {
+	switch {
+	case f == nil || f.Change == nil:
+		return ""
+	case f.Status == analyze.AdviceApplied && f.Effect != nil:
+		return fmt.Sprintf("applied: %s was changed at %s; %s", f.Key, fmtTime(f.Change.TimeMs), f.Effect.Finding)
+	case f.Status == analyze.AdviceOutdated:
+		return fmt.Sprintf("outdated: its evidence lies before the %s change at %s, which ended that episode", f.Change.Kind,
+			fmtTime(f.Change.TimeMs))
+	}
+	return ""
 }
 
 func writeReportText(w io.Writer, r app.Report, t *checkpointTally) {
@@ -504,10 +581,11 @@ func writeReportText(w io.Writer, r app.Report, t *checkpointTally) {
 		{"Slowest", slowestText("#%d", t.slowest)},
 		{"Sink commits", t.commitsText()},
 	})
-	writeList(w, "Repeatedly slow:\n", "  %s\n", slowRuns(r), slowRunText)
+	writeList(w, "Changes:\n", "  %s\n", r.Changes, changeText)
+	writeList(w, "Repeatedly slow (episodes):\n", "  %s\n", r.Episodes, episodeText)
 	writeList(w, "Failures:\n", "  %s\n", r.Failures, failureText)
 	fmt.Fprintf(w, "Why: %s\n", whyText("%s", r.Correlation))
-	writeList(w, "Advice:\n", "  %s\n", r.Advice, adviceText)
+	writeList(w, "Advice:\n", "  %s\n", advisedOf(r), adviceText)
 	writeList(w, "", "Note: %s\n", r.Notes, asText)
 }
 
@@ -525,14 +603,18 @@ func writeList[T any](w io.Writer, head, format string, items []T, text func(T) 
 
 func asText(s string) string { return s }
 
-// adviceText is an advice item in the text report: its title, text, keys
-// and evidence on indented lines.
-func adviceText(a analyze.Advice) string {
+// adviceText is an advice item in the text report: its title, text, keys,
+// evidence and what became of it on indented lines.
+func adviceText(a advised) string {
 	s := fmt.Sprintf("[%s] %s\n    %s\n", a.Severity, a.Title, a.Text)
-	if k := keysText(a); k != "" {
+	if k := keysText(a.Advice); k != "" {
 		s += fmt.Sprintf("    Keys: %s\n", k)
 	}
-	return s + fmt.Sprintf("    Checkpoints: %s; see %s", orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
+	s += fmt.Sprintf("    Checkpoints: %s; see %s", orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
+	if f := followUpText(a.follow); f != "" {
+		s += "\n    Since: " + f
+	}
+	return s
 }
 
 // keysText lists an advice item's keys with the values the engine
@@ -568,14 +650,19 @@ func writeReportMarkdown(w io.Writer, r app.Report, t *checkpointTally) {
 		{"Slowest", slowestText("**#%d**", t.slowest)},
 		{"Why", whyText("**%s**", r.Correlation)},
 	})
-	writeList(w, "\n## Repeatedly slow\n\n", "- %s\n", slowRuns(r), slowRunText)
+	writeList(w, "\n## Changes\n\n", "- %s\n", r.Changes, func(c analyze.ChangeEffect) string { return mdText(changeText(c)) })
+	writeList(w, "\n## Repeatedly slow (episodes)\n\n", "- %s\n", r.Episodes, func(e analyze.Episode) string { return mdText(episodeText(e)) })
 	writeList(w, "\n## Failures\n\n| count | phase | checkpoints | message |\n|---|---|---|---|\n", "| %s |\n", r.Failures,
 		func(f analyze.FailureCluster) string {
 			return fmt.Sprintf("%d | %s | %s | %s", f.Count, mdEscape(orDash(string(f.Phase))), joinIDs(f.CheckpointIDs), mdEscape(f.Example))
 		})
-	writeList(w, "\n## Advice\n\n", "- %s\n", r.Advice, func(a analyze.Advice) string {
-		return fmt.Sprintf("**%s** (%s): %s\n  - Keys: %s\n  - Checkpoints: %s — [docs](%s)", mdText(a.Title), a.Severity,
-			mdText(a.Text), mdText(orDash(keysText(a))), orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
+	writeList(w, "\n## Advice\n\n", "- %s\n", advisedOf(r), func(a advised) string {
+		s := fmt.Sprintf("**%s** (%s): %s\n  - Keys: %s\n  - Checkpoints: %s — [docs](%s)", mdText(a.Title), a.Severity,
+			mdText(a.Text), mdText(orDash(keysText(a.Advice))), orDash(joinIDs(a.Evidence.CheckpointIDs)), a.DocsURL)
+		if f := followUpText(a.follow); f != "" {
+			s += "\n  - Since: " + mdText(f)
+		}
+		return s
 	})
 	writeList(w, "\n## Notes\n\n", "- %s\n", r.Notes, asText)
 }

@@ -25,7 +25,7 @@ const Format = "checkpoint-explorer-capture"
 
 // Version is the format version this package writes. Readers accept any 1.x:
 // minor versions only add fields or record types, which older readers skip.
-const Version = "1.3"
+const Version = "1.4"
 
 // supportedMajor is the major version this package reads.
 const supportedMajor = 1
@@ -46,7 +46,10 @@ const (
 	// state configuration (model.JobConfig), one record per history entry,
 	// oldest first, after the job's record.
 	TypeJobConfig = "job_config"
-	TypeEnd       = "end"
+	// TypeJobNote (1.4): a note the user wrote on a job's timeline (a
+	// model.Change of kind note), after the job's record.
+	TypeJobNote = "job_note"
+	TypeEnd     = "end"
 )
 
 // SourceCapture is the MetricSample.Source of values converted from a foreign file.

@@ -40,6 +40,7 @@ func ConvertFile(ctx context.Context, in, out string) (err error) {
 		Gap:            toWriter(&w, (*Writer).Gap),
 		Reconciliation: toWriter(&w, (*Writer).Reconciliation),
 		JobConfig:      toWriter(&w, (*Writer).JobConfig),
+		JobNote:        toWriter(&w, (*Writer).JobNote),
 	}
 	if _, err := ReadFile(ctx, in, Limits{}, v); err != nil {
 		return fmt.Errorf("capture: convert %s: %w", in, err)

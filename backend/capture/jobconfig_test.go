@@ -25,33 +25,42 @@ func testJobConfigs() []model.JobConfig {
 }
 
 func TestJobConfigRoundTrip(t *testing.T) {
-	recs := testRecords()[:3] // the clusters and the first job
+	configs, sum, file := writeRead(t, testJobConfigs(), (*Writer).JobConfig, func(v *Visitor) *func(model.JobConfig) error { return &v.JobConfig })
+	if sum.JobConfigs != 2 || sum.Skipped != 0 || sum.Header.Version != Version {
+		t.Errorf("summary = %+v, want 2 job configs of a %s file", sum, Version)
+	}
+	if !reflect.DeepEqual(configs, testJobConfigs()) {
+		t.Errorf("read\n%+v\nwant\n%+v", configs, testJobConfigs())
+	}
+	if !strings.Contains(file, `{"type":"job_config","cluster":"prod-flink"`) {
+		t.Errorf("no job_config line in the file")
+	}
+}
+
+// writeRead writes a capture of the clusters and the first job of
+// testRecords and then recs (with write), reads it back, and returns what
+// the visitor's field (of the record type) received, the summary and the
+// file's lines.
+func writeRead[T any](t *testing.T, recs []T, write func(*Writer, T) error, field func(*Visitor) *func(T) error) ([]T, Summary, string) {
+	t.Helper()
 	w, buf := newTestWriter(t, testHeader())
-	writeAll(t, w, recs)
-	for _, c := range testJobConfigs() {
-		if err := w.JobConfig(c); err != nil {
+	writeAll(t, w, testRecords()[:3])
+	for _, r := range recs {
+		if err := write(w, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var configs []model.JobConfig
+	var read []T
 	v := (&got{}).visitor()
-	v.JobConfig = func(c model.JobConfig) error { configs = append(configs, c); return nil }
+	*field(&v) = func(r T) error { read = append(read, r); return nil }
 	sum, err := Read(context.Background(), bytes.NewReader(buf.Bytes()), Limits{}, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.JobConfigs != 2 || sum.Skipped != 0 || sum.Header.Version != "1.3" {
-		t.Errorf("summary = %+v, want 2 job configs of a 1.3 file", sum)
-	}
-	if !reflect.DeepEqual(configs, testJobConfigs()) {
-		t.Errorf("read\n%+v\nwant\n%+v", configs, testJobConfigs())
-	}
-	if !strings.Contains(string(gunzip(t, buf.Bytes())), `{"type":"job_config","cluster":"prod-flink"`) {
-		t.Errorf("no job_config line in the file")
-	}
+	return read, sum, string(gunzip(t, buf.Bytes()))
 }
 
 func TestCaptureWithoutJobConfigsStillOpens(t *testing.T) {
@@ -94,13 +103,23 @@ func TestJobConfigNeverCarriesSecrets(t *testing.T) {
 }
 
 func TestJobConfigBadRecordsAreRefused(t *testing.T) {
-	for _, tc := range []struct{ line, want string }{
+	wantRefused(t, "1.3", []refusal{
 		{`{"type":"job_config","job_id":"j","seen_ms":1}`, "empty cluster"},
 		{`{"type":"job_config","cluster":"c","job_id":"j","seen_ms":1,"timeout_ms":-5}`, "negative timeout_ms"},
 		{`{"type":"job_config","cluster":"c","job_id":"j","seen_ms":1,"unaligned":"yes"}`, "job_config"},
-	} {
+	})
+}
+
+// refusal is a record line and what the error refusing it says.
+type refusal struct{ line, want string }
+
+// wantRefused reads each line as the one record of a capture of version
+// and wants it refused with an error saying its want.
+func wantRefused(t *testing.T, version string, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
 		data := lines(
-			`{"type":"header","format":"checkpoint-explorer-capture","version":"1.3","recorded_by":"x","recorded_at":"2026-01-01T00:00:00Z","app_version":"0.1"}`,
+			`{"type":"header","format":"checkpoint-explorer-capture","version":"`+version+`","recorded_by":"x","recorded_at":"2026-01-01T00:00:00Z","app_version":"0.1"}`,
 			tc.line, `{"type":"end","records":1}`)
 		_, err := Read(context.Background(), bytes.NewReader(data), Limits{}, Visitor{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -33,6 +33,8 @@ type Visitor struct {
 	Reconciliation func(model.Reconciliation) error
 	// JobConfig receives each of a job's configurations, oldest first (files of 1.3 on).
 	JobConfig func(model.JobConfig) error
+	// JobNote receives each note on a job's timeline (files of 1.4 on).
+	JobNote func(model.Change) error
 	// BytesRead, when set, counts the bytes ReadFile has read from the file
 	// (compressed, as on disk): a caller's progress against the file's size.
 	BytesRead *atomic.Int64
@@ -52,12 +54,14 @@ type Summary struct {
 	Reconciliations int64 `json:"reconciliations,omitempty"`
 	// JobConfigs count the jobs' configuration records.
 	JobConfigs int64 `json:"job_configs,omitempty"`
-	Skipped    int64 `json:"skipped"`
+	// JobNotes count the notes on the jobs' timelines.
+	JobNotes int64 `json:"job_notes,omitempty"`
+	Skipped  int64 `json:"skipped"`
 }
 
 // Records is the number of records after the header (the end record excluded).
 func (s Summary) Records() int64 {
-	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.JobConfigs + s.Skipped
+	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.JobConfigs + s.JobNotes + s.Skipped
 }
 
 const ioBufSize = 64 << 10
@@ -264,6 +268,8 @@ func (rd *reader) record(typ string, line []byte) error {
 		return readRecord(rd, typ, line, &rd.sum.Reconciliations, validateReconciliation, rd.v.Reconciliation)
 	case TypeJobConfig:
 		return readRecord(rd, typ, line, &rd.sum.JobConfigs, validateJobConfigWithoutSecrets, rd.v.JobConfig)
+	case TypeJobNote:
+		return readRecord(rd, typ, line, &rd.sum.JobNotes, validateJobNote, rd.v.JobNote)
 	default:
 		// A newer 1.x writer's record type: skipping it is the compatibility rule.
 		rd.sum.Skipped++

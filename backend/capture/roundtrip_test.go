@@ -35,6 +35,7 @@ func (g *got) visitor() Visitor {
 			return nil
 		},
 		JobConfig: func(c model.JobConfig) error { g.records = append(g.records, c); return nil },
+		JobNote:   func(c model.Change) error { g.records = append(g.records, c); return nil },
 	}
 }
 
@@ -116,6 +117,8 @@ func writeAll(t testing.TB, w *Writer, recs []any) {
 			err = w.Reconciliation(r)
 		case model.JobConfig:
 			err = w.JobConfig(r)
+		case model.Change:
+			err = w.JobNote(r)
 		default:
 			t.Fatalf("unknown record %T", r)
 		}
@@ -223,7 +226,7 @@ func TestRoundTrip(t *testing.T) {
 // capture can be told apart by its first bytes.
 func TestLineShape(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(string(gunzip(t, encode(t, testHeader(), testRecords()))), "\n"), "\n")
-	if !strings.HasPrefix(lines[0], `{"type":"header","format":"checkpoint-explorer-capture","version":"1.3",`) {
+	if !strings.HasPrefix(lines[0], `{"type":"header","format":"checkpoint-explorer-capture","version":"`+Version+`",`) {
 		t.Errorf("header line = %s", lines[0])
 	}
 	if !strings.Contains(lines[0], `"recorded_at":"2026-05-27T23:31:35.123456789Z"`) {

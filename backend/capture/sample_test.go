@@ -216,8 +216,8 @@ func TestConvertSample(t *testing.T) {
 	}
 }
 
-// TestConvertFileKeepsEveryRecordType: a capture with a job's reconciliation and its
-// configuration converts to one that reads back the same.
+// TestConvertFileKeepsEveryRecordType: a capture with a job's reconciliation, its
+// configuration and a note converts to one that reads back the same.
 func TestConvertFileKeepsEveryRecordType(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.ckpt.gz"), filepath.Join(dir, "out.ckpt.gz")
@@ -227,7 +227,8 @@ func TestConvertFileKeepsEveryRecordType(t *testing.T) {
 			FirstID: 1, LatestID: 2, IDs: 2, Stored: 2, EngineCounted: 3, WithoutID: 1,
 			TriggerFailures: []model.TriggerFailureReason{{Reason: "Not all required tasks are currently running", Count: 1, FirstMs: 1, LastMs: 1,
 				Task: "Source: Numbers (1/1)", Example: "Checkpoint triggering task Source: Numbers (1/1) of job 469237c073b0c1ea872fc0403694fc68 is not being executed at the moment. Aborting checkpoint. Failure reason: Not all required tasks are currently running."}}},
-		model.JobConfig{Cluster: "prod-flink", JobID: "469237c073b0c1ea872fc0403694fc68", SeenMs: 1, Mode: "exactly_once", IntervalMs: &iv})
+		model.JobConfig{Cluster: "prod-flink", JobID: "469237c073b0c1ea872fc0403694fc68", SeenMs: 1, Mode: "exactly_once", IntervalMs: &iv},
+		testNotes()[0])
 	if err := os.WriteFile(in, encode(t, testHeader(), recs), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +243,8 @@ func TestConvertFileKeepsEveryRecordType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Reconciliations != 1 || sum.JobConfigs != 1 {
-		t.Errorf("converted: %d reconciliations, %d configurations; want 1 and 1", sum.Reconciliations, sum.JobConfigs)
+	if sum.Reconciliations != 1 || sum.JobConfigs != 1 || sum.JobNotes != 1 {
+		t.Errorf("converted: %d reconciliations, %d configurations, %d notes; want 1 of each", sum.Reconciliations, sum.JobConfigs, sum.JobNotes)
 	}
 	if !reflect.DeepEqual(after.records, before.records) {
 		t.Errorf("the converted capture reads back differently:\n got %+v\nwant %+v", after.records, before.records)

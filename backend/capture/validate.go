@@ -370,6 +370,19 @@ func validateJobConfig(jc *model.JobConfig, lim Limits) error {
 	return c.err
 }
 
+func validateJobNote(n *model.Change, lim Limits) error {
+	c := jobRecord(TypeJobNote, lim, n.Cluster, n.JobID)
+	if n.Kind != model.ChangeNote {
+		c.fail("kind %q, want %q", n.Kind, model.ChangeNote)
+	}
+	c.str("detail.text", n.Detail.Text)
+	c.str("source", n.Source)
+	if err := n.Validate(); err != nil {
+		c.fail("%v", err)
+	}
+	return c.err
+}
+
 func validateHeader(h *Header, lim Limits) error {
 	c := checker{rec: TypeHeader, lim: lim}
 	c.str("recorded_by", h.RecordedBy)

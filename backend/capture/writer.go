@@ -97,6 +97,11 @@ func (w *Writer) JobConfig(c model.JobConfig) error {
 	return writeRecord(w, TypeJobConfig, &c, validateJobConfig)
 }
 
+// JobNote writes a note on a job's timeline (after its job record).
+func (w *Writer) JobNote(c model.Change) error {
+	return writeRecord(w, TypeJobNote, &c, validateJobNote)
+}
+
 // writeRecord writes v as a record of typ if it passes validate; a record
 // that does not is not written.
 func writeRecord[T any](w *Writer, typ string, v *T, validate func(*T, Limits) error) error {

@@ -85,16 +85,15 @@ func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
 		if err := w.Job(r.Job); err != nil {
 			return err
 		}
-		// The job's configuration history, whole: it is small and says how
-		// every part of the range ran.
+		// The job's configuration history and its notes, whole: they are
+		// small and say how every part of the range ran and what happened.
 		configs, err := st.JobConfigs(ctx, r.Cluster.Name, r.Job.ID)
-		if err != nil {
+		if err := writeEach(configs, err, w.JobConfig); err != nil {
 			return err
 		}
-		for _, c := range configs {
-			if err := w.JobConfig(c); err != nil {
-				return err
-			}
+		notes, err := st.Notes(ctx, r.Cluster.Name, r.Job.ID)
+		if err := writeEach(notes, err, w.JobNote); err != nil {
+			return err
 		}
 		if err := st.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
 			res.Checkpoints++
@@ -106,25 +105,15 @@ func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
 			return err
 		}
 		acks, err := st.AckSamples(ctx, q)
-		if err != nil {
+		if err := writeEach(acks, err, w.AckSample); err != nil {
 			return err
-		}
-		for _, s := range acks {
-			if err := w.AckSample(s); err != nil {
-				return err
-			}
 		}
 		if err := st.ScanMetricSamples(ctx, q, func(s model.MetricSample) error { return w.MetricSample(s) }); err != nil {
 			return err
 		}
 		gaps, err := st.Gaps(ctx, store.Query{Cluster: r.Cluster.Name, JobID: r.Job.ID})
-		if err != nil {
+		if err := writeEach(gaps, err, w.Gap); err != nil {
 			return err
-		}
-		for _, g := range gaps {
-			if err := w.Gap(g); err != nil {
-				return err
-			}
 		}
 		// The reconciliation accounts for the whole history: only a whole export carries it.
 		if r.FromMs == 0 && r.ToMs == 0 {
@@ -145,6 +134,17 @@ func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
 	}
 	res.Records = w.Records()
 	return res, nil
+}
+
+// writeEach writes the records a read gave (err: the read's error).
+func writeEach[T any](records []T, err error, write func(T) error) error {
+	for _, v := range records {
+		if err != nil {
+			break
+		}
+		err = write(v)
+	}
+	return err
 }
 
 // writeFormat writes a job's checkpoints in another tool's format.

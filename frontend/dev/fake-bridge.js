@@ -20,6 +20,8 @@
 // cached without a row (nightly-compaction, once opened from traces) without data — in the
 // documented order (docs/fleet.md). window.__ceFleetSet(cluster, job, patch) changes a row (a
 // test then sends a checkpoints event), window.__ceFleetCalls counts the calls.
+// e2e/alerts.test.mjs drives it for the alert rules (AlertRules, SetAlertRules): it keeps what was
+// set, each rule with its name filled in, and refuses a bad rule with the backend's error text.
 (function () {
   'use strict';
   const now = Date.now();
@@ -408,6 +410,23 @@
 
   // The analysis is only stubbed, but the failures are clustered by message, with the root
   // cause and declining task the JobManager log gave.
+  // ---- Changes (issue #32): only the user's notes here, each with an effect of too few checkpoints. ----
+  const notes = {};
+  function fakeEffect(at, note) {
+    const side = (from, to) => ({ from_ms: from, to_ms: to, completed: 0, failed: 0, failure_rate: null, failures: [], phase_shares: [], with_phases: 0, checkpointed_size_p50_bytes: null, upstream_backpressure_p50: null });
+    const none = { before: null, after: null, change: null, low: null, high: null };
+    const parts = [{ code: 'effect_few', args: { before: '0', after: '0', need: '5' } }];
+    let finding = 'too few checkpoints to compare: 0 completed before and 0 after (need 5 on each side).';
+    if (note) {
+      parts.unshift({ code: 'effect_after_note', args: { text: note } });
+      finding = 'after the note “' + note + '”; ' + finding;
+    }
+    return { at_ms: at, before: side(0, at), after: side(at, 0), end_to_end_p50_ms: none, end_to_end_p90_ms: none, finding, finding_parts: parts };
+  }
+  function changesOf(cluster, job) {
+    return (notes[key(cluster, job)] || []).slice().sort((a, b) => a.time_ms - b.time_ms).map((n) => Object.assign({}, n, { effect: fakeEffect(n.time_ms, n.detail.text) }));
+  }
+
   function report(cluster, job) {
     const list = checkpoints[key(cluster, job)] || [];
     const byMsg = new Map();
@@ -425,7 +444,8 @@
       if (!f.task && c.declined?.task) f.task = c.declined.task;
     }
     const failures = [...byMsg.values()].sort((a, b) => b.count - a.count);
-    return { job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures, slow_phases: [], slow_checkpoints: [], correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, advice: adviceFor(cluster, job), summary: { total: list.length, completed: list.filter((c) => c.status === 'COMPLETED').length, failed: list.filter((c) => c.status === 'FAILED').length, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } };
+    const advice = adviceFor(cluster, job);
+    return { job: { cluster, id: job, name: job, engine: 'flink' }, from_ms: 0, to_ms: 0, missed: 0, phases_available: [], notes: ['fake bridge: no analysis'], checkpoints: [], failures, slow_phases: [], slow_checkpoints: [], changes: changesOf(cluster, job), episodes: [], advice_follow_up: advice.map((a) => ({ code: a.code, status: 'current' })), correlation: { backpressure: { rho: null, n: 0, p: null }, alignment_backpressure: { rho: null, n: 0, p: null }, checkpointed_size: { rho: null, n: 0, p: null }, verdict: 'inconclusive', reason: 'fake bridge: no analysis' }, advice, summary: { total: list.length, completed: list.filter((c) => c.status === 'COMPLETED').length, failed: list.filter((c) => c.status === 'FAILED').length, in_progress: 0, missed: 0, first_ms: 0, last_ms: 0, duration_p50_ms: 0, duration_p90_ms: 0, duration_p99_ms: 0, duration_max_ms: 0, slowest: [], size_p50_bytes: 0, size_max_bytes: 0 } };
   }
 
   // ---- Advice (issue #16): what a job's analysis would say to change, most severe first. ----
@@ -519,7 +539,6 @@
   const TRACES_JOB = { id: '0123456789abcdef0123456789abcdef', name: 'nightly-compaction' };
   const TRACES_LOOKBACK = '7d';
   let tracesFilled = false; // the 3 details BackfillTraces fills, once
-  let alertRules = []; // what SetAlertRules saved
   /** what the spans hold of a job: checkpoint records, marked as from traces */
   function traceCheckpoints(cluster, job) {
     if (cluster !== 'prod-flink') return [];
@@ -598,6 +617,49 @@
     if (!(input.traces_service || '').trim()) throw new Error(pre + "traces: give the service name Flink's trace reporter sends (traces.reporter.<name>.service.name)");
   }
 
+  // ---- Alerts: the rules SetAlertRules saved, checked as backend/alert/rule.go checks them ----
+  const ALERT_KINDS = ['checkpoint_failed', 'failures_in_window', 'slower_than_baseline', 'no_completion'];
+  let alertRules = []; // as AlertRules answers them: each with its name filled in
+  const alertRuleName = (r) => {
+    const job = (r.job_id || '') + (r.job_name || '');
+    return r.name || r.kind + '@' + r.cluster + (job ? '/' + job : '');
+  };
+  /** alertRuleProblem is alert.Rule.Validate's error ("field: problem"), or ''. */
+  function alertRuleProblem(r) {
+    const kinds = ALERT_KINDS.join(', ');
+    if (!r.kind) return 'kind: required (one of ' + kinds + ')';
+    if (!ALERT_KINDS.includes(r.kind)) return 'kind: unknown ' + JSON.stringify(r.kind) + ' (want one of ' + kinds + ')';
+    if (!(r.cluster || '').trim()) return 'cluster: required: the name of the cluster the rule watches';
+    if (r.job_id && r.job_name) return 'job_name: set job_id or job_name, not both';
+    if (/[\x00-\x1f\x7f]/.test(r.name || '')) return 'name: holds a control character';
+    const outside = (v, lo, hi, unit) =>
+      !Number.isFinite(v) ? 'must be a finite number' : !hi && v < lo ? 'must be at least ' + lo + ' ' + unit : hi && (v < lo || v > hi) ? 'must be ' + lo + ' to ' + hi + ' ' + unit : '';
+    const params = [
+      ['count', 'failures_in_window', r.count, 1, 30, 'failures'],
+      ['window_ms', 'failures_in_window', r.window_ms, 1000, 0, 'ms'],
+      ['factor', 'slower_than_baseline', r.factor, 1, 0, 'times the baseline p90'],
+      ['for_ms', 'no_completion', r.for_ms, 1000, 0, 'ms'],
+    ];
+    for (const [field, kind, v, lo, hi, unit] of params) {
+      if (kind !== r.kind && v) return field + ': only ' + kind + ' uses it, not ' + r.kind;
+      const bad = kind === r.kind ? outside(v || 0, lo, hi, unit) : '';
+      if (bad) return field + ': ' + bad + ' for ' + kind;
+    }
+    return '';
+  }
+  /** setAlertRules mirrors app.SetAlertRules: each rule checked, no two of one name, then kept. */
+  function setAlertRules(rules) {
+    const named = (rules || []).map((r) => Object.assign({}, r, { name: alertRuleName(r) }));
+    named.forEach((r, i) => {
+      const problem = alertRuleProblem(rules[i]);
+      if (problem) throw new Error('bad request: rules[' + i + ']: ' + problem);
+      const j = named.findIndex((o) => o.name === r.name);
+      if (j < i) throw new Error('bad request: rules[' + i + ']: name: ' + JSON.stringify(r.name) + ' is also rules[' + j + "]'s name");
+    });
+    alertRules = named;
+    return null;
+  }
+
   const delay = (v, ms) => new Promise((res, rej) => setTimeout(() => (v instanceof Error ? rej(v.message) : res(v)), ms || 60 + Math.random() * 120));
   const attempt = (fn, ms) => { try { return delay(fn(), ms); } catch (e) { return delay(e instanceof Error ? e : new Error(String(e)), ms); } };
 
@@ -614,8 +676,8 @@
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
     ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
     Fleet: (req) => delay(fleet(req)),
-    AlertRules: () => delay(alertRules.slice()),
-    SetAlertRules: (rules) => delay((alertRules = (rules ?? []).slice(), null)),
+    AlertRules: () => delay(alertRules.map((r) => Object.assign({}, r))),
+    SetAlertRules: (rules) => attempt(() => setAlertRules(rules)),
     ListJobs: (cluster) => attempt(() => {
       if (!jobs[cluster]) throw new Error('unknown cluster "' + cluster + '"');
       return jobs[cluster].map((j) => jobView(cluster, j));
@@ -706,6 +768,25 @@
     DefaultCompare: () => delay(new Error('fake bridge: DefaultCompare not implemented')),
     Report: (cluster, job) => delay(report(cluster, job)),
     Insights: (cluster, job) => delay(report(cluster, job)),
+    Changes: (cluster, job) => delay(changesOf(cluster, job)),
+    BeforeAfter: (cluster, job, atMs, windowMs) => attempt(() => {
+      if (atMs <= 0 || windowMs < 0) throw new Error('bad request: the moment (' + atMs + ') must be an epoch millisecond and the window (' + windowMs + ') 0 or more');
+      return fakeEffect(atMs);
+    }),
+    AddNote: (cluster, job, timeMs, text) => attempt(() => {
+      const t = (text || '').trim();
+      if (timeMs <= 0) throw new Error("bad request: a note's time must be an epoch millisecond, not " + timeMs);
+      if (!t || t.length > 2000) throw new Error('bad request: a note needs some text, at most 2000 characters (this one has ' + t.length + ')');
+      const n = { kind: 'note', time_ms: timeMs, source: 'user', cluster, job_id: job, detail: { text: t } };
+      (notes[key(cluster, job)] ||= []).push(n);
+      return n;
+    }),
+    DeleteNote: (cluster, job, timeMs, text) => attempt(() => {
+      const list = notes[key(cluster, job)] || [];
+      const i = list.findIndex((n) => n.time_ms === timeMs && n.detail.text === (text || '').trim());
+      if (i < 0) throw new Error('bad request: job ' + job + ' on ' + cluster + ' has no note at ' + timeMs + ' saying "' + text + '"');
+      list.splice(i, 1);
+    }),
     Log: () => delay({ path: '/home/me/.cache/checkpoint-explorer/checkpoint-explorer.log', lines: ['time=2026-05-27T10:00:00Z level=INFO msg="fake bridge log line"'] }),
   };
   window.go = { app: { App } };

@@ -47,9 +47,22 @@ export interface AdviceEvidence {
   figures: Record<string, number> | null;
 }
 
+/** analyze.AdviceOutcome */
+export interface AdviceOutcome {
+  code: AdviceCode;
+  status: AdviceStatus;
+  change?: Change;
+  key?: string;
+  effect?: Effect;
+}
+
 /** analyze.AdviceSeverity (its constants) */
 export type AdviceSeverity = 'critical' | 'warning' | 'info';
 export const AdviceSeverityValues: readonly AdviceSeverity[] = ['critical', 'warning', 'info'];
+
+/** analyze.AdviceStatus (its constants) */
+export type AdviceStatus = 'current' | 'applied' | 'outdated';
+export const AdviceStatusValues: readonly AdviceStatus[] = ['current', 'applied', 'outdated'];
 
 /** analyze.Attention (its constants) */
 export type Attention = 'failing' | 'slow' | 'slower_than_usual' | 'healthy' | 'no_data';
@@ -125,6 +138,46 @@ export interface Cause {
   upstream_backpressure?: number;
   busy?: number;
 }
+
+/** model.Change */
+export interface Change {
+  kind: ChangeKind;
+  time_ms: number;
+  source: string;
+  cluster?: string;
+  job_id?: string;
+  detail: ChangeDetail;
+}
+
+/** model.ChangeDetail */
+export interface ChangeDetail {
+  keys?: ConfigKeyChange[];
+  vertex_id?: string;
+  vertex_name?: string;
+  from?: number;
+  to?: number;
+  text?: string;
+  checkpoint_id?: number;
+  reason?: string;
+  restored?: number;
+  previous_job_id?: string;
+  savepoint?: string;
+}
+
+/** analyze.ChangeEffect */
+export interface ChangeEffect {
+  kind: ChangeKind;
+  time_ms: number;
+  source: string;
+  cluster?: string;
+  job_id?: string;
+  detail: ChangeDetail;
+  effect: Effect;
+}
+
+/** model.ChangeKind (its constants) */
+export type ChangeKind = 'config' | 'restart' | 'rescale' | 'resubmit' | 'note';
+export const ChangeKindValues: readonly ChangeKind[] = ['config', 'restart', 'rescale', 'resubmit', 'note'];
 
 /** analyze.CheckpointAnalysis */
 export interface CheckpointAnalysis {
@@ -304,6 +357,13 @@ export interface ConfigGap {
   error: string;
 }
 
+/** model.ConfigKeyChange */
+export interface ConfigKeyChange {
+  key: string;
+  old: string;
+  new: string;
+}
+
 /** model.ConfigPart (its constants) */
 export type ConfigPart = 'checkpoints' | 'execution' | 'jobmanager';
 export const ConfigPartValues: readonly ConfigPart[] = ['checkpoints', 'execution', 'jobmanager'];
@@ -361,6 +421,33 @@ export interface Edge {
   ship_strategy?: string;
 }
 
+/** analyze.Effect */
+export interface Effect {
+  at_ms: number;
+  before: EffectSide;
+  after: EffectSide;
+  end_to_end_p50_ms: Shift;
+  end_to_end_p90_ms: Shift;
+  finding: string;
+  finding_parts: ReasonPart[] | null;
+}
+
+/** analyze.EffectSide */
+export interface EffectSide {
+  from_ms: number;
+  to_ms: number;
+  bound?: string;
+  completed: number;
+  failed: number;
+  failure_rate: number | null;
+  failures: FailureCount[] | null;
+  phase_shares: PhaseShare[] | null;
+  with_phases: number;
+  queued_at?: QueuedAt;
+  checkpointed_size_p50_bytes: number | null;
+  upstream_backpressure_p50: number | null;
+}
+
 /** model.Engine (its constants) */
 export type Engine = 'flink' | 'seatunnel';
 export const EngineValues: readonly Engine[] = ['flink', 'seatunnel'];
@@ -372,6 +459,28 @@ export interface EngineCounts {
   failed: number;
   in_progress: number;
   restored: number;
+}
+
+/** analyze.Episode */
+export interface Episode {
+  first_id: number;
+  last_id: number;
+  start_ms: number;
+  end_ms: number;
+  slow: number;
+  failed: number;
+  ordinary: number;
+  cause?: EpisodeCause;
+  ended_by?: Change;
+  open?: boolean;
+}
+
+/** analyze.EpisodeCause */
+export interface EpisodeCause {
+  phase: Phase;
+  vertex_id?: string;
+  vertex_name?: string;
+  checkpoints: number;
 }
 
 /** app.ExportProgressEvent */
@@ -426,6 +535,13 @@ export interface FailureCluster {
   last_ms: number;
   cause?: string;
   task?: string;
+}
+
+/** analyze.FailureCount */
+export interface FailureCount {
+  signature: string;
+  example: string;
+  count: number;
 }
 
 /** analyze.FailureHeatmap */
@@ -724,6 +840,12 @@ export interface PhaseRow {
   cells: PhaseCell[] | null;
 }
 
+/** analyze.PhaseShare */
+export interface PhaseShare {
+  phase: Phase;
+  share: number;
+}
+
 /** analyze.Phases */
 export interface Phases {
   start_delay?: number;
@@ -760,6 +882,15 @@ export interface PruneResult {
   metric_samples: number;
   gaps: number;
   freed_bytes: number;
+}
+
+/** analyze.QueuedAt */
+export interface QueuedAt {
+  vertex_id: string;
+  vertex_name?: string;
+  upstream_vertex_id?: string;
+  upstream_vertex_name?: string;
+  checkpoints: number;
 }
 
 /** analyze.ReasonPart */
@@ -840,6 +971,9 @@ export interface Report {
   summary: Summary;
   reconciliation?: Reconciliation;
   config?: JobConfig;
+  changes: ChangeEffect[] | null;
+  episodes: Episode[] | null;
+  advice_follow_up: AdviceOutcome[] | null;
 }
 
 /** app.RetentionLimits */
@@ -874,6 +1008,15 @@ export interface Rule {
   window_ms?: number;
   factor?: number;
   for_ms?: number;
+}
+
+/** analyze.Shift */
+export interface Shift {
+  before: number | null;
+  after: number | null;
+  change: number | null;
+  low: number | null;
+  high: number | null;
 }
 
 /** analyze.SlowFlag */
@@ -1133,14 +1276,18 @@ export interface VertexRow {
 
 /** The methods the window binds and serve answers at POST /api/app.App.<name>. */
 export interface AppMethods {
+  AddNote(cluster: string, job: string, timeMs: number, text: string): Promise<Change>;
   AlertRules(): Promise<Rule[] | null>;
   BackfillBackpressure(cluster: string, job: string): Promise<BackfillResult>;
   BackfillTraces(cluster: string, job: string): Promise<TracesResult>;
+  BeforeAfter(cluster: string, job: string, atMs: number, windowMs: number): Promise<Effect>;
+  Changes(cluster: string, job: string): Promise<ChangeEffect[] | null>;
   Checkpoint(cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointDetail>;
   CheckpointView(cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointView>;
   Checkpoints(cluster: string, job: string, fromMs: number, toMs: number): Promise<CheckpointRow[] | null>;
   Compare(cluster: string, job: string, pipelineA: number, idA: number, pipelineB: number, idB: number): Promise<CompareResult>;
   DefaultCompare(cluster: string, job: string, fromMs: number, toMs: number): Promise<CompareResult>;
+  DeleteNote(cluster: string, job: string, timeMs: number, text: string): Promise<void>;
   ExportCapture(req: ExportRequest): Promise<ExportResult>;
   Fleet(req: FleetRequest): Promise<Fleet>;
   Heatmap(req: HeatmapRequest): Promise<Heatmap>;
@@ -1220,6 +1367,22 @@ export function normalizeAdviceEvidence(v: AdviceEvidence): Normalized<AdviceEvi
   };
 }
 
+/** analyze.AdviceOutcome as Normalized<AdviceOutcome>. */
+export function normalizeAdviceOutcome(v: AdviceOutcome): Normalized<AdviceOutcome> {
+  return {
+    ...v,
+    effect: v?.effect && normalizeEffect(v.effect),
+  };
+}
+
+/** analyze.ChangeEffect as Normalized<ChangeEffect>. */
+export function normalizeChangeEffect(v: ChangeEffect): Normalized<ChangeEffect> {
+  return {
+    ...v,
+    effect: normalizeEffect(v?.effect),
+  };
+}
+
 /** analyze.CheckpointAnalysis as Normalized<CheckpointAnalysis>. */
 export function normalizeCheckpointAnalysis(v: CheckpointAnalysis): Normalized<CheckpointAnalysis> {
   return {
@@ -1282,6 +1445,25 @@ export function normalizeCustomLane(v: CustomLane): Normalized<CustomLane> {
   return {
     ...v,
     points: v?.points ?? [],
+  };
+}
+
+/** analyze.Effect as Normalized<Effect>. */
+export function normalizeEffect(v: Effect): Normalized<Effect> {
+  return {
+    ...v,
+    before: normalizeEffectSide(v?.before),
+    after: normalizeEffectSide(v?.after),
+    finding_parts: v?.finding_parts ?? [],
+  };
+}
+
+/** analyze.EffectSide as Normalized<EffectSide>. */
+export function normalizeEffectSide(v: EffectSide): Normalized<EffectSide> {
+  return {
+    ...v,
+    failures: v?.failures ?? [],
+    phase_shares: v?.phase_shares ?? [],
   };
 }
 
@@ -1409,6 +1591,9 @@ export function normalizeReport(v: Report): Normalized<Report> {
     correlation: normalizeCorrelation(v?.correlation),
     advice: (v?.advice ?? []).map(normalizeAdvice),
     summary: normalizeSummary(v?.summary),
+    changes: (v?.changes ?? []).map(normalizeChangeEffect),
+    episodes: v?.episodes ?? [],
+    advice_follow_up: (v?.advice_follow_up ?? []).map(normalizeAdviceOutcome),
   };
 }
 
