@@ -14,6 +14,7 @@ import {
   AdviceSeverityValues,
   AttentionValues,
   JobManagerLogModeValues,
+  KindValues,
   LogStateKindValues,
   normalizeCheckpointDetail,
   normalizeCheckpointView,
@@ -237,6 +238,14 @@ export type FleetRequest = wire.FleetRequest;
 export type SparkPoint = Normalized<wire.SparkPoint>;
 export type LogView = Normalized<wire.LogView>;
 
+/**
+ * An opt-in alert rule (docs/alerts.md): a kind, the configured cluster it watches, optionally one
+ * job of it (job_id or job_name), the kind's parameters; AlertRules answers each with its name filled in.
+ */
+export type AlertRule = wire.Rule;
+export type AlertKind = wire.Kind;
+export const ALERT_KINDS: readonly AlertKind[] = KindValues;
+
 // The events and their payloads are generated from app/events.go.
 export type { CheckpointsEvent, EventPayloads, ExportProgressEvent, HealthEvent, ImportErrorEvent, ImportProgressEvent } from './contract.gen';
 
@@ -392,6 +401,9 @@ export const api = {
   insights: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
     normalizeReport(await call('Insights', cluster, job, fromMs, toMs)),
   log: async (lines: number): Promise<LogView> => normalizeLogView(await call('Log', lines)),
+  alertRules: async (): Promise<AlertRule[]> => (await call('AlertRules')) ?? [],
+  /** checks, saves and applies the whole list; the error names the rule, e.g. "rules[1]: count: …" */
+  setAlertRules: (rules: AlertRule[]): Promise<void> => call('SetAlertRules', rules),
 };
 
 /**

@@ -114,6 +114,11 @@ describe('job ids', () => {
     expect(jobIdProblem(id)).toBeNull();
   });
 
+  it('takes a SeaTunnel job id, a number', () => {
+    expect(parseJobId(' 870213338743619585 ')).toBe('870213338743619585');
+    expect(jobIdProblem('870213338743619585')).toBeNull();
+  });
+
   it.each([
     ['', 'traces.err.jobIdRequired'],
     ['   ', 'traces.err.jobIdRequired'],
@@ -121,7 +126,7 @@ describe('job ids', () => {
     [id + '0', 'traces.err.jobId'], // 33
     ['g1b2c3d4e5f60718293a4b5c6d7e8f90', 'traces.err.jobId'], // g is not hexadecimal
     ['a1b2c3d4-e5f6-0718-293a-4b5c6d7e8f90', 'traces.err.jobId'], // a UUID's dashes
-    ['870213338743619585', 'traces.err.jobId'], // a SeaTunnel job id
+    ['8702133387436195851234', 'traces.err.jobId'], // a number longer than SeaTunnel's
   ])('%j: %s', (text, key) => {
     expect(parseJobId(text)).toBeNull();
     expect(jobIdProblem(text)).toBe(key);

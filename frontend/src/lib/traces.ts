@@ -51,12 +51,13 @@ export function tracesSummary(r: TracesResult, t: Translate, locale: string): Tr
 }
 
 /**
- * parseJobId reads a typed Flink job id: trimmed and lower-cased (Flink
- * prints them lower-case), null unless 32 hexadecimal digits.
+ * parseJobId reads a typed job id: trimmed and lower-cased (Flink prints them
+ * lower-case), null unless 32 hexadecimal digits (Flink) or a decimal number
+ * of up to 20 digits (SeaTunnel, whose spans the app's export writes).
  */
 export function parseJobId(text: string): string | null {
   const v = text.trim().toLowerCase();
-  return /^[0-9a-f]{32}$/.test(v) ? v : null;
+  return /^([0-9a-f]{32}|[0-9]{1,20})$/.test(v) ? v : null;
 }
 
 /** jobIdProblem is the i18n key of what is wrong with a typed job id, or null when it may be sent. */
