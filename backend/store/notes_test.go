@@ -81,4 +81,11 @@ func TestNotes(t *testing.T) {
 	if got, _ := s.Notes(ctx, "c", "j"); len(got) != 0 {
 		t.Errorf("the new run has the earlier run's notes: %+v", got)
 	}
+	// Removing the cluster removes its notes.
+	if err := s.DeleteCluster(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Notes(ctx, "c", kept); len(got) != 0 {
+		t.Errorf("notes %+v outlive their cluster", got)
+	}
 }

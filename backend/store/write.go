@@ -789,6 +789,8 @@ func (s *Store) DeleteCluster(ctx context.Context, name string) error {
 	for _, q := range []string{
 		`DELETE FROM reconciliations WHERE cluster = ?`,
 		`DELETE FROM job_configs WHERE cluster = ?`,
+		`DELETE FROM job_notes WHERE cluster = ?`,
+		`DELETE FROM exports WHERE cluster = ?`,
 		`DELETE FROM metric_series WHERE cluster = ?`,
 		`DELETE FROM floors WHERE cluster = ?`,
 		`DELETE FROM jobs WHERE cluster = ?`,
