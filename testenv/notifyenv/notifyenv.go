@@ -51,7 +51,7 @@ type Notification struct {
 	DefaultAction string // the name of its default action; "" without one
 }
 
-const readyTimeout = 15 * time.Second
+const readyTimeout = time.Minute // Xvfb and dunst start slowly on a busy machine
 
 // dunstrc keeps every notification on screen until closed (timeout 0) and in the history
 // after (none is dropped: no limit on screen, a long history).
