@@ -213,7 +213,8 @@ async function serveShots() {
 
 // The fake bridge's prod-flink has two custom lanes and a sink committer on orders-enrichment,
 // and a Jaeger whose spans hold a job Flink no longer lists (nightly-compaction); its fleet spans
-// three sources and both engines, a failing job on top.
+// three sources and both engines, a failing job on top; orders-enrichment has changes with their
+// before/after (a restart, unaligned checkpoints turned on, a rescale).
 const fake = await fakePage({ viewport: { width: 1440, height: 900 }, pageErrors: [] });
 try {
   const { page } = fake;
@@ -242,6 +243,18 @@ try {
     await page.waitForTimeout(300);
     await page.getByTestId('traces-dialog').screenshot({ path: shotPath(lang, 'traces') });
     await page.keyboard.press('Escape');
+    // A change's marker chosen with the keyboard (unaligned checkpoints turned on), then its before/after.
+    await page.getByTestId('change-marker').first().waitFor();
+    await page.mouse.move(5, 880);
+    await page.keyboard.press(']');
+    await page.keyboard.press(']');
+    await page.getByTestId('change-tip').waitFor();
+    await page.waitForTimeout(300);
+    await page.locator('.timeline.panel').screenshot({ path: shotPath(lang, 'changes') });
+    await page.keyboard.press('Enter');
+    await page.getByTestId('ba-finding').waitFor();
+    await page.waitForTimeout(300);
+    await page.getByTestId('before-after').screenshot({ path: shotPath(lang, 'before-after') });
     console.log(`docs screenshots from the fake bridge (${lang}) written to ${out}`);
   }
 } finally {

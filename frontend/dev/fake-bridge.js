@@ -410,22 +410,136 @@
 
   // The analysis is only stubbed, but the failures are clustered by message, with the root
   // cause and declining task the JobManager log gave.
-  // ---- Changes (issue #32): only the user's notes here, each with an effect of too few checkpoints. ----
-  const notes = {};
-  function fakeEffect(at, note) {
-    const side = (from, to) => ({ from_ms: from, to_ms: to, completed: 0, failed: 0, failure_rate: null, failures: [], phase_shares: [], with_phases: 0, checkpointed_size_p50_bytes: null, upstream_backpressure_p50: null });
-    const none = { before: null, after: null, change: null, low: null, high: null };
-    const parts = [{ code: 'effect_few', args: { before: '0', after: '0', need: '5' } }];
-    let finding = 'too few checkpoints to compare: 0 completed before and 0 after (need 5 on each side).';
-    if (note) {
-      parts.unshift({ code: 'effect_after_note', args: { text: note } });
-      finding = 'after the note “' + note + '”; ' + finding;
+  // ---- Changes (issue #32) ----
+  // orders-enrichment on prod-flink has three: a restart inside its slow patch (#2150), unaligned checkpoints
+  // turned on, which ended it (#2200), and a rescale of Enrich 2 → 4 (#2600); every job has the user's notes,
+  // kept in sessionStorage so that a reload keeps them as the cache does. Each before/after is measured from
+  // the checkpoints above as analyze.BeforeAfter measures it (each side up to the neighbouring change and the
+  // window, nearest-rank p50 and p90 of its completed checkpoints, 5 at least), but its interval is canned (the
+  // change ± 5 points) and the phase shares are made up from how slow each checkpoint was.
+  const NOTES_KEY = 'ce.fake.notes';
+  const notes = (() => {
+    try {
+      return JSON.parse(sessionStorage.getItem(NOTES_KEY) || '{}');
+    } catch {
+      return {};
     }
-    return { at_ms: at, before: side(0, at), after: side(at, 0), end_to_end_p50_ms: none, end_to_end_p90_ms: none, finding, finding_parts: parts };
+  })();
+  const keepNotes = () => {
+    try {
+      sessionStorage.setItem(NOTES_KEY, JSON.stringify(notes));
+    } catch {
+      // not kept: the notes last until the page goes
+    }
+  };
+  const canned = {};
+  {
+    const job = jobs['prod-flink'][0].id;
+    const before = (id) => checkpoints[key('prod-flink', job)].find((c) => c.id === id).trigger_ms - 2000;
+    const change = (kind, id, source, detail) => ({ kind, time_ms: before(id), source, cluster: 'prod-flink', job_id: job, detail });
+    canned[key('prod-flink', job)] = [
+      change('restart', 2150, 'engine', { checkpoint_id: 2149, reason: 'f_job_region', restored: 1 }),
+      change('config', 2200, 'config-history', { keys: [{ key: 'execution.checkpointing.unaligned.enabled', old: 'false', new: 'true' }] }),
+      change('rescale', 2600, 'job-graph', { vertex_id: 'b71731f1c0df9c3076c4a455bf3a8e76', vertex_name: 'Enrich', from: 2, to: 4 }),
+    ];
   }
-  function changesOf(cluster, job) {
-    return (notes[key(cluster, job)] || []).slice().sort((a, b) => a.time_ms - b.time_ms).map((n) => Object.assign({}, n, { effect: fakeEffect(n.time_ms, n.detail.text) }));
+  const changeList = (cluster, job) => [...(canned[key(cluster, job)] || []), ...(notes[key(cluster, job)] || [])].sort((a, b) => a.time_ms - b.time_ms);
+
+  // The English of the finding's clauses (backend/analyze/beforeafter.go's effectTemplates).
+  const EFFECT_EN = {
+    effect_after_config: 'after {{key}} went {{old}} → {{new}}',
+    effect_after_rescale: 'after {{vertex}} was rescaled from {{from}} to {{to}} parallel subtasks',
+    effect_after_restart: 'after the job restarted',
+    effect_after_note: 'after the note “{{text}}”',
+    effect_fell: 'end-to-end {{stat}} fell from {{before}} to {{after}} ({{change}}%, {{conf}}% interval {{low}}…{{high}}%)',
+    effect_rose: 'end-to-end {{stat}} rose from {{before}} to {{after}} ({{change}}%, {{conf}}% interval {{low}}…{{high}}%)',
+    effect_none: 'no measurable change: end-to-end p50 went from {{p50_before}} to {{p50_after}} and p90 from {{p90_before}} to {{p90_after}}, and neither {{conf}}% interval excludes zero',
+    effect_few: 'too few checkpoints to compare: {{before}} completed before and {{after}} after (need {{need}} on each side)',
+    effect_share_fell: "{{phase}}'s share of the critical path fell from {{before}}% to {{after}}%",
+    effect_share_rose: "{{phase}}'s share of the critical path rose from {{before}}% to {{after}}%",
+  };
+  const say = (p) => Object.entries(p.args || {}).reduce((t, [k, v]) => t.split('{{' + k + '}}').join(v), EFFECT_EN[p.code]);
+  const latency = (ms) => (ms < 1000 ? ms + ' ms' : ms < 60000 ? Math.round(ms / 100) / 10 + ' s' : Math.round(ms / 6000) / 10 + ' min');
+  const signed = (f) => {
+    const p = Math.round(100 * f);
+    return p < 0 ? '−' + -p : p > 0 ? '+' + p : '0';
+  };
+  const round3 = (x) => Math.round(x * 1000) / 1000;
+  const nearestRank = (sorted, q) => sorted[Math.max(0, Math.min(Math.ceil(q * sorted.length) - 1, sorted.length - 1))];
+  // A slow checkpoint queued its barriers behind backpressure (alignment); an ordinary one wrote its state (async).
+  const SLOW_SHARES = { start_delay: 0.05, alignment: 0.7, sync: 0.05, async: 0.15, ack: 0.05 };
+  const USUAL_SHARES = { start_delay: 0.02, alignment: 0.04, sync: 0.2, async: 0.64, ack: 0.1 };
+
+  function effectSide(list, from, to, bound) {
+    const done = list.filter((c) => c.status !== 'IN_PROGRESS' && c.trigger_ms >= from && (!to || c.trigger_ms < to));
+    const ok = done.filter((c) => c.status === 'COMPLETED');
+    const failed = done.length - ok.length;
+    const shares = {};
+    for (const c of ok) for (const [ph, v] of Object.entries(c.end_to_end_ms > 3000 ? SLOW_SHARES : USUAL_SHARES)) shares[ph] = (shares[ph] || 0) + v / ok.length;
+    const sizes = ok.map((c) => c.checkpointed_size).sort((a, b) => a - b);
+    const slow = ok.filter((c) => c.end_to_end_ms > 3000).length;
+    return {
+      from_ms: from, to_ms: to, ...(bound ? { bound } : {}), completed: ok.length, failed,
+      failure_rate: done.length ? round3(failed / done.length) : null,
+      failures: failed ? [{ signature: 'CheckpointException: Asynchronous task checkpoint failed', example: done.find((c) => c.status === 'FAILED').failure_message, count: failed }] : [],
+      phase_shares: Object.entries(shares).map(([phase, share]) => ({ phase, share: round3(share) })),
+      with_phases: ok.length,
+      ...(slow ? { queued_at: { vertex_id: 'b71731f1c0df9c3076c4a455bf3a8e76', vertex_name: 'Enrich', upstream_vertex_id: 'cbc357ccb763df2852fee8c4fc7d55f2', upstream_vertex_name: 'Source: orders', checkpoints: slow } } : {}),
+      checkpointed_size_p50_bytes: sizes.length ? nearestRank(sizes, 0.5) : null,
+      upstream_backpressure_p50: null,
+      e2e: ok.map((c) => c.end_to_end_ms).sort((a, b) => a - b),
+    };
   }
+  function shift(b, a, q) {
+    if (b.length < 5 || a.length < 5) return { before: null, after: null, change: null, low: null, high: null };
+    const before = nearestRank(b, q);
+    const after = nearestRank(a, q);
+    const change = round3(after / before - 1);
+    return { before, after, change, low: round3(change - 0.05), high: round3(change + 0.05) };
+  }
+  const measured = (s) => s.low !== null && (s.low > 0 || s.high < 0);
+  function changeClause(c) {
+    const d = c.detail;
+    if (c.kind === 'config') return { code: 'effect_after_config', args: { key: d.keys[0].key, old: d.keys[0].old || '—', new: d.keys[0].new || '—' } };
+    if (c.kind === 'rescale') return { code: 'effect_after_rescale', args: { vertex: d.vertex_name, from: String(d.from), to: String(d.to) } };
+    if (c.kind === 'restart') return { code: 'effect_after_restart' };
+    return { code: 'effect_after_note', args: { text: d.text } };
+  }
+  function beforeAfter(cluster, job, at, windowMs) {
+    const times = changeList(cluster, job).map((c) => c.time_ms);
+    let from = windowMs ? at - windowMs : 0;
+    let to = windowMs ? at + windowMs : 0;
+    let boundBefore = windowMs ? 'window' : '';
+    let boundAfter = boundBefore;
+    for (const t of times) {
+      if (t < at && t >= from) [from, boundBefore] = [t, 'change'];
+      if (t > at && (!to || t <= to)) [to, boundAfter] = [t, 'change'];
+    }
+    const list = checkpoints[key(cluster, job)] || [];
+    const { e2e: b, ...before } = effectSide(list, from, at, boundBefore);
+    const { e2e: a, ...after } = effectSide(list, at, to, boundAfter);
+    const p50 = shift(b, a, 0.5);
+    const p90 = shift(b, a, 0.9);
+    const here = changeList(cluster, job).find((c) => c.time_ms === at);
+    const parts = here ? [changeClause(here)] : [];
+    if (before.completed < 5 || after.completed < 5) {
+      parts.push({ code: 'effect_few', args: { before: String(before.completed), after: String(after.completed), need: '5' } });
+    } else if (measured(p90) || measured(p50)) {
+      const [stat, s] = measured(p90) ? ['p90', p90] : ['p50', p50];
+      parts.push({ code: s.high < 0 ? 'effect_fell' : 'effect_rose', args: { stat, before: latency(s.before), after: latency(s.after), change: signed(s.change), conf: '95', low: signed(s.low), high: signed(s.high) } });
+    } else {
+      parts.push({ code: 'effect_none', args: { p50_before: latency(p50.before), p50_after: latency(p50.after), p90_before: latency(p90.before), p90_after: latency(p90.after), conf: '95' } });
+    }
+    const share = (side, ph) => (side.phase_shares.find((x) => x.phase === ph) || { share: 0 }).share;
+    if (before.completed >= 5 && after.completed >= 5) {
+      const moved = Object.keys(SLOW_SHARES).map((ph) => [ph, share(before, ph), share(after, ph)]).sort((x, y) => Math.abs(y[2] - y[1]) - Math.abs(x[2] - x[1]))[0];
+      if (Math.abs(moved[2] - moved[1]) >= 0.1) {
+        parts.push({ code: moved[2] < moved[1] ? 'effect_share_fell' : 'effect_share_rose', args: { phase: moved[0], before: String(Math.round(100 * moved[1])), after: String(Math.round(100 * moved[2])) } });
+      }
+    }
+    return { at_ms: at, before, after, end_to_end_p50_ms: p50, end_to_end_p90_ms: p90, finding: parts.map(say).join('; ') + '.', finding_parts: parts };
+  }
+  const changesOf = (cluster, job) => changeList(cluster, job).map((c) => Object.assign({}, c, { effect: beforeAfter(cluster, job, c.time_ms, 0) }));
 
   function report(cluster, job) {
     const list = checkpoints[key(cluster, job)] || [];
@@ -771,14 +885,16 @@
     Changes: (cluster, job) => delay(changesOf(cluster, job)),
     BeforeAfter: (cluster, job, atMs, windowMs) => attempt(() => {
       if (atMs <= 0 || windowMs < 0) throw new Error('bad request: the moment (' + atMs + ') must be an epoch millisecond and the window (' + windowMs + ') 0 or more');
-      return fakeEffect(atMs);
+      return beforeAfter(cluster, job, atMs, windowMs);
     }),
     AddNote: (cluster, job, timeMs, text) => attempt(() => {
       const t = (text || '').trim();
       if (timeMs <= 0) throw new Error("bad request: a note's time must be an epoch millisecond, not " + timeMs);
-      if (!t || t.length > 2000) throw new Error('bad request: a note needs some text, at most 2000 characters (this one has ' + t.length + ')');
+      if (!t || [...t].length > 2000) throw new Error('bad request: a note needs some text, at most 2000 characters (this one has ' + [...t].length + ')');
       const n = { kind: 'note', time_ms: timeMs, source: 'user', cluster, job_id: job, detail: { text: t } };
-      (notes[key(cluster, job)] ||= []).push(n);
+      const list = (notes[key(cluster, job)] ||= []);
+      if (!list.some((x) => x.time_ms === timeMs && x.detail.text === t)) list.push(n);
+      keepNotes();
       return n;
     }),
     DeleteNote: (cluster, job, timeMs, text) => attempt(() => {
@@ -786,6 +902,7 @@
       const i = list.findIndex((n) => n.time_ms === timeMs && n.detail.text === (text || '').trim());
       if (i < 0) throw new Error('bad request: job ' + job + ' on ' + cluster + ' has no note at ' + timeMs + ' saying "' + text + '"');
       list.splice(i, 1);
+      keepNotes();
     }),
     Log: () => delay({ path: '/home/me/.cache/checkpoint-explorer/checkpoint-explorer.log', lines: ['time=2026-05-27T10:00:00Z level=INFO msg="fake bridge log line"'] }),
   };

@@ -13,11 +13,14 @@ import type { Normalized } from './contract.gen';
 import {
   AdviceSeverityValues,
   AttentionValues,
+  ChangeKindValues,
   JobManagerLogModeValues,
   KindValues,
   LogStateKindValues,
+  normalizeChangeEffect,
   normalizeCheckpointDetail,
   normalizeCheckpointView,
+  normalizeEffect,
   normalizeCompareResult,
   normalizeFleet,
   normalizeHeatmap,
@@ -65,6 +68,9 @@ export type ClusterInput = wire.ClusterInput;
  * the lane in its errors.
  */
 export type CustomLaneSpec = wire.Lane;
+
+/** The backend's bound on a note's text, in characters (store.MaxNoteRunes). */
+export const MAX_NOTE_CHARS = 2000;
 
 /** The backend's bound on a cluster's custom lanes (app.MaxLanes). */
 export const MAX_CUSTOM_LANES = 8;
@@ -221,6 +227,24 @@ export type AdviceSeverity = wire.AdviceSeverity;
 export const ADVICE_SEVERITIES: readonly AdviceSeverity[] = AdviceSeverityValues;
 /** reconciliation: the collector's account of the job's ids against what was stored (absent if none). */
 export type Report = Normalized<wire.Report>;
+
+/**
+ * Something that happened to a job at a moment (docs/report-format.md, "changes[]"): a configuration change
+ * (detail.keys, each old → new, "" = not set), a restart, a rescale (a vertex's parallelism from → to), a
+ * resubmission (a new run of the same job) or the user's note (detail.text).
+ */
+export type Change = Normalized<wire.Change>;
+export type ChangeKind = wire.ChangeKind;
+export const CHANGE_KINDS: readonly ChangeKind[] = ChangeKindValues;
+/** A change with the before/after at its moment. */
+export type ChangeEffect = Normalized<wire.ChangeEffect>;
+/**
+ * The checkpoints before a moment against those from it on: each side's counts, phase shares and medians, the
+ * end-to-end p50/p90 shifts (fractions, null with too few checkpoints) and the finding (finding_parts: "reason.effect_*").
+ */
+export type Effect = Normalized<wire.Effect>;
+export type EffectSide = Normalized<wire.EffectSide>;
+export type Shift = Normalized<wire.Shift>;
 
 /** How much a job of the fleet needs looking at (docs/fleet.md), most urgent first. */
 export type Attention = wire.Attention;
@@ -400,6 +424,15 @@ export const api = {
   // Insights is Report without the per-checkpoint analyses (checkpoints is empty): for panels.
   insights: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
     normalizeReport(await call('Insights', cluster, job, fromMs, toMs)),
+  /** the job's changes, oldest first, each with its before/after */
+  changes: async (cluster: string, job: string): Promise<ChangeEffect[]> => ((await call('Changes', cluster, job)) ?? []).map(normalizeChangeEffect),
+  /** the checkpoints before atMs against those from it on, each side bounded by the neighbouring changes and windowMs (0: the changes alone) */
+  beforeAfter: async (cluster: string, job: string, atMs: number, windowMs: number): Promise<Effect> =>
+    normalizeEffect(await call('BeforeAfter', cluster, job, atMs, windowMs)),
+  /** puts the user's note on the job's timeline; a note needs some text (at most MAX_NOTE_CHARS) */
+  addNote: (cluster: string, job: string, timeMs: number, text: string): Promise<Change> => call('AddNote', cluster, job, timeMs, text),
+  /** removes the job's note at timeMs that says text */
+  deleteNote: (cluster: string, job: string, timeMs: number, text: string): Promise<void> => call('DeleteNote', cluster, job, timeMs, text),
   log: async (lines: number): Promise<LogView> => normalizeLogView(await call('Log', lines)),
   alertRules: async (): Promise<AlertRule[]> => (await call('AlertRules')) ?? [],
   /** checks, saves and applies the whole list; the error names the rule, e.g. "rules[1]: count: …" */

@@ -66,7 +66,16 @@ export interface DrawInput {
   };
   /** a brushed span in CSS pixels, drawn as a selection */
   brush?: { x0: number; x1: number } | null;
+  /** the change markers in view (lib/changes.ts): a line through bars and lanes, the kind's glyph above them */
+  marks?: ChangeMark[];
 }
+
+/** A change marker as drawn: where (x), which glyph, and whether it is the chosen one. */
+export type ChangeMark = { x: number; glyph: string; chosen: boolean };
+
+/** MARK_GLYPH_TOP and MARK_GLYPH_HEIGHT place a marker's glyph in the strip above the bars. */
+export const MARK_GLYPH_TOP = 2;
+export const MARK_GLYPH_HEIGHT = 16;
 
 export interface DrawResult {
   bars: BarRect[];
@@ -336,6 +345,8 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Theme, d: DrawInp
     ctx.fillText(d.maxLabel, 4, 4);
   }
 
+  if (d.marks) drawMarks(ctx, p, d.marks, axisY);
+
   // Brushed selection.
   if (d.brush) {
     const a = Math.min(d.brush.x0, d.brush.x1);
@@ -350,4 +361,31 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, p: Theme, d: DrawInp
     ctx.setLineDash([]);
   }
   return { bars: rects, gaps: gapRects, plot, layout, lanes: lanesOut };
+}
+
+/** drawMarks draws each change marker: a dashed line down to the axis from its glyph, boxed above the bars. */
+function drawMarks(ctx: CanvasRenderingContext2D, p: Theme, marks: ChangeMark[], axisY: number) {
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'center';
+  for (const m of marks) {
+    const x = Math.round(m.x) + 0.5;
+    const color = m.chosen ? p.highlight : p.accent;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = m.chosen ? 2 : 1;
+    ctx.setLineDash(m.chosen ? [] : [4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x, MARK_GLYPH_TOP + MARK_GLYPH_HEIGHT);
+    ctx.lineTo(x, axisY);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    const w = Math.max(MARK_GLYPH_HEIGHT, ctx.measureText(m.glyph).width + 6);
+    ctx.fillStyle = m.chosen ? p.highlight : p.bg;
+    ctx.fillRect(x - w / 2, MARK_GLYPH_TOP, w, MARK_GLYPH_HEIGHT);
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x - w / 2, MARK_GLYPH_TOP + 0.5, w, MARK_GLYPH_HEIGHT - 1);
+    ctx.fillStyle = m.chosen ? p.bg : color;
+    ctx.fillText(m.glyph, x, MARK_GLYPH_TOP + MARK_GLYPH_HEIGHT / 2 + 0.5);
+  }
+  ctx.textBaseline = 'top';
+  ctx.textAlign = 'start';
 }

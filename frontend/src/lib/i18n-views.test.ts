@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
-import { ALL_PHASES, ATTENTIONS } from './api';
+import { ALL_PHASES, ATTENTIONS, CHANGE_KINDS } from './api';
+import { BEFORE_AFTER_WINDOWS } from './compare';
 import { FLEET_COLUMNS, FLEET_WINDOWS } from './fleet';
 import { flattenKeys } from './lang';
 import { VIEW_KEYS } from './keys';
@@ -36,6 +37,9 @@ const dynamic = [
     'keys.brush',
     'keys.fit',
     'keys.rangeBack',
+    'keys.markerStep',
+    'keys.markerOpen',
+    'keys.note',
     'keys.fleet',
     'keys.fleetGroup',
     'keys.fleetMove',
@@ -46,6 +50,9 @@ const dynamic = [
   ...ATTENTIONS.flatMap((a) => [`fleet.attention.${a}`, `fleet.attentionHelp.${a}`]),
   ...FLEET_COLUMNS.flatMap((c) => [`fleet.col.${c}`, `fleet.colHelp.${c}`]),
   ...FLEET_WINDOWS.map((w) => w.key),
+  ...CHANGE_KINDS.map((k) => `changes.kind.${k}`),
+  ...BEFORE_AFTER_WINDOWS.map((w) => w.key),
+  ...['change', 'window'].map((b) => `beforeAfter.bound.${b}`),
 ];
 
 describe('keys built from data', () => {

@@ -49,6 +49,11 @@ describe('timelineAction', () => {
     ['ArrowRight', 'panRight'],
     ['f', 'fit'],
     ['Escape', 'back'],
+    ['[', 'prevMarker'],
+    [']', 'nextMarker'],
+    ['Enter', 'openMarker'],
+    ['n', 'note'],
+    ['N', 'note'],
     ['x', null],
   ])('%s → %s', (key, want) => {
     expect(timelineAction({ key }, free)).toBe(want);
@@ -58,6 +63,9 @@ describe('timelineAction', () => {
     expect(timelineAction({ key: 'w', ctrlKey: true }, free)).toBeNull();
     expect(timelineAction({ key: 'w' }, typing)).toBeNull();
     expect(timelineAction({ key: 'Escape' }, dialog)).toBeNull();
+    expect(timelineAction({ key: ']' }, typing)).toBeNull();
+    expect(timelineAction({ key: 'Enter' }, typing)).toBeNull();
+    expect(timelineAction({ key: 'n', metaKey: true }, free)).toBeNull();
   });
 });
 

@@ -61,9 +61,12 @@ export function globalAction(e: KeyLike, ctx: KeyContext): GlobalAction | null {
   return null;
 }
 
-export type TimelineAction = 'zoomIn' | 'zoomOut' | 'panLeft' | 'panRight' | 'fit' | 'back';
+export type TimelineAction = 'zoomIn' | 'zoomOut' | 'panLeft' | 'panRight' | 'fit' | 'back' | 'prevMarker' | 'nextMarker' | 'openMarker' | 'note';
 
-/** timelineAction maps a keydown on the timeline view: W/S zoom, A/D and arrows pan, F fits, Esc goes back. */
+/**
+ * timelineAction maps a keydown on the timeline view: W/S zoom, A/D and arrows pan, F fits, Esc goes back,
+ * [ and ] step through the change markers, Enter opens the chosen marker's before/after, N adds a note.
+ */
 export function timelineAction(e: KeyLike, ctx: KeyContext): TimelineAction | null {
   if (e.ctrlKey || e.metaKey || e.altKey || ctx.typing || ctx.dialogOpen) return null;
   switch (e.key) {
@@ -89,6 +92,15 @@ export function timelineAction(e: KeyLike, ctx: KeyContext): TimelineAction | nu
       return 'fit';
     case 'Escape':
       return 'back';
+    case '[':
+      return 'prevMarker';
+    case ']':
+      return 'nextMarker';
+    case 'Enter':
+      return 'openMarker';
+    case 'n':
+    case 'N':
+      return 'note';
   }
   return null;
 }

@@ -3,7 +3,7 @@ import i18next from 'i18next';
 import en from '../i18n/en.json';
 import zh from '../i18n/zh.json';
 import type { ReasonPart } from './api';
-import { basisText, notesText, reasonText } from './reason';
+import { basisText, findingText, notesText, reasonText } from './reason';
 
 function translator(lng: 'en' | 'zh') {
   const inst = i18next.createInstance();
@@ -30,6 +30,17 @@ const failure = {
   basis_parts: <ReasonPart[]>[{ code: 'f_expired' }, { code: 'f_in_snapshot', args: { vertex: 'Slow Snapshot' } }],
 };
 
+// The report-format example's before/after: unaligned checkpoints turned on (backend/analyze/beforeafter.go).
+const effect = {
+  finding:
+    "after execution.checkpointing.unaligned.enabled went false → true; end-to-end p90 fell from 1.2 s to 314 ms (−73%, 95% interval −74…−73%); alignment's share of the critical path fell from 66% to 3%.",
+  finding_parts: <ReasonPart[]>[
+    { code: 'effect_after_config', args: { key: 'execution.checkpointing.unaligned.enabled', new: 'true', old: 'false' } },
+    { code: 'effect_fell', args: { after: '314 ms', before: '1.2 s', change: '−73', conf: '95', high: '−73', low: '−74', stat: 'p90' } },
+    { code: 'effect_share_fell', args: { after: '3', before: '66', phase: 'alignment' } },
+  ],
+};
+
 type Say = (t: (k: string, o?: Record<string, unknown>) => string, has: (k: string) => boolean) => string;
 
 // A text the backend sends in English with its clauses: said in English as sent, in Chinese
@@ -51,6 +62,14 @@ describe.each([
     zh: ['checkpoint 超时时间已到；', 'Slow Snapshot'],
     english: /\{\{|timeout elapsed/,
     sentence: false,
+  },
+  {
+    name: 'findingText',
+    say: ((t, has) => findingText(effect, t, has)) as Say,
+    sent: effect.finding,
+    zh: ['在 execution.checkpointing.unaligned.enabled 由 false 改为 true 之后；', '端到端 p90 从 1.2 s 降到 314 ms（−73%，95% 区间 −74…−73%）', 'alignment 在关键路径中的占比从 66% 降到 3%'],
+    english: /\{\{|fell from|after execution/,
+    sentence: true,
   },
 ])('$name', ({ say, sent, zh, english, sentence }) => {
   it('says in English exactly what the backend wrote', () => {

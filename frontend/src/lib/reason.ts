@@ -2,13 +2,18 @@
 // (reason_parts) said with the "reason" templates of the current locale. The
 // English templates equal the ones reports print (a Go test checks), so the
 // English UI and the CLI say the same words.
-import type { CheckpointFailure, Correlation, ReasonPart } from './api';
+import type { CheckpointFailure, Correlation, Effect, ReasonPart } from './api';
 
 type Translate = (key: string, opts?: Record<string, unknown>) => string;
 
 /** reasonText says c's reason with t; the English text when there are no parts or a clause is unknown. */
 export function reasonText(c: Pick<Correlation, 'reason' | 'reason_parts'>, t: Translate, has: (key: string) => boolean): string {
   return clausesText(c.reason_parts, c.reason, t, has, true);
+}
+
+/** findingText says a before/after's finding (one sentence) as reasonText does. */
+export function findingText(e: Pick<Effect, 'finding' | 'finding_parts'>, t: Translate, has: (key: string) => boolean): string {
+  return clausesText(e.finding_parts, e.finding, t, has, true);
 }
 
 /** basisText says how a failure's phase was found, as reasonText does (no full stop: it is a clause). */

@@ -6,6 +6,8 @@ describe('routes of the views', () => {
     ['#/heatmap?cluster=c&job=j&from=1000&to=2000&kind=failure', { view: 'heatmap', cluster: 'c', job: 'j', from: 1000, to: 2000, kind: 'failure' }],
     ['#/checkpoint?cluster=c&job=j&id=97&pipeline=2', { view: 'checkpoint', cluster: 'c', job: 'j', id: 97, pipeline: 2 }],
     ['#/compare?cluster=c&job=j&a=28&b=3%402', { view: 'compare', cluster: 'c', job: 'j', a: '28', b: '3@2' }],
+    // A before/after: its moment and window (0: up to the neighbouring changes).
+    ['#/compare?cluster=c&job=j&at=1767226200000&win=0', { view: 'compare', cluster: 'c', job: 'j', at: 1767226200000, win: 0 }],
     // A range needs both ends, in order; junk numbers are dropped.
     ['#/job?cluster=c&job=j&from=2000&to=1000', { view: 'job', cluster: 'c', job: 'j' }],
     ['#/job?cluster=c&job=j&from=1000', { view: 'job', cluster: 'c', job: 'j' }],
@@ -18,6 +20,13 @@ describe('routes of the views', () => {
     const r: Route = { view: 'heatmap', cluster: 'prod/flink #1', job: 'a?b', from: 1000, to: 2000, kind: 'vertex', phase: 'alignment' };
     expect(parseHash(formatHash(r))).toStrictEqual(r);
     expect(parseHash(formatHash({ view: 'job', cluster: 'c', job: 'j', from: 10.7, to: 20.2 }))).toMatchObject({ from: 10, to: 21 });
+  });
+
+  it('round-trips a before/after and leaves a window without its moment out', () => {
+    const r: Route = { view: 'compare', cluster: 'c', job: 'j', at: 1767226200000, win: 3_600_000 };
+    expect(formatHash(r)).toBe('#/compare?cluster=c&job=j&at=1767226200000&win=3600000');
+    expect(parseHash(formatHash(r))).toStrictEqual(r);
+    expect(formatHash({ view: 'compare', cluster: 'c', job: 'j', win: 900_000 })).toBe('#/compare?cluster=c&job=j');
   });
 
   it('leaves pipeline 0 out of the address', () => {
@@ -41,7 +50,7 @@ describe('checkpoint refs', () => {
 });
 
 describe('switching', () => {
-  const cur: Route = { view: 'checkpoint', cluster: 'c', job: 'j', from: 1, to: 9, id: 97, pipeline: 1, a: '1', b: '2', kind: 'vertex', phase: 'sync' };
+  const cur: Route = { view: 'checkpoint', cluster: 'c', job: 'j', from: 1, to: 9, id: 97, pipeline: 1, a: '1', b: '2', kind: 'vertex', phase: 'sync', at: 5, win: 0 };
 
   it('keeps the range and drops the previous view\'s parameters when switching views', () => {
     expect(switchView(cur, 'heatmap', { kind: 'failure' })).toStrictEqual({ view: 'heatmap', cluster: 'c', job: 'j', from: 1, to: 9, kind: 'failure' });

@@ -22,6 +22,9 @@ export interface Route {
   /** heatmap view: which heatmap and phase */
   kind?: string;
   phase?: string;
+  /** compare view: the moment of a before/after (epoch ms) and its window each side (ms; 0: up to the neighbouring changes) */
+  at?: number;
+  win?: number;
 }
 
 export const DEFAULT_VIEW = 'job';
@@ -38,7 +41,7 @@ export function isBlankHash(hash: string): boolean {
 }
 
 /** Parameters that belong to one view: dropped when going to another view. */
-export const VIEW_PARAMS = ['id', 'pipeline', 'a', 'b', 'kind', 'phase'] as const;
+export const VIEW_PARAMS = ['id', 'pipeline', 'a', 'b', 'kind', 'phase', 'at', 'win'] as const;
 
 function num(v: string | null): number | undefined {
   if (v === null || v.trim() === '') return undefined;
@@ -65,8 +68,10 @@ export function parseHash(hash: string): Route {
   }
   const id = num(q.get('id'));
   if (id !== undefined) r.id = id;
-  const pipeline = num(q.get('pipeline'));
-  if (pipeline !== undefined) r.pipeline = pipeline;
+  for (const k of ['pipeline', 'at', 'win'] as const) {
+    const v = num(q.get(k));
+    if (v !== undefined) r[k] = v;
+  }
   for (const k of ['a', 'b', 'kind', 'phase'] as const) {
     const v = str(q.get(k));
     if (v !== undefined) r[k] = v;
@@ -84,6 +89,8 @@ export function formatHash(r: Route): string {
   }
   if (r.id !== undefined) q.set('id', String(r.id));
   if (r.pipeline) q.set('pipeline', String(r.pipeline));
+  if (r.at) q.set('at', String(Math.round(r.at)));
+  if (r.win !== undefined && r.win >= 0 && r.at) q.set('win', String(Math.round(r.win)));
   for (const k of ['a', 'b', 'kind', 'phase'] as const) {
     const v = r[k];
     if (v) q.set(k, v);
