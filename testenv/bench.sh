@@ -90,6 +90,46 @@ else
   echo "frontend/bench/timeline-bench.mjs is missing"
 fi
 
+echo "== fleet: 2,000 jobs in 20 clusters at a 10 s interval: the query (backend/fleet), then the view in headless Chromium"
+# A day of all 2,000 jobs is 17.3 M checkpoints, too many to generate here. A row reads its job's
+# window (1 h: 361 checkpoints) and the newest 200 completed before it (its baseline), so each job
+# keeps its newest 600 checkpoints, and one job per cluster its whole day (8,640), to show what the
+# rest of a day costs a row. Generated once per version of the generator and the schema.
+fleet_args=(-fleet -cluster fleet -clusters 20 -main 0 -total 17280000 -filler-jobs 2000 -filler-keep 600 -filler-whole 20
+  -filler-metrics 361 -filler-vertices 3 -filler-subtasks 2 -filler-interval 10s)
+fleet_key=$( (cat testenv/soak/genhistory/main.go backend/model/modeltest/*.go backend/store/schema.go; echo "${fleet_args[*]}") |
+  sha256sum | cut -c1-12)
+fleet_db="$root/testenv/.cache/fleet/fleet-$fleet_key.db"
+if [ -f "$fleet_db" ]; then
+  echo "fleet cache: generated earlier ($fleet_db)"
+else
+  mkdir -p "$(dirname "$fleet_db")"
+  rm -f "$(dirname "$fleet_db")"/fleet-*.db*
+  t0=$(date +%s)
+  # genhistory's store checkpoints its WAL into the file when it closes.
+  if go build -o "$work/genhistory" ./testenv/soak/genhistory &&
+    nice "$work/genhistory" -db "$fleet_db.tmp" "${fleet_args[@]}" >"$work/genfleet.txt"; then
+    mv "$fleet_db.tmp" "$fleet_db"
+    sed 's/^genhistory: /fleet cache: /' "$work/genfleet.txt"
+    echo "fleet cache: generated in $(($(date +%s) - t0)) s, kept as $fleet_db"
+  else
+    echo "fleet cache: generation failed"
+  fi
+fi
+line="fleet data: not a day of every job (17.3 M checkpoints) but what a row reads: each of the 2,000 jobs keeps its newest 600 checkpoints (the 1 h window, 361, and its baseline, the 200 completed before it), 20 jobs (one per cluster) their whole day of 8,640, to show the rest of a day costs a row nothing; 3 vertices x 2 subtasks; backpressure, busy and idle samples of every vertex over the window (the 20: all day); the clusters are captures, so each window ends at its job's newest checkpoint"
+echo "$line"
+summary+=("$line")
+out=""
+[ -f "$fleet_db" ] &&
+  out=$(CE_BENCH_FLEET_DB="$fleet_db" CE_BENCH_FLEET_JSON="$work/fleet.json" go test -count=1 -timeout 60m -run 'TestPrintFleetCost' -v ./backend/fleet/ 2>&1)
+echo "$out" | grep -oE 'fleet (query|row|live|JSON).*|FAIL.*' || echo "$out" | tail -20
+while IFS= read -r l; do summary+=("$l"); done < <(echo "$out" | grep -oE 'fleet (query|row|live).*')
+if [ -s "$work/fleet.json" ] && [ -f frontend/bench/fleet-bench.mjs ]; then
+  out=$(cd frontend && CE_BENCH_FLEET_JSON="$work/fleet.json" node bench/fleet-bench.mjs 2>&1)
+  echo "$out"
+  while IFS= read -r l; do summary+=("$l"); done < <(echo "$out" | grep -E '^fleet (first paint|live update)')
+fi
+
 echo
 echo "== summary"
 for s in "${summary[@]}"; do [ -n "$s" ] && echo "  $s"; done

@@ -6,6 +6,10 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
@@ -24,6 +28,34 @@ const DefaultWindowMs = 60 * 60 * 1000
 // window's checkpoints, samples and gaps, its configuration, and at most
 // analyze.FleetBaselineMax checkpoints of its baseline.
 func Read(ctx context.Context, st *store.Store, configured func(cluster string) bool, only string, windowMs, nowMs int64) (analyze.Fleet, error) {
+	return read(ctx, st, configured, []string{only}, nil, windowMs, nowMs)
+}
+
+// JobKey names a job: its cluster and id.
+type JobKey struct{ Cluster, JobID string }
+
+// ReadJobs is Read for only the logical jobs that the keyed jobs are runs
+// of, in the same order: a live update's rows when checkpoints of a few jobs
+// were stored, at the cost of those rows rather than the fleet's
+// (docs/fleet.md, "Cost"). A key of no known job adds no row.
+func ReadJobs(ctx context.Context, st *store.Store, configured func(cluster string) bool, keys []JobKey, windowMs, nowMs int64) (analyze.Fleet, error) {
+	want := map[JobKey]bool{}
+	var clusters []string
+	for _, k := range keys {
+		if !slices.Contains(clusters, k.Cluster) {
+			clusters = append(clusters, k.Cluster)
+		}
+		want[k] = true
+	}
+	return read(ctx, st, configured, clusters, func(runs []model.Job) bool {
+		return slices.ContainsFunc(runs, func(r model.Job) bool { return want[JobKey{r.Cluster, r.ID}] })
+	}, windowMs, nowMs)
+}
+
+// read is Read over the jobs of the clusters named ("": all), keeping the
+// logical jobs keep accepts (nil: all).
+func read(ctx context.Context, st *store.Store, configured func(cluster string) bool, only []string, keep func(runs []model.Job) bool,
+	windowMs, nowMs int64) (analyze.Fleet, error) {
 	if windowMs <= 0 {
 		windowMs = DefaultWindowMs
 	}
@@ -36,22 +68,31 @@ func Read(ctx context.Context, st *store.Store, configured func(cluster string) 
 	for _, c := range clusters {
 		captured[c.Name] = c.ReadOnly
 	}
-	jobs, err := st.Jobs(ctx, only)
-	if err != nil {
-		return out, err
-	}
 	lastTrigger := map[[2]string]int64{}
 	var known []model.Job
-	for _, j := range jobs {
-		if !configured(j.Cluster) && !captured[j.Cluster] {
-			continue // a cluster removed from the configuration
+	for _, cluster := range only {
+		jobs, err := st.Jobs(ctx, cluster)
+		if err != nil {
+			return out, err
 		}
-		known = append(known, j.Job)
-		lastTrigger[[2]string{j.Cluster, j.ID}] = j.LastTriggerMs
+		for _, j := range jobs {
+			if !configured(j.Cluster) && !captured[j.Cluster] {
+				continue // a cluster removed from the configuration
+			}
+			known = append(known, j.Job)
+			lastTrigger[[2]string{j.Cluster, j.ID}] = j.LastTriggerMs
+		}
 	}
 	// One row per logical job: its newest run's, judged against the
-	// baseline of all its runs.
-	for _, runs := range analyze.LogicalJobs(known) {
+	// baseline of all its runs. The rows are read side by side, one per
+	// core: each is its own reads and analysis (docs/fleet.md, "Cost").
+	groups := analyze.LogicalJobs(known)
+	if keep != nil {
+		groups = slices.DeleteFunc(groups, func(runs []model.Job) bool { return !keep(runs) })
+	}
+	rows := make([]analyze.FleetJob, len(groups))
+	if err := eachInParallel(len(groups), func(i int) error {
+		runs := groups[i]
 		newest := runs[len(runs)-1]
 		end := nowMs
 		if last := lastTrigger[[2]string{newest.Cluster, newest.ID}]; !configured(newest.Cluster) && last > 0 {
@@ -59,17 +100,54 @@ func Read(ctx context.Context, st *store.Store, configured func(cluster string) 
 		}
 		row, err := readRow(ctx, st, newest, runs[:len(runs)-1], windowMs, end)
 		if err != nil {
-			return out, fmt.Errorf("fleet: job %s on %s: %w", newest.ID, newest.Cluster, err)
+			return fmt.Errorf("fleet: job %s on %s: %w", newest.ID, newest.Cluster, err)
 		}
 		if len(runs) > 1 {
 			for _, r := range runs {
 				row.Runs = append(row.Runs, analyze.FleetRun{JobID: r.ID, StartMs: r.StartMs, EndMs: r.EndMs, State: r.State})
 			}
 		}
-		out.Jobs = append(out.Jobs, row)
+		rows[i] = row
+		return nil
+	}); err != nil {
+		return out, err
 	}
+	out.Jobs = append(out.Jobs, rows...)
 	analyze.SortFleet(out.Jobs)
 	return out, nil
+}
+
+// maxParallelRows bounds the rows read at once: the store has four reading
+// connections, and the others' readers (a job's views) must still get one.
+const maxParallelRows = 2
+
+// eachInParallel calls fn for 0..n-1, as many at once as there are cores
+// (at most maxParallelRows), and returns the error of the lowest index that
+// failed; after a failure the indexes not yet started are skipped.
+func eachInParallel(n int, fn func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), maxParallelRows, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n && !failed.Load(); i = int(next.Add(1) - 1) {
+				if errs[i] = fn(i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readRow reads one job's window and baseline (with its earlier runs') and

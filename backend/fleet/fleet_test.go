@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -37,11 +38,7 @@ func checkpoints(cluster, job string, first int64, failed map[int]bool, n int, m
 // and a job of a cluster no longer configured is not read.
 func TestRead(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, filepath.Join(t.TempDir(), "cache.db"))
 	jobs := []model.Job{
 		{Cluster: "prod", ID: "fast", Name: "fast", Engine: model.EngineFlink, State: "RUNNING"},
 		{Cluster: "prod", ID: "failing", Name: "failing", Engine: model.EngineFlink, State: "RUNNING"},
@@ -114,6 +111,12 @@ func TestRead(t *testing.T) {
 	if err != nil || len(one.Jobs) != 1 || one.Jobs[0].JobID != "old" {
 		t.Errorf("only rec: %+v, %v", one.Jobs, err)
 	}
+	// A live update's rows: those of the jobs named, as the whole fleet has them, in its order;
+	// a job unknown or of a cluster no longer configured adds none.
+	some, err := ReadJobs(ctx, st, configured, []JobKey{{"rec", "old"}, {"prod", "failing"}, {"prod", "nope"}, {"gone", "y"}}, 0, now)
+	if err != nil || len(some.Jobs) != 2 || !reflect.DeepEqual(some.Jobs, []analyze.FleetJob{f.Jobs[1], f.Jobs[3]}) {
+		t.Errorf("rows of rec/old and prod/failing: %+v, %v; want %+v", some.Jobs, err, []analyze.FleetJob{f.Jobs[1], f.Jobs[3]})
+	}
 }
 
 // A job resubmitted under a new id (and a reused id's earlier run, kept
@@ -122,11 +125,7 @@ func TestRead(t *testing.T) {
 // is a row of its own.
 func TestReadGroupsRunsOfOneJob(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "cache.db"), store.DefaultRetention())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, filepath.Join(t.TempDir(), "cache.db"))
 	first := int64(now - 3*60*minute)
 	second := int64(now - 20*minute)
 	jobs := []model.Job{
@@ -168,6 +167,21 @@ func TestReadGroupsRunsOfOneJob(t *testing.T) {
 	if orders.BaselineP90Ms == nil || *orders.BaselineP90Ms != 40 || orders.Attention != analyze.AttentionSlowerThanUsual {
 		t.Errorf("the logical job's row: baseline %v, attention %s; want 40 ms from the first run, slower than usual", fmtMs(orders.BaselineP90Ms), orders.Attention)
 	}
+	// An earlier run's checkpoints stored: the logical job's row.
+	live, err := ReadJobs(ctx, st, func(string) bool { return true }, []JobKey{{"prod", "run1"}}, 0, now)
+	if err != nil || len(live.Jobs) != 1 || !reflect.DeepEqual(live.Jobs[0], orders) {
+		t.Errorf("rows of prod/run1: %+v, %v; want the logical job's %+v", live.Jobs, err, orders)
+	}
+}
+
+// openStore opens the cache at path, closed when tb ends.
+func openStore(tb testing.TB, path string) *store.Store {
+	st, err := store.Open(context.Background(), path, store.DefaultRetention())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }
 
 func fmtMs(v *int64) string {

@@ -76,7 +76,8 @@ export function launchChromium() {
   });
 }
 
-export async function fakePage({ viewport, pageErrors, locale = 'en-US', timezoneId }) {
+/** startServeFake starts dev/serve-fake.mjs (the built dist/ with the fake bridge) and gives its URL and process. */
+export async function startServeFake() {
   const server = spawn(process.execPath, [serveFake], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -87,6 +88,11 @@ export async function fakePage({ viewport, pageErrors, locale = 'en-US', timezon
     });
     server.on('exit', (code) => reject(new Error(`serve-fake exited with ${code}`)));
   });
+  return { server, url };
+}
+
+export async function fakePage({ viewport, pageErrors, locale = 'en-US', timezoneId }) {
+  const { server, url } = await startServeFake();
   const browser = await launchChromium();
   const context = await browser.newContext({ viewport, locale, timezoneId, colorScheme: 'light' });
   const page = await context.newPage();

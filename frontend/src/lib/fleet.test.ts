@@ -7,8 +7,11 @@ import {
   moveSelection,
   nextSort,
   NO_FILTER,
+  oneAtATime,
   p90Text,
+  revealScroll,
   rowKey,
+  rowWindow,
   shortId,
   sinceText,
   sortFleet,
@@ -203,5 +206,60 @@ describe('sparkShape', () => {
   it('puts a lone point in the middle; nothing without points', () => {
     expect(sparkShape([{ trigger_ms: 5, ms: 7 }], 20, 10, 2).line).toBe('10,2');
     expect(sparkShape([], 20, 10)).toEqual({ line: '', dots: [], maxMs: 0 });
+  });
+});
+
+describe('rowWindow', () => {
+  it('renders the rows in view and the overscan each side, within the table', () => {
+    expect(rowWindow(2000, 40, 0, 400, 10)).toEqual([0, 20]);
+    expect(rowWindow(2000, 40, 4000, 400, 10)).toEqual([90, 120]);
+    expect(rowWindow(2000, 40, 79_800, 400, 10)).toEqual([1985, 2000]);
+    // The table starts below the view's top: from the first row.
+    expect(rowWindow(2000, 40, -300, 400, 10)).toEqual([0, 13]);
+    expect(rowWindow(4, 40, 0, 900, 10)).toEqual([0, 4]);
+    expect(rowWindow(0, 40, 0, 900, 10)).toEqual([0, 0]);
+  });
+});
+
+describe('revealScroll', () => {
+  it('moves as little as it can to show the row below the sticky header', () => {
+    // In view: stays.
+    expect(revealScroll(400, 300, 500, 40, 30)).toBe(400);
+    // Above (or under the header): its top just below the header.
+    expect(revealScroll(400, 300, 410, 40, 30)).toBe(380);
+    expect(revealScroll(400, 300, 100, 40, 30)).toBe(70);
+    expect(revealScroll(10, 300, 20, 40, 30)).toBe(0);
+    // Below: its bottom at the view's bottom.
+    expect(revealScroll(400, 300, 690, 40, 30)).toBe(430);
+  });
+});
+
+describe('oneAtATime', () => {
+  it('never overlaps loads, and runs once more after one for the calls that came meanwhile', async () => {
+    const ends: (() => void)[] = [];
+    let started = 0;
+    const run = oneAtATime(() => {
+      started++;
+      return new Promise<void>((res) => ends.push(res));
+    });
+    run();
+    run();
+    run();
+    expect(started).toBe(1);
+    ends[0]();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toBe(2);
+    ends[1]();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toBe(2);
+    // A failed load does not stop the next.
+    const failing = oneAtATime(() => {
+      started++;
+      return Promise.reject(new Error('no'));
+    });
+    failing();
+    await new Promise((r) => setTimeout(r, 0));
+    failing();
+    expect(started).toBe(4);
   });
 });

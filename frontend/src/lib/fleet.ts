@@ -212,3 +212,54 @@ export function sparkShape(points: readonly SparkPoint[], w: number, h: number, 
   }));
   return { line: dots.map((d) => `${d.x},${d.y}`).join(' '), dots, maxMs };
 }
+
+/**
+ * rowWindow is the part of a long table to render, [start, end): the rows in view and overscan
+ * more each side. viewTop is how far the view's top is below the first row's top (negative while
+ * the table starts lower down), viewHeight the view's height; every row is rowHeight high.
+ */
+export function rowWindow(count: number, rowHeight: number, viewTop: number, viewHeight: number, overscan = 10): [number, number] {
+  const clamp = (i: number) => Math.max(0, Math.min(count, i));
+  const first = Math.floor(Math.max(0, viewTop) / rowHeight);
+  const last = Math.ceil(Math.max(0, viewTop + viewHeight) / rowHeight);
+  return [clamp(first - overscan), clamp(last + overscan)];
+}
+
+/**
+ * revealScroll is the scroll position that shows a row (rowTop from the scrolled content's top,
+ * rowHeight high) under a sticky header headerHeight high, moving as little as it can: the
+ * position as it is when the row is in view.
+ */
+export function revealScroll(scrollTop: number, viewHeight: number, rowTop: number, rowHeight: number, headerHeight: number): number {
+  if (rowTop - headerHeight < scrollTop) return Math.max(0, rowTop - headerHeight);
+  if (rowTop + rowHeight > scrollTop + viewHeight) return rowTop + rowHeight - viewHeight;
+  return scrollTop;
+}
+
+/**
+ * oneAtATime wraps a load so that loads never overlap: a call while one runs starts none, and
+ * the load runs once more after it ends (however many calls came meanwhile). Over a large fleet
+ * an answer takes longer than the live updates' second: overlapping loads would each cost the
+ * backend a whole fleet, and each answer would be dropped for a newer call's.
+ */
+export function oneAtATime(load: () => Promise<unknown>): () => void {
+  let running = false;
+  let again = false;
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void load()
+      .catch(() => {})
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  return run;
+}
