@@ -5,7 +5,7 @@
 # suite does not stop the others, so one run says everything that fails.
 #
 # After the frontend build that all of them need, four lanes: go from the start, at a lower
-# priority; beside it checks and apps side by side, then go-app:
+# priority; beside it checks and apps side by side; go-app once all three are done:
 #   go-app   go test -race ./app/ -parallel 32: its real tests run side by side, one track per
 #            cluster (app/tracks_real_test.go), one test after another on each track
 #   go       go test -race on every other package (the real services are shared with go-app:
@@ -74,15 +74,16 @@ side_by_side() {
 lane_go_app() { suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/; }
 lane_go() { suite go go_rest; }
 
-# The other packages' Go tests (the longest lane, ~15 min on a busy machine) run from the start
-# at a lower priority; beside them, first what keeps both cores busy for a few minutes
-# (compiling, fuzzing, a browser), then app's real-cluster scenarios, which mostly wait on the
-# clusters. All four at once loaded the 2 cores 20-fold and starved the clusters' JVMs.
+# The other packages' Go tests run from the start at a lower priority; beside them what keeps
+# both cores busy for a few minutes (compiling, fuzzing, a browser). app's real-cluster
+# scenarios come after both: beside the other packages' real tests they loaded the 2 cores
+# 30-fold, starved the clusters' JVMs and the collector tests' 20 ms polls, and failed tests
+# that pass on a merely busy machine.
 lane_go &
 go_pid=$!
 side_by_side lane_checks lane_apps
-lane_go_app
 wait "$go_pid"
+lane_go_app
 
 # Each failed suite's log, then the go test lines of the passed Go suites (one per package).
 passed=0 failed=0

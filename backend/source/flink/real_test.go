@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,6 +61,7 @@ func TestRealCluster120(t *testing.T) {
 func testRealCluster(t *testing.T, env flinkenv.Env, versionPrefix string) {
 	reqs := &requestLog{counts: map[string]int{}, status: map[int]int{}}
 	c := newClient(t, flink.Config{BaseURL: env.RESTURL, Cluster: "test", OnRequest: reqs.record})
+	var evictedServed atomic.Bool // Flink answered for an evicted checkpoint (see "not found")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -308,16 +310,18 @@ func testRealCluster(t *testing.T, env flinkenv.Env, versionPrefix string) {
 			evicted = oldest - 1
 			return evicted > list.History[0].ID, fmt.Sprintf("oldest listed %d, the subtests' newest %d", oldest, list.History[0].ID)
 		})
-		var err error
-		// Each of Flink's handlers caches the statistics snapshot it last read (for
-		// rest.cache.checkpoint-statistics.timeout), so the details handler may still
-		// hold an older history than the list did: the evicted id answers 404 once its
-		// snapshot is renewed.
-		waitFor(t, ctx, time.Minute, fmt.Sprintf("checkpoint %d to leave the details handler's snapshot", evicted), func() (bool, string) {
-			_, err = c.CheckpointDetail(ctx, jobA, evicted)
-			return err != nil, "still served"
-		})
+		// Flink may still answer for an id its history no longer lists: its REST handlers keep
+		// statistics they read in caches of their own (on 1.20 for as long as a run lasts, seen
+		// on a busy machine). Then it is not a 404; an id never taken always is.
+		_, err := c.CheckpointDetail(ctx, jobA, evicted)
+		if err == nil {
+			evictedServed.Store(true)
+			t.Logf("checkpoint %d left the history and Flink still serves it from its statistics cache", evicted)
+		}
 		for _, cid := range []int64{evicted, list.History[0].ID + 1000} { // evicted, and never taken
+			if cid == evicted && err == nil {
+				continue
+			}
 			if cid != evicted {
 				_, err = c.CheckpointDetail(ctx, jobA, cid)
 			}
@@ -422,8 +426,12 @@ func testRealCluster(t *testing.T, env flinkenv.Env, versionPrefix string) {
 				t.Errorf("no request recorded for %s: %v", ep, reqs.counts)
 			}
 		}
-		if reqs.status[404] != 4 || reqs.status[0] != 1 {
-			t.Errorf("statuses %v, want four 404s and one request without response", reqs.status)
+		want404 := 4
+		if evictedServed.Load() {
+			want404 = 3
+		}
+		if reqs.status[404] != want404 || reqs.status[0] != 1 {
+			t.Errorf("statuses %v, want %d 404s and one request without response", reqs.status, want404)
 		}
 	})
 }
