@@ -45,7 +45,8 @@ func TestSinkCommitsOfARealIcebergSink(t *testing.T) {
 		}
 		return lane, with, durations
 	}
-	waitForState(t, 3*time.Minute, "commits of both jobs on their checkpoints", func() (bool, string) {
+	// The slow job's first commits can take minutes to show on a busy machine.
+	waitForState(t, 6*time.Minute, "commits of both jobs on their checkpoints", func() (bool, string) {
 		fl, fw, _ := commits(fast)
 		sl, sw, _ := commits(slow)
 		return len(fl) >= 3 && len(sl) >= 3 && fw >= 4 && sw >= 3,
