@@ -45,6 +45,9 @@ type vertexMetrics struct {
 const (
 	listEvery = 10 * time.Second
 	listTries = 6
+	// relistEvery: after listTries, a candidate vertex still without what is
+	// sampled is listed again this often (one request a minute).
+	relistEvery = time.Minute
 )
 
 func newExtraMetrics(c *Client, b Budget, lanes []model.Lane, prom Querier) *extraMetrics {
@@ -67,7 +70,8 @@ func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time
 			continue
 		}
 		vm := e.vertex(job.ID, v.ID)
-		if vm.tries == 0 || !vm.registered && vm.tries < listTries && now.Sub(vm.listed) >= listEvery {
+		since := now.Sub(vm.listed)
+		if vm.tries == 0 || !vm.registered && (vm.tries < listTries && since >= listEvery || since >= relistEvery) {
 			vm.tries++
 			vm.listed = now
 			names, err := spend(ctx, e.b, func() ([]string, error) { return e.c.VertexMetricNames(ctx, job.ID, v.ID) })
@@ -75,8 +79,10 @@ func (e *extraMetrics) sample(ctx context.Context, job *model.Job, now time.Time
 				errs = append(errs, fmt.Errorf("metrics of vertex %s: %w", v.ID, err))
 				continue
 			}
-			vm.registered = len(names) > 0
 			vm.ids = e.pick(names)
+			// Registered once what is sampled is there: a committer's metrics can come
+			// after the vertex's others (Iceberg's at its first commit).
+			vm.registered = len(vm.ids) > 0
 		}
 		if len(vm.ids) == 0 {
 			continue
