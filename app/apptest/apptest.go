@@ -3,9 +3,11 @@
 package apptest
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 
 	"checkpoint-explorer/app"
@@ -27,4 +29,23 @@ func Start(t testing.TB, samples bool, logger *slog.Logger) *app.Service {
 	}
 	t.Cleanup(func() { svc.Close() })
 	return svc
+}
+
+// Buffer is an output a running app or command writes from its goroutines
+// while the test reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"checkpoint-explorer/app/apptest"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -227,12 +228,12 @@ func openCache(t *testing.T, dir string) *store.Store {
 // stdout kept; killed when the test ends.
 type collectProcess struct {
 	cmd *exec.Cmd
-	out *lockedBuffer
+	out *apptest.Buffer
 }
 
 func startCollectProcess(t *testing.T, args ...string) *collectProcess {
 	t.Helper()
-	p := &collectProcess{cmd: cliProcess(t, append([]string{"collect", "--metrics-addr", "127.0.0.1:0"}, args...)...), out: &lockedBuffer{}}
+	p := &collectProcess{cmd: cliProcess(t, append([]string{"collect", "--metrics-addr", "127.0.0.1:0"}, args...)...), out: &apptest.Buffer{}}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

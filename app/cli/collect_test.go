@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bytes"
+	"checkpoint-explorer/app/apptest"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,24 +15,6 @@ import (
 
 	"checkpoint-explorer/testenv/flinkenv"
 )
-
-// lockedBuffer is an output a running command writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // `collect` against a real Flink cluster with a job that fails every other
 // checkpoint: while it runs, `status` on the same cache exits 3 with the job
@@ -105,10 +87,10 @@ func TestCollectThenStatusAndJobsOnARealCluster(t *testing.T) {
 // collectInProcess runs `collect args…` in this process until stop, which ends its context (as
 // SIGTERM does) and returns its exit status; the test fails when it does not stop within 2
 // minutes.
-func collectInProcess(t *testing.T, args ...string) (out, errb *lockedBuffer, stop func() int) {
+func collectInProcess(t *testing.T, args ...string) (out, errb *apptest.Buffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errb = &lockedBuffer{}, &lockedBuffer{}
+	out, errb = &apptest.Buffer{}, &apptest.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, append([]string{"collect"}, args...), out, errb, Options{}) }()
 	var code int

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"checkpoint-explorer/app/apptest"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -175,24 +175,6 @@ func TestServeExportsTheAppsOwnMetricsBehindTheToken(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination safe for the app's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // writeBigCapture writes a capture (gzip, as the app writes them) of n checkpoints (4 vertices × 16
 // subtasks each) of one job.
 func writeBigCapture(t *testing.T, n int) string {
@@ -234,7 +216,7 @@ func writeBigCapture(t *testing.T, n int) string {
 // An import through the browser whose tab goes away (the connection closes)
 // stops, and leaves the cache as it was; the app keeps serving.
 func TestUploadCancelledByTheClientLeavesTheCache(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &apptest.Buffer{}
 	a := testApp(t, slog.New(slog.NewTextHandler(logs, nil)))
 	as := serveApp(t, a, Options{MaxUploadBytes: 1 << 30}, nil)
 	file := writeBigCapture(t, 6000)
