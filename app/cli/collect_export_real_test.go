@@ -70,22 +70,45 @@ func exportCount(t *testing.T, st *store.Store, target, cluster, jid string) sto
 	return jobs[0]
 }
 
+// exportingCache is a collector's cache (its data dir, opened) as the read-back compares it.
+type exportingCache struct {
+	st  *store.Store
+	dir string
+}
+
 // checkTracesEqualTheCache reads the job back from Jaeger (capture --traces-url, the service the
 // collector's spans carry) and compares it with the cache for the ids the cache marks sent: each
 // is read back once, with the same status, trigger, end-to-end time and each acknowledged
 // subtask's phases to the millisecond; the traces hold no checkpoint the cache lacks.
 func checkTracesEqualTheCache(t *testing.T, st *store.Store, queryURL, target, dir, jid string) {
 	t.Helper()
-	sent := exportedKeys(t, dir, target, "lab", jid)
+	checkTracesEqualTheCaches(t, []exportingCache{{st, dir}}, queryURL, target, jid)
+}
+
+// checkTracesEqualTheCaches is checkTracesEqualTheCache for collectors exporting the same job to
+// the same endpoint: each id one of them marks sent is read back once and equals every cache
+// that marks it sent.
+func checkTracesEqualTheCaches(t *testing.T, caches []exportingCache, queryURL, target, jid string) {
+	t.Helper()
+	senders := map[model.Key][]*store.Store{}
+	var sent []model.Key
+	for _, c := range caches {
+		for _, k := range exportedKeys(t, c.dir, target, "lab", jid) {
+			if senders[k] == nil {
+				sent = append(sent, k)
+			}
+			senders[k] = append(senders[k], c.st)
+		}
+	}
 	if len(sent) == 0 {
-		t.Fatal("the cache marks nothing sent")
+		t.Fatal("no cache marks anything sent")
 	}
 	// Jaeger acknowledges a batch when its receiver takes it; its batch processor stores it later
 	// (seconds on a loaded machine), so a read right after the last acknowledgement can miss it.
 	deadline := time.Now().Add(2 * time.Minute)
 	for held := jaegerCheckpoints(t, queryURL, jid); held < len(sent); held = jaegerCheckpoints(t, queryURL, jid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("Jaeger holds %d traces of job %s two minutes after the cache marked %d sent (%d traces of the service in all)",
+			t.Fatalf("Jaeger holds %d traces of job %s two minutes after the caches marked %d sent (%d traces of the service in all)",
 				held, jid, len(sent), jaegerCheckpoints(t, queryURL, ""))
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -102,31 +125,43 @@ func checkTracesEqualTheCache(t *testing.T, st *store.Store, queryURL, target, d
 		k.Cluster = "lab"
 		traced[k] = append(traced[k], c)
 	}
-	failed := 0
+	failed, twice := 0, 0
 	for _, k := range sent {
-		want, err := st.Checkpoint(context.Background(), k)
-		if err != nil {
-			t.Fatal(err)
-		}
 		got := traced[k]
 		if len(got) != 1 {
 			t.Errorf("checkpoint %d: read back %d times, want once", k.ID, len(got))
 			continue
 		}
-		if want.Status == model.StatusFailed {
-			failed++
+		if len(senders[k]) > 1 {
+			twice++
 		}
-		compareCheckpoint(t, got[0], want)
+		for _, st := range senders[k] {
+			want, err := st.Checkpoint(context.Background(), k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Status == model.StatusFailed && st == senders[k][0] {
+				failed++
+			}
+			compareCheckpoint(t, got[0], want)
+		}
 		delete(traced, k)
 	}
 	// What the traces hold beyond the marks (sent just before a kill, or just before the stop)
-	// must still be the cache's.
+	// must still be a cache's.
 	for k := range traced {
-		if _, err := st.Checkpoint(context.Background(), k); err != nil {
-			t.Errorf("the traces hold checkpoint %d, which the cache does not: %v", k.ID, err)
+		held := false
+		for _, c := range caches {
+			if _, err := c.st.Checkpoint(context.Background(), k); err == nil {
+				held = true
+			}
+		}
+		if !held {
+			t.Errorf("the traces hold checkpoint %d, which no cache does", k.ID)
 		}
 	}
-	t.Logf("%d checkpoints sent (%d failed) read back from Jaeger equal to the cache", len(sent), failed)
+	t.Logf("%d checkpoints sent (%d failed, %d by more than one collector) read back from Jaeger equal to the caches",
+		len(sent), failed, twice)
 }
 
 // compareCheckpoint compares what the spans carry of a checkpoint.
@@ -364,4 +399,43 @@ func TestCollectExportSurvivesAnOutageAndKills(t *testing.T) {
 		t.Errorf("%d marked sent of %d final checkpoints", len(sent), final.Final)
 	}
 	checkTracesEqualTheCache(t, st, j.QueryURL, target, dir, jid)
+}
+
+// Two collectors on the same cluster, for failover, both exporting to one Jaeger: the ids derived
+// from cluster, job and checkpoint make what both send the same spans, and a desktop reading the
+// job back sees each checkpoint once, equal to both caches. One collector stops halfway (the
+// failover); the other goes on alone.
+func TestTwoCollectorsExportOneHistory(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	j := jaegerenv.Ensure(t)
+	jid := env.Submit(t, "--name", "ce-cli-export-failover", "--interval-ms", "1000", "--rate", "50", "--fail-every", "5")
+	target := exportTarget(j.OTLPHTTPURL)
+	var caches []exportingCache
+	var procs []*collectProcess
+	for range 2 {
+		dir := t.TempDir()
+		if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--url", env.RESTURL, "--data-dir", dir); err != nil {
+			t.Fatalf("clusters add: %v\n%s", err, stderr)
+		}
+		caches = append(caches, exportingCache{openCache(t, dir), dir})
+		procs = append(procs, startCollectProcess(t, "--data-dir", dir, "--export-otlp", j.OTLPHTTPURL))
+	}
+	sentBy := func(i int) int64 { return exportCount(t, caches[i].st, target, "lab", jid).Exported }
+	waitUntil(t, 5*time.Minute, "both collectors to send 5 checkpoints", func() bool { return sentBy(0) >= 5 && sentBy(1) >= 5 })
+	stopProcess(t, procs[0])
+	alone := sentBy(1)
+	waitUntil(t, 5*time.Minute, "the second collector to send 5 more alone", func() bool { return sentBy(1) >= alone+5 })
+	stopProcess(t, procs[1])
+	checkTracesEqualTheCaches(t, caches, j.QueryURL, target, jid)
+}
+
+// stopProcess stops a collect process with SIGTERM and waits for its exit status 0.
+func stopProcess(t *testing.T, p *collectProcess) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("collect after SIGTERM: %v\n%s", err, p.out.String())
+	}
 }
