@@ -63,8 +63,9 @@ func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool
 	waitFor(t, 4*time.Minute, "15 final checkpoints stored from REST", func() bool {
 		return len(finalCheckpoints(t, a, jid)) >= want
 	})
-	// Let the last ones' per-subtask details arrive, then stop collecting.
-	waitFor(t, time.Minute, "the stored checkpoints' details", func() bool {
+	// Let the last ones' per-subtask details arrive, then stop collecting (minutes when the
+	// machine is loaded many times over: each detail is a request in the budget's turn).
+	waitFor(t, 3*time.Minute, "the stored checkpoints' details", func() bool {
 		for _, c := range finalCheckpoints(t, a, jid) {
 			if c.Status == model.StatusCompleted && len(c.Tasks) == 0 && c.DetailLoss == "" {
 				return false
@@ -189,8 +190,8 @@ func newTracedApp(t *testing.T, f flinkenv.Env, j *jaegerenv.Env, collect bool) 
 	t.Helper()
 	a := startTestApp(t, Options{DataDir: t.TempDir(), NoSample: true, JobsEvery: 2 * time.Second, NoCollect: !collect,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	in := ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: f.RESTURL, JobManagerLog: model.JobManagerLogOff,
-		TracesURL: j.QueryURL, TracesService: f.TracesService}
+	in := ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: f.RESTURL,
+		clusterSettings: clusterSettings{JobManagerLog: model.JobManagerLogOff, TracesURL: j.QueryURL, TracesService: f.TracesService}}
 	res, err := a.TestConnection(in)
 	if err != nil || !res.OK || !strings.Contains(res.Message, "Jaeger has spans of") {
 		t.Fatalf("connection test with traces: %+v, %v", res, err)
