@@ -123,6 +123,12 @@ env_url() {
   echo "$url"
 }
 
+# tail_logs_in DIR N prints the last N lines of every *.log and *.out file in DIR (tail_file).
+tail_logs_in() {
+  local f
+  for f in "$1"/*.log "$1"/*.out; do tail_file "$f" "$2"; done
+}
+
 # tail_file FILE N prints the last N lines of FILE, under a header, to stderr (nothing when FILE
 # is missing or empty).
 tail_file() {

@@ -98,17 +98,9 @@ pid_file() { echo "$FLINK_RUN_DIR/$1.pid"; }
 # alive and really is ours (entrypoint class and our conf dir on its command line): a recycled
 # pid is never reported, so stop.sh can never kill a stranger.
 running_pid() {
-  local comp="$1" f pid class cmd
-  f="$(pid_file "$comp")"
-  [[ -f "$f" ]] || return 1
-  pid="$(cat "$f")"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  [[ -r "/proc/$pid/cmdline" ]] || return 1
-  class=$JM_CLASS
-  [[ "$comp" == taskmanager ]] && class=$TM_CLASS
-  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
-  [[ "$cmd" == *"$class"* && "$cmd" == *"$FLINK_CONF"* ]] || return 1
-  echo "$pid"
+  local class=$JM_CLASS
+  [[ "$1" == taskmanager ]] && class=$TM_CLASS
+  recorded_pid "$(pid_file "$1")" "" "$class" "$FLINK_CONF"
 }
 
 # stop_component sends TERM to COMPONENT, waits up to FLINK_STOP_TIMEOUT seconds, then KILLs.
@@ -126,10 +118,7 @@ stop_component() {
 rest_url() { env_url FLINK_REST_URL "$FLINK_ENV_FILE" "Flink cluster" flink; }
 
 # tail_logs [N] prints the end of every log, for errors.
-tail_logs() {
-  local f
-  for f in "$FLINK_LOG"/*.log "$FLINK_LOG"/*.out; do tail_file "$f" "${1:-40}"; done
-}
+tail_logs() { tail_logs_in "$FLINK_LOG" "${1:-40}"; }
 
 # hash_files prints a short content hash of the given files (cache keys for built jars).
 hash_files() {

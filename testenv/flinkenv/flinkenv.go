@@ -11,7 +11,6 @@ package flinkenv
 
 import (
 	"bufio"
-	"checkpoint-explorer/testenv/envscript"
 	"context"
 	"errors"
 	"fmt"
@@ -19,9 +18,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 )
 
 // Env describes the running cluster.
@@ -49,36 +49,23 @@ const startTimeout = 10 * time.Minute
 // FLINK_DEFAULT_VERSION in testenv/flink/lib.sh.
 const DefaultVersion = "2.3.0"
 
+// realCluster completes the skip message of a test using a cluster.
+const realCluster = "a real Flink cluster"
+
 var (
-	once   sync.Once
-	env    Env
-	envErr error
-
-	// versions holds the shared clusters of EnsureVersion and EnsureNamed, by start.sh's variables.
-	versionsMu sync.Mutex
-	versions   = map[string]*versionEnv{}
+	// cluster is Ensure's.
+	cluster = envscript.Shared[Env]{Pkg: "flinkenv", What: realCluster, Timeout: startTimeout}
+	// clusters are EnsureVersion's and EnsureNamed's, by start.sh's variables.
+	clusters = envscript.SharedSet[Env]{Pkg: "flinkenv", What: realCluster, Timeout: startTimeout}
 )
-
-type versionEnv struct {
-	once sync.Once
-	env  Env
-	err  error
-}
 
 // Ensure returns the cluster, starting it on first use. It skips the test when CE_SKIP_REAL=1.
 func Ensure(t testing.TB) Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
-	}
-	once.Do(func() { env, envErr = ensure() })
-	if envErr != nil {
-		t.Fatalf("flinkenv: %v", envErr)
-	}
-	return env
+	return cluster.Get(t, ensure)
 }
 
-func ensure() (Env, error) {
+func ensure(ctx context.Context) (Env, error) {
 	if url := os.Getenv("FLINK_REST_URL"); url != "" {
 		vars := map[string]string{}
 		for _, k := range []string{"FLINK_REST_URL", "FLINK_JM_PROM_PORT", "FLINK_TM_PROM_PORT", "FLINK_VERSION"} {
@@ -86,17 +73,16 @@ func ensure() (Env, error) {
 		}
 		return fromVars(vars)
 	}
-	script, err := Script("start.sh")
+	return start(ctx, nil)
+}
+
+// start runs start.sh with vars and reads the cluster from what it prints.
+func start(ctx context.Context, vars []string) (Env, error) {
+	v, _, err := envscript.RunEnv(ctx, vars, "flink", "start.sh")
 	if err != nil {
 		return Env{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	out, err := envscript.Run(ctx, nil, script)
-	if err != nil {
-		return Env{}, err
-	}
-	return fromVars(envscript.ParseEnv(out))
+	return fromVars(v)
 }
 
 // EnsureVersion returns a shared cluster running Flink version (e.g. "1.20.5"), starting it on
@@ -112,44 +98,21 @@ func EnsureVersion(t testing.TB, version string) Env {
 	if version == envVersion() {
 		return Ensure(t)
 	}
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
-	}
 	// The version's own run dir (lib.sh's default for it), on ports of its own.
 	return sharedCluster(t, "Flink "+version, "FLINK_VERSION="+version, "FLINK_RUN_DIR=")
 }
 
 // sharedCluster starts, once per test binary, the cluster start.sh starts with vars (on ports
-// of its own), named what in errors; later calls return it.
-func sharedCluster(t testing.TB, what string, vars ...string) Env {
+// of its own), named name in errors; later calls return it.
+func sharedCluster(t testing.TB, name string, vars ...string) Env {
 	t.Helper()
-	key := strings.Join(vars, " ")
-	versionsMu.Lock()
-	v := versions[key]
-	if v == nil {
-		v = &versionEnv{}
-		versions[key] = v
-	}
-	versionsMu.Unlock()
-	v.once.Do(func() {
-		script, err := Script("start.sh")
+	return clusters.Get(t, strings.Join(vars, " "), func(ctx context.Context) (Env, error) {
+		e, err := start(ctx, append(vars, noPorts...))
 		if err != nil {
-			v.err = err
-			return
+			return Env{}, fmt.Errorf("%s: %w", name, err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		out, err := envscript.Run(ctx, append(vars, noPorts...), script)
-		if err != nil {
-			v.err = err
-			return
-		}
-		v.env, v.err = fromVars(envscript.ParseEnv(out))
+		return e, nil
 	})
-	if v.err != nil {
-		t.Fatalf("flinkenv: %s: %v", what, v.err)
-	}
-	return v.env
 }
 
 // envVersion is the version Ensure's cluster runs: FLINK_VERSION, else DefaultVersion.
@@ -215,9 +178,7 @@ func DedicatedTracedVersion(t testing.TB, name, version, otlpEndpoint, serviceNa
 
 func dedicated(t testing.TB, name, version string, extra ...string) Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
-	}
+	envscript.SkipUnlessReal(t, realCluster)
 	if name == "" || strings.ContainsAny(name, "/ ") {
 		t.Fatalf("flinkenv: bad dedicated cluster name %q", name)
 	}
@@ -234,30 +195,18 @@ func dedicated(t testing.TB, name, version string, extra ...string) Env {
 	runDir := filepath.Join(root, "testenv", ".run", "flink-"+name)
 	vars := append([]string{"FLINK_RUN_DIR=" + runDir, "FLINK_VERSION=" + version}, noPorts...)
 	vars = append(vars, extra...)
-	start, err := Script("start.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop, err := Script("stop.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if _, err := envscript.Run(ctx, vars, stop); err != nil {
+		if _, err := envscript.RunScript(ctx, vars, "flink", "stop.sh"); err != nil {
 			t.Logf("flinkenv: %v", err)
 		}
 	})
-	out, err := envscript.Run(ctx, vars, start)
+	e, err := start(ctx, vars)
 	if err != nil {
 		t.Fatalf("flinkenv: dedicated cluster %s: %v", name, err)
-	}
-	e, err := fromVars(envscript.ParseEnv(out))
-	if err != nil {
-		t.Fatal(err)
 	}
 	return e
 }
@@ -273,38 +222,27 @@ func SubmitJob(t testing.TB, args ...string) string {
 // checkpoints deleted, when the test ends.
 func (e Env) Submit(t testing.TB, args ...string) string {
 	t.Helper()
-	script, err := Script("submit.sh")
-	if err != nil {
-		t.Fatalf("flinkenv: %v", err)
-	}
 	// The flink CLI is a JVM of its own: seconds on an idle machine, minutes on a starved one.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	out, err := envscript.Run(ctx, e.scriptEnv(), script, args...)
-	if err != nil {
-		t.Fatalf("flinkenv: submit %v: %v", args, err)
-	}
-	jid := envscript.LastLine(out)
-	if len(jid) != 32 {
-		t.Fatalf("flinkenv: submit.sh printed %q, want a job id", out)
-	}
-	t.Cleanup(func() {
-		if err := Cancel(e, jid); err != nil {
-			t.Logf("flinkenv: %v", err)
-		}
+	return e.SubmitWith(t, "flink", 6*time.Minute, args...)
+}
+
+// SubmitWith submits a job with testenv/<dir>/submit.sh, a script over testenv/flink's (as
+// testenv/iceberg's is), pointed at e and bounded by timeout, and returns its job id. The job is
+// cancelled, and its retained checkpoints deleted, when the test ends.
+func (e Env) SubmitWith(t testing.TB, dir string, timeout time.Duration, args ...string) string {
+	t.Helper()
+	return envscript.Submit(t, envscript.Submission{
+		Pkg: "flinkenv", Dir: dir, Env: e.scriptEnv(), Args: args, Timeout: timeout,
+		IsID:   func(id string) bool { return len(id) == 32 },
+		Cancel: func(id string) error { return Cancel(e, id) },
 	})
-	return jid
 }
 
 // Cancel cancels a job and deletes its retained checkpoints.
 func Cancel(e Env, jid string) error {
-	script, err := Script("cancel.sh")
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = envscript.Run(ctx, e.scriptEnv(), script, jid)
+	_, err := envscript.RunScript(ctx, e.scriptEnv(), "flink", "cancel.sh", jid)
 	return err
 }
 
@@ -317,28 +255,27 @@ func (e Env) RestartJobManager(t testing.TB, kill bool) {
 	if e.RunDir == "" {
 		t.Fatal("flinkenv: cluster not started by testenv (FLINK_REST_URL): cannot restart its JobManager")
 	}
-	script, err := Script("restart-jm.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var args []string
 	if kill {
 		args = append(args, "--kill")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := envscript.Run(ctx, e.scriptEnv(), script, args...); err != nil {
+	if _, err := envscript.RunScript(ctx, e.scriptEnv(), "flink", "restart-jm.sh", args...); err != nil {
 		t.Fatalf("flinkenv: %v", err)
 	}
 }
 
-// scriptEnv points the scripts at e: its run dir when testenv started it, its URL otherwise.
+// scriptEnv points the scripts at e: its run dir when testenv started it, its URL otherwise. The
+// version, when known, picks the job jar built against that Flink.
 func (e Env) scriptEnv() []string {
-	vars := []string{"FLINK_REST_URL=" + e.RESTURL}
 	if e.RunDir != "" {
 		// The run dir's env file is the truth after a restart; an inherited URL would shadow it.
-		// The version picks the knob job built against that Flink.
-		vars = []string{"FLINK_RUN_DIR=" + e.RunDir, "FLINK_REST_URL=", "FLINK_VERSION=" + e.Version}
+		return []string{"FLINK_RUN_DIR=" + e.RunDir, "FLINK_REST_URL=", "FLINK_VERSION=" + e.Version}
+	}
+	vars := []string{"FLINK_REST_URL=" + e.RESTURL}
+	if e.Version != "" {
+		vars = append(vars, "FLINK_VERSION="+e.Version)
 	}
 	return vars
 }
@@ -461,30 +398,25 @@ type MatrixCluster struct {
 // running cluster started with another endpoint is not reused: its Err says to stop it.
 func StartMatrix(t testing.TB, versions []string, otlpEndpoint string) map[string]*MatrixCluster {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against real Flink clusters")
-	}
+	envscript.SkipUnlessReal(t, "real Flink clusters")
 	script, err := Script("matrix.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make(map[string]*MatrixCluster, len(versions))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
 	for _, v := range versions {
 		if err := checkVersion(v); err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := startMatrixOne(script, v, otlpEndpoint)
-			mu.Lock()
-			out[v] = c
-			mu.Unlock()
-		}()
 	}
-	wg.Wait()
+	started := make(chan *MatrixCluster)
+	for _, v := range versions {
+		go func() { started <- startMatrixOne(script, v, otlpEndpoint) }()
+	}
+	out := make(map[string]*MatrixCluster, len(versions))
+	for range versions {
+		c := <-started
+		out[c.Version] = c
+	}
 	t.Cleanup(func() {
 		if os.Getenv("FLINK_MATRIX_KEEP") == "1" {
 			return
@@ -569,9 +501,6 @@ func readEnvFile(path string) (map[string]string, error) {
 // its own.
 func EnsureNamed(t testing.TB, name string) Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
-	}
 	if name == "" || strings.ContainsAny(name, "/ .") {
 		t.Fatalf("flinkenv: bad shared cluster name %q", name)
 	}

@@ -11,7 +11,6 @@
 package icebergenv
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,9 +87,7 @@ func filterName(s string) string {
 // the test ends (before the temporary warehouse goes).
 func Submit(t testing.TB, env flinkenv.Env, args ...string) (jobID, warehouse string) {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Flink cluster")
-	}
+	envscript.SkipUnlessReal(t, "a real Flink cluster")
 	if env.Version != "" && !strings.HasPrefix(env.Version, "1.20.") {
 		t.Fatalf("icebergenv: the Iceberg job needs Flink 1.20, the cluster at %s runs %s (use flinkenv.EnsureVersion(t, %q))",
 			env.RESTURL, env.Version, Version)
@@ -104,27 +101,8 @@ func Submit(t testing.TB, env flinkenv.Env, args ...string) (jobID, warehouse st
 		warehouse = filepath.Join(t.TempDir(), "warehouse")
 		args = append(append([]string{}, args...), "--warehouse", warehouse)
 	}
-	script, err := Script("submit.sh")
-	if err != nil {
-		t.Fatalf("icebergenv: %v", err)
-	}
 	// The first submission resolves ~48 MB from Maven Central and builds the job.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	out, err := envscript.Run(ctx, scriptEnv(env), script, args...)
-	if err != nil {
-		t.Fatalf("icebergenv: submit %v: %v", args, err)
-	}
-	jobID = envscript.LastLine(out)
-	if len(jobID) != 32 {
-		t.Fatalf("icebergenv: submit.sh printed %q, want a job id", out)
-	}
-	t.Cleanup(func() {
-		if err := flinkenv.Cancel(env, jobID); err != nil {
-			t.Logf("icebergenv: %v", err)
-		}
-	})
-	return jobID, warehouse
+	return env.SubmitWith(t, "iceberg", 10*time.Minute, args...), warehouse
 }
 
 // TableDir is the directory of table (namespace.table, e.g. DefaultTable) in a warehouse.
@@ -151,19 +129,3 @@ func Metadata(tableDir string) (versions, snapshots int, err error) {
 	}
 	return versions, snapshots, nil
 }
-
-// scriptEnv points the scripts at env as flinkenv does: its run dir when testenv started it (the
-// env file there is the truth after a restart), its URL otherwise.
-func scriptEnv(env flinkenv.Env) []string {
-	if env.RunDir != "" {
-		return []string{"FLINK_RUN_DIR=" + env.RunDir, "FLINK_REST_URL=", "FLINK_VERSION=" + env.Version}
-	}
-	vars := []string{"FLINK_REST_URL=" + env.RESTURL}
-	if env.Version != "" {
-		vars = append(vars, "FLINK_VERSION="+env.Version)
-	}
-	return vars
-}
-
-// Script returns the path of a testenv/iceberg script, found from the module root.
-func Script(name string) (string, error) { return envscript.Path("iceberg", name) }

@@ -106,11 +106,14 @@ func TestIcebergSinkCommits(t *testing.T) {
 	if env.TMPromURL == "" {
 		return
 	}
-	body := httpGet(t, env.TMPromURL)
+	body, err := get(env.TMPromURL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, j := range jobs {
 		name := "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_lastCommitDurationMs{"
 		found := false
-		for _, line := range strings.Split(body, "\n") {
+		for _, line := range strings.Split(string(body), "\n") {
 			if strings.HasPrefix(line, name) && strings.Contains(line, `job_id="`+j.id+`"`) &&
 				strings.Contains(line, `table="ce_hadoop_ce_events"`) {
 				found = true
@@ -279,28 +282,23 @@ func waitFor(timeout time.Duration, what string, cond func() (bool, error)) erro
 }
 
 func getJSON(u string, out any) error {
-	resp, err := http.Get(u)
+	b, err := get(u)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("GET %s: HTTP %d: %s", u, resp.StatusCode, b)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return json.Unmarshal(b, out)
 }
 
-func httpGet(t *testing.T, u string) string {
-	t.Helper()
+// get reads u's body; any status but 200 is an error.
+func get(u string) ([]byte, error) {
 	resp, err := http.Get(u)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: HTTP %d: %.512s", u, resp.StatusCode, b)
 	}
-	return string(b)
+	return b, err
 }

@@ -53,12 +53,9 @@ func Ensure(t testing.TB) *Env {
 // Start runs testenv/jaeger/start.sh (idempotent: a running Jaeger of ours is reused) with
 // extraEnv (e.g. JAEGER_RUN_DIR=... for a server of one's own) and returns it.
 func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
-	v, out, err := envscript.RunEnv(ctx, extraEnv, "jaeger", "start.sh")
+	v, err := envscript.Start(ctx, extraEnv, "jaeger", "JAEGER_QUERY_URL", "JAEGER_OTLP_GRPC_ENDPOINT")
 	if err != nil {
 		return nil, fmt.Errorf("jaegerenv: %w", err)
-	}
-	if v["JAEGER_QUERY_URL"] == "" || v["JAEGER_OTLP_GRPC_ENDPOINT"] == "" {
-		return nil, fmt.Errorf("jaegerenv: start.sh printed no JAEGER_QUERY_URL / JAEGER_OTLP_GRPC_ENDPOINT:\n%s", out)
 	}
 	pid, _ := strconv.Atoi(v["JAEGER_PID"])
 	return &Env{QueryURL: v["JAEGER_QUERY_URL"], OTLPGRPCEndpoint: v["JAEGER_OTLP_GRPC_ENDPOINT"],
@@ -68,7 +65,7 @@ func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
 // Stop runs testenv/jaeger/stop.sh with extraEnv (normally JAEGER_RUN_DIR=... of a server
 // started with the same). It stops only the pid that start.sh recorded, if it still is ours.
 func Stop(ctx context.Context, extraEnv ...string) error {
-	if _, _, err := envscript.RunEnv(ctx, extraEnv, "jaeger", "stop.sh"); err != nil {
+	if _, err := envscript.RunScript(ctx, extraEnv, "jaeger", "stop.sh"); err != nil {
 		return fmt.Errorf("jaegerenv: %w", err)
 	}
 	return nil

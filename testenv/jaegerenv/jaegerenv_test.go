@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,9 +19,7 @@ import (
 // the running server, a span sent to its OTLP/HTTP receiver comes back from the query API, and
 // stop ends exactly its pid.
 func TestScriptsStartReuseAndStopTheirOwnJaeger(t *testing.T) {
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Jaeger")
-	}
+	shared.SkipUnlessReal(t)
 	runDir := "JAEGER_RUN_DIR=" + t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()

@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"checkpoint-explorer/testenv/envscript"
 )
 
 // Env is a running notification service.
@@ -77,7 +79,7 @@ var (
 // test's first call.
 func Start(t testing.TB) *Env {
 	t.Helper()
-	skipWithoutReal(t)
+	envscript.SkipUnlessReal(t, "a real notification daemon")
 	mu.Lock()
 	defer mu.Unlock()
 	if env := running[t]; env != nil {
@@ -124,7 +126,7 @@ func Start(t testing.TB) *Env {
 // address.
 func Bus(t testing.TB) string {
 	t.Helper()
-	skipWithoutReal(t)
+	envscript.SkipUnlessReal(t, "a real notification daemon")
 	need(t, "dbus-daemon")
 	return bus(t, t.TempDir())
 }
@@ -150,12 +152,6 @@ func bus(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return firstLine(t, exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1"), "dbus-daemon")
-}
-
-func skipWithoutReal(t testing.TB) {
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real notification daemon")
-	}
 }
 
 func need(t testing.TB, bins ...string) {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"checkpoint-explorer/testenv/envscript"
-
 	"checkpoint-explorer/testenv/flinkenv"
 )
 
@@ -38,9 +37,7 @@ var shared = envscript.Shared[Env]{Pkg: "promenv", What: "a real Prometheus serv
 // when CE_SKIP_REAL=1.
 func Ensure(t testing.TB) Env {
 	t.Helper()
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1: skipping test against a real Prometheus server")
-	}
+	shared.SkipUnlessReal(t) // before flinkenv starts a cluster for nothing
 	fe := flinkenv.Ensure(t)
 	return shared.Get(t, func(ctx context.Context) (Env, error) { return ensure(ctx, fe) })
 }
@@ -56,13 +53,10 @@ func ensure(ctx context.Context, fe flinkenv.Env) (Env, error) {
 	if fe.JMPromURL == "" || fe.TMPromURL == "" {
 		return Env{}, errors.New("the Flink cluster has no reporter URLs (FLINK_JM_PROM_PORT, FLINK_TM_PROM_PORT) to scrape")
 	}
-	vars, out, err := envscript.RunEnv(ctx, []string{"FLINK_JM_PROM_URL=" + fe.JMPromURL, "FLINK_TM_PROM_URL=" + fe.TMPromURL},
-		"prometheus", "start.sh")
+	vars, err := envscript.Start(ctx, []string{"FLINK_JM_PROM_URL=" + fe.JMPromURL, "FLINK_TM_PROM_URL=" + fe.TMPromURL},
+		"prometheus", "PROMETHEUS_URL")
 	if err != nil {
 		return Env{}, err
-	}
-	if vars["PROMETHEUS_URL"] == "" {
-		return Env{}, fmt.Errorf("start.sh printed no PROMETHEUS_URL:\n%s", out)
 	}
 	iv, err := interval(vars["PROMETHEUS_SCRAPE_INTERVAL"])
 	if err != nil {

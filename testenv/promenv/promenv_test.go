@@ -21,9 +21,7 @@ import (
 // server is never disturbed: start, idempotent restart, reload on new targets, stop of only its
 // own pid.
 func TestScriptsOnADedicatedServer(t *testing.T) {
-	if os.Getenv("CE_SKIP_REAL") == "1" {
-		t.Skip("CE_SKIP_REAL=1")
-	}
+	shared.SkipUnlessReal(t)
 	reporter := func(job string) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain; version=0.0.4")

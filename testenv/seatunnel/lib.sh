@@ -95,7 +95,4 @@ forward_pid() { recorded_pid "$SEATUNNEL_FORWARD_PID_FILE" "" nsforward "/run/ne
 rest_url() { env_url SEATUNNEL_REST_URL "$SEATUNNEL_ENV_FILE" "SeaTunnel node" seatunnel; }
 
 # tail_logs [N] prints the end of every log, for errors.
-tail_logs() {
-  local f
-  for f in "$SEATUNNEL_LOG"/*.log "$SEATUNNEL_LOG"/*.out; do tail_file "$f" "${1:-40}"; done
-}
+tail_logs() { tail_logs_in "$SEATUNNEL_LOG" "${1:-40}"; }

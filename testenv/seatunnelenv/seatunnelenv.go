@@ -45,10 +45,8 @@ type Env struct {
 // startTimeout covers a first run that resolves the jars from Maven Central (~110 MB).
 const startTimeout = 10 * time.Minute
 
-var nodes = map[string]*envscript.Shared[Env]{
-	Version:   {Pkg: "seatunnelenv", What: "a real SeaTunnel node", Timeout: startTimeout},
-	VersionV1: {Pkg: "seatunnelenv", What: "a real SeaTunnel node", Timeout: startTimeout},
-}
+// nodes are the running nodes by version.
+var nodes = envscript.SharedSet[Env]{Pkg: "seatunnelenv", What: "a real SeaTunnel node", Timeout: startTimeout}
 
 // Ensure returns the 2.3.13 node (or the one SEATUNNEL_REST_URL names), starting it on first use.
 // It skips the test when CE_SKIP_REAL=1.
@@ -65,7 +63,7 @@ func EnsureV1(t testing.TB) Env {
 
 func ensureVersion(t testing.TB, version string, external bool) Env {
 	t.Helper()
-	return nodes[version].Get(t, func(ctx context.Context) (Env, error) { return start(ctx, version, external) })
+	return nodes.Get(t, version, func(ctx context.Context) (Env, error) { return start(ctx, version, external) })
 }
 
 func start(ctx context.Context, version string, external bool) (Env, error) {
@@ -88,31 +86,19 @@ func start(ctx context.Context, version string, external bool) (Env, error) {
 // testenv/seatunnel/submit.sh) and returns its id. The job is cancelled when the test ends.
 func SubmitJob(t testing.TB, e Env, knobs ...string) string {
 	t.Helper()
-	script, err := Script("submit.sh")
-	if err != nil {
-		t.Fatalf("seatunnelenv: %v", err)
-	}
 	for _, k := range knobs {
 		if !strings.HasPrefix(k, "SEATUNNEL_") || !strings.Contains(k, "=") {
 			t.Fatalf("seatunnelenv: knob %q, want SEATUNNEL_NAME=value", k)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := envscript.Run(ctx, append(e.scriptEnv(), knobs...), script)
-	if err != nil {
-		t.Fatalf("seatunnelenv: submit %v: %v", knobs, err)
-	}
-	id := envscript.LastLine(out)
-	if _, err := strconv.ParseInt(id, 10, 64); err != nil {
-		t.Fatalf("seatunnelenv: submit.sh printed %q, want a job id", out)
-	}
-	t.Cleanup(func() {
-		if err := Cancel(e, id); err != nil {
-			t.Logf("seatunnelenv: %v", err)
-		}
+	return envscript.Submit(t, envscript.Submission{
+		Pkg: "seatunnelenv", Dir: "seatunnel", Env: append(e.scriptEnv(), knobs...), Timeout: 2 * time.Minute,
+		IsID: func(id string) bool {
+			_, err := strconv.ParseInt(id, 10, 64)
+			return err == nil
+		},
+		Cancel: func(id string) error { return Cancel(e, id) },
 	})
-	return id
 }
 
 // Cancel stops a job without a savepoint.
@@ -122,17 +108,13 @@ func Cancel(e Env, id string) error { return stop(e, id, false) }
 func StopWithSavepoint(e Env, id string) error { return stop(e, id, true) }
 
 func stop(e Env, id string, savepoint bool) error {
-	script, err := Script("cancel.sh")
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	args := []string{id}
 	if savepoint {
 		args = []string{"-s", id}
 	}
-	_, err = envscript.Run(ctx, e.scriptEnv(), script, args...)
+	_, err := envscript.RunScript(ctx, e.scriptEnv(), "seatunnel", "cancel.sh", args...)
 	return err
 }
 
@@ -164,9 +146,6 @@ func (e Env) scriptEnv() []string {
 	}
 	return env
 }
-
-// Script returns the path of a testenv/seatunnel script, found from the module root.
-func Script(name string) (string, error) { return envscript.Path("seatunnel", name) }
 
 func fromVars(v map[string]string) (Env, error) {
 	e := Env{

@@ -69,12 +69,9 @@ func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
 	if u := os.Getenv("TOXIPROXY_URL"); u != "" && len(extraEnv) == 0 {
 		return external(ctx, u)
 	}
-	vars, out, err := envscript.RunEnv(ctx, extraEnv, "toxiproxy", "start.sh")
+	vars, err := envscript.Start(ctx, extraEnv, "toxiproxy", "TOXIPROXY_URL")
 	if err != nil {
 		return nil, fmt.Errorf("toxienv: %w", err)
-	}
-	if vars["TOXIPROXY_URL"] == "" {
-		return nil, fmt.Errorf("toxienv: start.sh printed no TOXIPROXY_URL:\n%s", out)
 	}
 	pid, _ := strconv.Atoi(vars["TOXIPROXY_PID"])
 	return &Env{
@@ -89,7 +86,7 @@ func Start(ctx context.Context, extraEnv ...string) (*Env, error) {
 // Stop runs testenv/toxiproxy/stop.sh with extraEnv (normally TOXIPROXY_RUN_DIR=... of a server
 // started with the same). The shared server is left to testenv/stop-all.sh.
 func Stop(ctx context.Context, extraEnv ...string) error {
-	if _, _, err := envscript.RunEnv(ctx, extraEnv, "toxiproxy", "stop.sh"); err != nil {
+	if _, err := envscript.RunScript(ctx, extraEnv, "toxiproxy", "stop.sh"); err != nil {
 		return fmt.Errorf("toxienv: %w", err)
 	}
 	return nil
