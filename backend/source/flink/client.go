@@ -15,13 +15,6 @@ import (
 	"checkpoint-explorer/backend/source/restclient"
 )
 
-// Defaults applied by New to zero Config fields.
-const (
-	DefaultTimeout      = restclient.DefaultTimeout
-	DefaultMaxBodyBytes = restclient.DefaultMaxBodyBytes
-	DefaultUserAgent    = restclient.DefaultUserAgent
-)
-
 // Config says how to reach one Flink REST endpoint; Cluster, when set, is stamped on every
 // returned Job, Checkpoint and MetricSample.
 type Config = restclient.EngineConfig

@@ -6,7 +6,6 @@ package flink_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
+	"checkpoint-explorer/backend/source/restclient/restclienttest"
 )
 
 func newClient(t *testing.T, cfg flink.Config) *flink.Client {
@@ -211,8 +211,6 @@ func TestErrorStatusWithBody(t *testing.T) {
 // TestErrorsHideSecrets forces every kind of error with credentials set, including servers that
 // echo the request's Authorization header back, and checks no secret appears in the text.
 func TestErrorsHideSecrets(t *testing.T) {
-	const user, password, token = "alice", "s3cr3t-Pa55word", "tok-9f8e7d6c5b4a"
-	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 	echo := func(w http.ResponseWriter, r *http.Request, status int) {
 		u, p, _ := r.BasicAuth()
 		w.WriteHeader(status)
@@ -229,54 +227,45 @@ func TestErrorsHideSecrets(t *testing.T) {
 			fmt.Fprintf(w, "<html>%s</html>", r.Header.Get("Authorization"))
 		},
 	}
-	auths := []model.Auth{
-		{Kind: model.AuthBasic, Username: user, Password: password},
-		{Kind: model.AuthBearer, Token: token},
-	}
-	secrets := []string{password, token, basic}
 	check := func(t *testing.T, err error) {
 		t.Helper()
 		if err == nil {
 			t.Fatal("no error")
 		}
-		for _, s := range secrets {
-			if strings.Contains(err.Error(), s) || strings.Contains(fmt.Sprintf("%+v", err), s) {
-				t.Errorf("error leaks secret %q: %v", s, err)
-			}
+		if s := restclienttest.Leak(err); s != "" {
+			t.Errorf("error leaks secret %q: %v", s, err)
 		}
 	}
-	for _, auth := range auths {
+	for _, cred := range restclienttest.Credentials() {
 		for name, h := range handlers {
-			t.Run(string(auth.Kind)+"/"+name, func(t *testing.T) {
+			t.Run(cred.Name+"/"+name, func(t *testing.T) {
 				var gotAuth string
 				srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 					gotAuth = r.Header.Get("Authorization")
 					h(w, r)
 				})
-				c := newClient(t, flink.Config{BaseURL: srv.URL, Auth: auth})
+				c := newClient(t, flink.Config{BaseURL: srv.URL, Auth: cred.Auth})
 				_, err := c.Jobs(context.Background())
 				check(t, err)
-				want := "Basic " + basic
-				if auth.Kind == model.AuthBearer {
-					want = "Bearer " + token
-				}
-				if gotAuth != want {
-					t.Errorf("server got Authorization %q, want %q", gotAuth, want)
+				if gotAuth != cred.Header {
+					t.Errorf("server got Authorization %q, want %q", gotAuth, cred.Header)
 				}
 			})
 		}
-		t.Run(string(auth.Kind)+"/connection refused", func(t *testing.T) {
+		t.Run(cred.Name+"/connection refused", func(t *testing.T) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			url := srv.URL
 			srv.Close()
-			_, err := newClient(t, flink.Config{BaseURL: url, Auth: auth}).Version(context.Background())
+			_, err := newClient(t, flink.Config{BaseURL: url, Auth: cred.Auth}).Version(context.Background())
 			check(t, err)
 		})
 	}
 	t.Run("credentials in the URL are refused without echoing them", func(t *testing.T) {
-		_, err := flink.New(flink.Config{BaseURL: "http://" + user + ":" + password + "@127.0.0.1:1"})
+		basic := restclienttest.Basic().Auth
+		userinfo := basic.Username + ":" + basic.Password
+		_, err := flink.New(flink.Config{BaseURL: "http://" + userinfo + "@127.0.0.1:1"})
 		check(t, err)
-		_, err = flink.New(flink.Config{BaseURL: "http://" + user + ":" + password + "@127.0.0.1:1/%zz"})
+		_, err = flink.New(flink.Config{BaseURL: "http://" + userinfo + "@127.0.0.1:1/%zz"})
 		check(t, err)
 	})
 }
@@ -358,36 +347,11 @@ func TestEmptyHistory(t *testing.T) {
 	}
 }
 
-func TestNewValidates(t *testing.T) {
-	dir := t.TempDir()
-	notPEM := filepath.Join(dir, "not.pem")
-	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		cfg  flink.Config
-		want string
-	}{
-		{"empty url", flink.Config{}, "flink: empty base URL"},
-		{"no scheme", flink.Config{BaseURL: "127.0.0.1:8081"}, "does not parse (want e.g. http://127.0.0.1:8081)"},
-		{"host only", flink.Config{BaseURL: "localhost"}, `scheme ""`},
-		{"ftp", flink.Config{BaseURL: "ftp://h"}, `scheme "ftp"`},
-		{"no host", flink.Config{BaseURL: "http://"}, "no host"},
-		{"query", flink.Config{BaseURL: "http://h/?a=b"}, "query"},
-		{"basic without user", flink.Config{BaseURL: "http://h", Auth: model.Auth{Kind: model.AuthBasic, Password: "p"}}, "needs a username"},
-		{"bearer without token", flink.Config{BaseURL: "http://h", Auth: model.Auth{Kind: model.AuthBearer}}, "needs a token"},
-		{"unknown auth", flink.Config{BaseURL: "http://h", Auth: model.Auth{Kind: "kerberos"}}, `unknown auth kind "kerberos"`},
-		{"missing CA file", flink.Config{BaseURL: "https://h", CAFile: filepath.Join(dir, "nope.pem")}, "read CA file"},
-		{"CA file without certs", flink.Config{BaseURL: "https://h", CAFile: notPEM}, "no PEM certificates"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := flink.New(tt.cfg)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %v, want it to contain %q", err, tt.want)
-			}
-		})
+// TestNewNamesItself: the checks of Config are restclient's (TestOpenEngineRejectsBadConfig);
+// New's errors say they are Flink's.
+func TestNewNamesItself(t *testing.T) {
+	if _, err := flink.New(flink.Config{}); err == nil || err.Error() != "flink: empty base URL" {
+		t.Errorf("err = %v, want %q", err, "flink: empty base URL")
 	}
 }
 

@@ -27,11 +27,9 @@ import (
 	"checkpoint-explorer/backend/source/restclient"
 )
 
-// Defaults applied by New to zero Config fields.
+// Defaults applied by New to zero Config fields (restclient's for the settings of every REST
+// source: DefaultTimeout, DefaultMaxBodyBytes, DefaultUserAgent).
 const (
-	DefaultTimeout      = restclient.DefaultTimeout
-	DefaultMaxBodyBytes = restclient.DefaultMaxBodyBytes
-	DefaultUserAgent    = restclient.DefaultUserAgent
 	// DefaultPageSize is the traces asked per request (Jaeger's limit): one trace is one
 	// checkpoint with its task and subtask spans.
 	DefaultPageSize = 50
@@ -57,9 +55,9 @@ type Config struct {
 	// CAFile is a PEM bundle trusted instead of the system roots.
 	CAFile             string
 	InsecureSkipVerify bool
-	// Timeout bounds each request; default DefaultTimeout.
+	// Timeout bounds each request; default restclient.DefaultTimeout.
 	Timeout time.Duration
-	// MaxBodyBytes refuses larger bodies (the window is split instead); default DefaultMaxBodyBytes.
+	// MaxBodyBytes refuses larger bodies (the window is split instead); default restclient.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	UserAgent    string
 	// Cluster is stamped on every returned checkpoint (Flink's spans do not name the cluster).

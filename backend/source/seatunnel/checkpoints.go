@@ -326,7 +326,7 @@ func (c *Client) Checkpoint(jobID string, info CheckpointInfo, timeoutMs int64) 
 		return model.Checkpoint{}, false
 	}
 	cp := model.Checkpoint{
-		Cluster: c.cfg.Cluster, JobID: jobID, ID: info.ID, Pipeline: info.Pipeline,
+		Cluster: c.cluster(), JobID: jobID, ID: info.ID, Pipeline: info.Pipeline,
 		Kind: kind, TriggerMs: info.TriggerMs, StateBlobs: info.StateBlobs,
 	}
 	switch info.Status {
@@ -438,12 +438,12 @@ func (c *Client) History(o CheckpointOverview, intervalMs, timeoutMs int64) mode
 				continue // ended between the ring's update and the in-flight list's
 			}
 			add(model.Checkpoint{
-				Cluster: c.cfg.Cluster, JobID: o.JobID, ID: ip.ID, Pipeline: ip.Pipeline,
+				Cluster: c.cluster(), JobID: o.JobID, ID: ip.ID, Pipeline: ip.Pipeline,
 				Kind: kind, Status: model.StatusInProgress, TriggerMs: ip.TriggerMs,
 				NumSubtasks: ip.Total, NumAcknowledged: ip.Acknowledged,
 			})
 			h.InFlight = append(h.InFlight, model.AckSample{
-				Cluster: c.cfg.Cluster, JobID: o.JobID, Pipeline: ip.Pipeline, CheckpointID: ip.ID,
+				Cluster: c.cluster(), JobID: o.JobID, Pipeline: ip.Pipeline, CheckpointID: ip.ID,
 				TimeMs: o.UpdatedMs, Acknowledged: ip.Acknowledged, Total: ip.Total,
 			})
 		}

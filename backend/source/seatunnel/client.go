@@ -13,6 +13,7 @@ package seatunnel
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,39 +22,14 @@ import (
 	"net/url"
 	"time"
 
-	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
 )
 
-// Defaults applied by New to zero Config fields.
-const (
-	DefaultTimeout      = restclient.DefaultTimeout
-	DefaultMaxBodyBytes = restclient.DefaultMaxBodyBytes
-	DefaultUserAgent    = restclient.DefaultUserAgent
-)
-
-// Config says how to reach one SeaTunnel REST endpoint.
-type Config struct {
-	// BaseURL is the REST root, e.g. http://127.0.0.1:8080 (v2, with its context-path if one is
-	// configured) or http://127.0.0.1:5801/hazelcast/rest/maps (v1).
-	BaseURL string
-	Auth    model.Auth
-	// CAFile is a PEM bundle trusted instead of the system roots.
-	CAFile             string
-	InsecureSkipVerify bool
-	// Timeout bounds each request (connect to last body byte); default DefaultTimeout.
-	Timeout time.Duration
-	// MaxBodyBytes refuses larger response bodies; default DefaultMaxBodyBytes.
-	MaxBodyBytes int64
-	UserAgent    string
-	// Cluster, when set, is stamped on every returned Job, Checkpoint, AckSample and MetricSample.
-	Cluster string
-	// Location is the time zone of the engine's createTime/finishTime strings
-	// ("2006-01-02 15:04:05", the server's local time); default time.Local.
-	Location *time.Location
-	// OnRequest, when set, is called after every request (from the calling goroutine).
-	OnRequest func(RequestInfo)
-}
+// Config says how to reach one SeaTunnel REST endpoint: BaseURL is the REST root, e.g.
+// http://127.0.0.1:8080 (v2, with its context-path if one is configured) or
+// http://127.0.0.1:5801/hazelcast/rest/maps (v1); Cluster, when set, is stamped on every returned
+// Job, Checkpoint, AckSample and MetricSample.
+type Config = restclient.EngineConfig
 
 // RequestInfo describes one finished request, for counting load per endpoint.
 type RequestInfo = restclient.RequestInfo
@@ -63,29 +39,38 @@ type Budget = restclient.Budget
 
 // Client talks to one SeaTunnel cluster. It is safe for concurrent use.
 type Client struct {
-	cfg Config
-	// rest spends a request budget when NewSource set one on its own copy of the client.
+	// rest holds the Config, its defaults filled in; it spends a request budget when
+	// NewSource set one on its own copy of the client.
 	rest *restclient.Engine
+	// location is the time zone of the engine's createTime/finishTime strings
+	// ("2006-01-02 15:04:05", the server's local time).
+	location *time.Location
 }
 
-// New validates cfg and builds a client. It does not contact the cluster.
+// New validates cfg and builds a client that reads the engine's times in time.Local (see
+// WithLocation). It does not contact the cluster.
 func New(cfg Config) (*Client, error) {
-	if cfg.Location == nil {
-		cfg.Location = time.Local
-	}
-	rest, err := restclient.OpenEngine(restclient.EngineConfig{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
-		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent,
-		Cluster: cfg.Cluster, OnRequest: cfg.OnRequest})
+	rest, err := restclient.OpenEngine(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("seatunnel: %w", err)
 	}
-	st := rest.Config()
-	cfg.BaseURL, cfg.Timeout, cfg.MaxBodyBytes, cfg.UserAgent = st.BaseURL, st.Timeout, st.MaxBodyBytes, st.UserAgent
-	return &Client{cfg: cfg, rest: rest}, nil
+	return &Client{rest: rest, location: time.Local}, nil
+}
+
+// WithLocation returns a copy of the client that reads the engine's createTime/finishTime
+// strings as times in loc (nil: time.Local): the time zone of the SeaTunnel servers, when it
+// is not this machine's.
+func (c *Client) WithLocation(loc *time.Location) *Client {
+	cc := *c
+	cc.location = cmp.Or(loc, time.Local)
+	return &cc
 }
 
 // BaseURL returns the normalised REST root the client talks to.
-func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+func (c *Client) BaseURL() string { return c.rest.Config().BaseURL }
+
+// cluster is the name stamped on what the client returns (Config.Cluster).
+func (c *Client) cluster() string { return c.rest.Config().Cluster }
 
 // response is a finished request's status and body, for methods that must judge the status
 // themselves (a 404 means "no such API" on some endpoints and "no such job" on others).

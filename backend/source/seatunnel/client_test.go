@@ -2,7 +2,6 @@ package seatunnel
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"io"
@@ -15,58 +14,23 @@ import (
 	"sync"
 	"testing"
 
-	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient/restclienttest"
 )
 
-func TestNewRejectsBadConfig(t *testing.T) {
-	dir := t.TempDir()
-	notPEM := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		cfg  Config
-		want string
-	}{
-		{"empty", Config{}, "empty base URL"},
-		{"scheme", Config{BaseURL: "ftp://h"}, `scheme "ftp"`},
-		{"credentials in URL", Config{BaseURL: "http://u:secretpw@h"}, "must not contain credentials"},
-		{"query", Config{BaseURL: "http://h/?a=1"}, "query or fragment"},
-		{"no host", Config{BaseURL: "http://"}, "no host"},
-		{"basic without user", Config{BaseURL: "http://h", Auth: model.Auth{Kind: model.AuthBasic}}, "needs a username"},
-		{"bearer without token", Config{BaseURL: "http://h", Auth: model.Auth{Kind: model.AuthBearer}}, "needs a token"},
-		{"unknown auth", Config{BaseURL: "http://h", Auth: model.Auth{Kind: "kerberos"}}, `unknown auth kind "kerberos"`},
-		{"missing CA", Config{BaseURL: "https://h", CAFile: filepath.Join(dir, "none.pem")}, "read CA file"},
-		{"CA not PEM", Config{BaseURL: "https://h", CAFile: notPEM}, "no PEM certificates"},
-		{"negative limit", Config{BaseURL: "http://h", MaxBodyBytes: -1}, "negative"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.cfg)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want %q", err, tc.want)
-			}
-			if strings.Contains(err.Error(), "secretpw") {
-				t.Fatalf("error leaks the password: %v", err)
-			}
-		})
+// TestNewNamesItself: the checks of Config are restclient's (TestOpenEngineRejectsBadConfig);
+// New's errors say they are SeaTunnel's.
+func TestNewNamesItself(t *testing.T) {
+	if _, err := New(Config{}); err == nil || err.Error() != "seatunnel: empty base URL" {
+		t.Errorf("err = %v, want %q", err, "seatunnel: empty base URL")
 	}
 }
 
 func TestAuthAndSecretsNeverInErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		auth   model.Auth
-		header string
-		secret string
-	}{
-		{"basic", model.Auth{Kind: model.AuthBasic, Username: "ops", Password: "s3cr3t-pw"}, "Basic " + basicToken("ops", "s3cr3t-pw"), "s3cr3t-pw"},
-		{"bearer", model.Auth{Kind: model.AuthBearer, Token: "tok-123456"}, "Bearer tok-123456", "tok-123456"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, cred := range restclienttest.Credentials() {
+		t.Run(cred.Name, func(t *testing.T) {
 			f, srv := newFakeZeta(t)
-			f.wantAuth = tc.header
-			c := newClient(t, srv.URL, func(c *Config) { c.Auth = tc.auth })
+			f.wantAuth = cred.Header
+			c := newClient(t, srv.URL, func(c *Config) { c.Auth = cred.Auth })
 			if _, err := c.Overview(context.Background()); err != nil {
 				t.Fatalf("authorized request failed: %v", err)
 			}
@@ -76,9 +40,9 @@ func TestAuthAndSecretsNeverInErrors(t *testing.T) {
 				_, _ = w.Write([]byte(`{"status":"fail","message":"bad header ` + r.Header.Get("Authorization") + `"}`))
 			}))
 			defer echo.Close()
-			c2 := newClient(t, echo.URL, func(c *Config) { c.Auth = tc.auth })
+			c2 := newClient(t, echo.URL, func(c *Config) { c.Auth = cred.Auth })
 			_, err := c2.Overview(context.Background())
-			if err == nil || strings.Contains(err.Error(), tc.secret) || strings.Contains(err.Error(), basicToken("ops", "s3cr3t-pw")) {
+			if err == nil || restclienttest.Leak(err) != "" {
 				t.Fatalf("err = %v, want an error without the secret", err)
 			}
 			if !strings.Contains(err.Error(), "500 Internal Server Error: bad header") {
@@ -151,9 +115,4 @@ func TestOnRequestCountsEndpoints(t *testing.T) {
 			t.Errorf("endpoint %s: %d requests, want %d (all: %v)", k, seen[k], v, seen)
 		}
 	}
-}
-
-// basicToken is the Authorization value basic auth sends for user:password.
-func basicToken(user, password string) string {
-	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 }

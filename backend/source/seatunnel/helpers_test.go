@@ -47,7 +47,7 @@ func serveFiles(t *testing.T, routes map[string]string) *httptest.Server {
 // to its Config.
 func newClient(t testing.TB, base string, mod ...func(*Config)) *Client {
 	t.Helper()
-	cfg := Config{BaseURL: base, Cluster: "st", Location: time.UTC}
+	cfg := Config{BaseURL: base, Cluster: "st"}
 	for _, m := range mod {
 		m(&cfg)
 	}
@@ -55,5 +55,5 @@ func newClient(t testing.TB, base string, mod ...func(*Config)) *Client {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	return c
+	return c.WithLocation(time.UTC)
 }

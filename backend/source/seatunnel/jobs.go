@@ -190,7 +190,7 @@ func (c *Client) JobInfo(ctx context.Context, id string) (JobInfo, error) {
 func (c *Client) job(j jobJSON) JobInfo {
 	info := JobInfo{
 		Job: model.Job{
-			Cluster: c.cfg.Cluster,
+			Cluster: c.cluster(),
 			ID:      string(j.JobID),
 			Name:    j.JobName,
 			Engine:  model.EngineSeaTunnel,
@@ -269,7 +269,7 @@ func (c *Client) parseTime(s string) int64 {
 		return ms
 	}
 	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04:05.000", time.RFC3339Nano} {
-		if t, err := time.ParseInLocation(layout, s, c.cfg.Location); err == nil {
+		if t, err := time.ParseInLocation(layout, s, c.location); err == nil {
 			return max(t.UnixMilli(), 0) // before 1970 is not a time the model holds
 		}
 	}

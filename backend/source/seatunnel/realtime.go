@@ -356,7 +356,7 @@ func vertexRole(name string, p RealtimeVertexPoint) string {
 
 func (c *Client) sample(job *model.Job, vertex, target, metric string, ts int64, v float64) model.MetricSample {
 	s := model.MetricSample{
-		Cluster: c.cfg.Cluster, VertexID: vertex, Target: target, Subtask: -1,
+		Cluster: c.cluster(), VertexID: vertex, Target: target, Subtask: -1,
 		Metric: metric, Agg: model.AggAvg, TimeMs: ts, Value: v, Source: "rest",
 	}
 	if job != nil {
