@@ -376,67 +376,87 @@ async function call<M extends keyof wire.AppMethods>(method: M, ...args: Paramet
   }
 }
 
-// Each wrapper returns the normalised type (Go's nil slices and maps as empty
-// ones), so views never branch on null; the compiler holds each to it.
+/** A wrapper of bound method M for the views: the contract's arguments, the answer as R. */
+type Wrapper<M extends keyof wire.AppMethods, R> = (...args: Parameters<wire.AppMethods[M]>) => Promise<R>;
+
+/**
+ * What the views may get from method M: its answer normalised (Go's nil slices and maps as
+ * empty ones), a list it may answer null (a nil slice) as a list too; a null left is a nil pointer's.
+ */
+type ViewAnswer<M extends keyof wire.AppMethods> = Normalized<
+  ReturnType<wire.AppMethods[M]> extends Promise<infer List extends readonly unknown[] | null> ? NonNullable<List> : Result<M>
+>;
+
+/**
+ * bind makes the views' wrapper of a bound method: its answer through shape (a generated
+ * normalize* function; orEmpty for a list Go may send as null), or as it comes, which only
+ * a method whose answer is its ViewAnswer already may (for any other, method is never).
+ * Either way the compiler holds the wrapper to the normalised type: views never branch on null.
+ */
+function bind<M extends keyof wire.AppMethods>(method: M & (Result<M> extends ViewAnswer<M> ? unknown : never)): Wrapper<M, Result<M>>;
+function bind<M extends keyof wire.AppMethods, R extends ViewAnswer<M>>(method: M, shape: (answer: Result<M>) => R): Wrapper<M, R>;
+function bind<M extends keyof wire.AppMethods>(method: M, shape?: (answer: Result<M>) => unknown): Wrapper<M, unknown> {
+  return async (...args) => {
+    const answer = await call(method, ...args);
+    return shape ? shape(answer) : answer;
+  };
+}
+
+/** orEmpty is a list Go may send as null (a nil slice) as an empty one. */
+function orEmpty<T>(list: T[] | null | undefined): T[] {
+  return list ?? [];
+}
+
 export const api = {
-  version: (): Promise<VersionInfo> => call('Version'),
+  version: bind('Version'),
   /** saves a file through the desktop's save dialog (the window cannot download); the path chosen, or '' */
-  saveFile: (name: string, dataBase64: string): Promise<string> => call('SaveFile', name, dataBase64),
+  saveFile: bind('SaveFile'),
   /** fetches backpressure from the cluster's Prometheus for cached checkpoints that have none */
-  backfillBackpressure: (cluster: string, job: string): Promise<Normalized<wire.BackfillResult>> => call('BackfillBackpressure', cluster, job),
+  backfillBackpressure: bind('BackfillBackpressure'),
   /** reads from the cluster's traces the job's checkpoints (and subtask details) the cache lacks */
-  backfillTraces: (cluster: string, job: string): Promise<TracesResult> => call('BackfillTraces', cluster, job),
+  backfillTraces: bind('BackfillTraces'),
   /** the jobs whose checkpoint spans the cluster's traces hold, newest first */
-  traceJobs: async (cluster: string): Promise<TraceJob[]> => (await call('TraceJobs', cluster)) ?? [],
+  traceJobs: bind('TraceJobs', orEmpty),
   /** caches a job from the cluster's traces (even one the engine no longer lists) with its checkpoints */
-  openTracesJob: (cluster: string, job: string): Promise<TracesResult> => call('OpenTracesJob', cluster, job),
-  listClusters: async (): Promise<SourceView[]> => (await call('ListClusters')) ?? [],
-  saveCluster: (input: ClusterInput): Promise<void> => call('SaveCluster', input),
-  removeCluster: (name: string): Promise<void> => call('RemoveCluster', name),
-  testConnection: (input: ClusterInput): Promise<ConnectionTest> => call('TestConnection', input),
-  listJobs: async (cluster: string): Promise<JobView[]> => (await call('ListJobs', cluster)) ?? [],
+  openTracesJob: bind('OpenTracesJob'),
+  listClusters: bind('ListClusters', orEmpty),
+  saveCluster: bind('SaveCluster'),
+  removeCluster: bind('RemoveCluster'),
+  testConnection: bind('TestConnection'),
+  listJobs: bind('ListJobs', orEmpty),
   /** every job of every cluster and capture ranked by checkpoint health over the window (cluster "": all) */
-  fleet: async (req: FleetRequest): Promise<Fleet> => normalizeFleet(await call('Fleet', req)),
-  checkpoints: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<CheckpointRow[]> =>
-    (await call('Checkpoints', cluster, job, fromMs, toMs)) ?? [],
-  timeline: async (req: TimelineRequest): Promise<Timeline> => normalizeTimeline(await call('Timeline', req)),
-  checkpoint: async (cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointDetail> =>
-    normalizeCheckpointDetail(await call('Checkpoint', cluster, job, pipeline, id)),
+  fleet: bind('Fleet', normalizeFleet),
+  checkpoints: bind('Checkpoints', orEmpty),
+  timeline: bind('Timeline', normalizeTimeline),
+  checkpoint: bind('Checkpoint', normalizeCheckpointDetail),
   /** null when the job has no reconciliation (never polled by this version, an older capture, the sample) */
-  jobReconciliation: async (cluster: string, job: string): Promise<ReconciliationView | null> =>
-    (await call('JobReconciliation', cluster, job)) ?? null,
+  jobReconciliation: bind('JobReconciliation', (r) => r ?? null),
   /** reads a Flink cluster's JobManager log once past its size cap, at the next poll (the log was too_large) */
-  readJobManagerLog: (cluster: string): Promise<void> => call('ReadJobManagerLog', cluster),
-  retention: (): Promise<RetentionStatus> => call('Retention'),
-  setRetention: (limits: RetentionLimits): Promise<void> => call('SetRetention', limits),
-  openCaptureDialog: async (): Promise<ImportResult> => normalizeImportResult(await call('OpenCaptureDialog')),
-  openCapture: async (path: string): Promise<ImportResult> => normalizeImportResult(await call('OpenCapture', path)),
-  exportCapture: (req: ExportRequest): Promise<ExportResult> => call('ExportCapture', req),
-  checkpointView: async (cluster: string, job: string, pipeline: number, id: number): Promise<CheckpointViewData> =>
-    normalizeCheckpointView(await call('CheckpointView', cluster, job, pipeline, id)),
-  heatmap: async (req: HeatmapRequest): Promise<Heatmap> => normalizeHeatmap(await call('Heatmap', req)),
-  compare: async (cluster: string, job: string, pipelineA: number, idA: number, pipelineB: number, idB: number): Promise<Comparison> =>
-    normalizeCompareResult(await call('Compare', cluster, job, pipelineA, idA, pipelineB, idB)),
-  defaultCompare: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Comparison> =>
-    normalizeCompareResult(await call('DefaultCompare', cluster, job, fromMs, toMs)),
-  report: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
-    normalizeReport(await call('Report', cluster, job, fromMs, toMs)),
+  readJobManagerLog: bind('ReadJobManagerLog'),
+  retention: bind('Retention'),
+  setRetention: bind('SetRetention'),
+  openCaptureDialog: bind('OpenCaptureDialog', normalizeImportResult),
+  openCapture: bind('OpenCapture', normalizeImportResult),
+  exportCapture: bind('ExportCapture'),
+  checkpointView: bind('CheckpointView', normalizeCheckpointView),
+  heatmap: bind('Heatmap', normalizeHeatmap),
+  compare: bind('Compare', normalizeCompareResult),
+  defaultCompare: bind('DefaultCompare', normalizeCompareResult),
+  report: bind('Report', normalizeReport),
   // Insights is Report without the per-checkpoint analyses (checkpoints is empty): for panels.
-  insights: async (cluster: string, job: string, fromMs: number, toMs: number): Promise<Report> =>
-    normalizeReport(await call('Insights', cluster, job, fromMs, toMs)),
+  insights: bind('Insights', normalizeReport),
   /** the job's changes, oldest first, each with its before/after */
-  changes: async (cluster: string, job: string): Promise<ChangeEffect[]> => ((await call('Changes', cluster, job)) ?? []).map(normalizeChangeEffect),
+  changes: bind('Changes', (list) => orEmpty(list).map(normalizeChangeEffect)),
   /** the checkpoints before atMs against those from it on, each side bounded by the neighbouring changes and windowMs (0: the changes alone) */
-  beforeAfter: async (cluster: string, job: string, atMs: number, windowMs: number): Promise<Effect> =>
-    normalizeEffect(await call('BeforeAfter', cluster, job, atMs, windowMs)),
+  beforeAfter: bind('BeforeAfter', normalizeEffect),
   /** puts the user's note on the job's timeline; a note needs some text (at most MAX_NOTE_CHARS) */
-  addNote: (cluster: string, job: string, timeMs: number, text: string): Promise<Change> => call('AddNote', cluster, job, timeMs, text),
+  addNote: bind('AddNote'),
   /** removes the job's note at timeMs that says text */
-  deleteNote: (cluster: string, job: string, timeMs: number, text: string): Promise<void> => call('DeleteNote', cluster, job, timeMs, text),
-  log: async (lines: number): Promise<LogView> => normalizeLogView(await call('Log', lines)),
-  alertRules: async (): Promise<AlertRule[]> => (await call('AlertRules')) ?? [],
+  deleteNote: bind('DeleteNote'),
+  log: bind('Log', normalizeLogView),
+  alertRules: bind('AlertRules', orEmpty),
   /** checks, saves and applies the whole list; the error names the rule, e.g. "rules[1]: count: …" */
-  setAlertRules: (rules: AlertRule[]): Promise<void> => call('SetAlertRules', rules),
+  setAlertRules: bind('SetAlertRules'),
 };
 
 /**
