@@ -182,13 +182,9 @@ func pendingSubtasks(g *graph, c *model.Checkpoint, n int) []Straggler {
 // fraction's time is the first poll that saw it (an upper bound); for a
 // completed checkpoint 100 % is its completion, which is its last ack.
 func sampledProgress(c *model.Checkpoint, samples []model.AckSample) *AckProgress {
-	p := &AckProgress{Sampled: true}
+	p := &AckProgress{Sampled: true, Total: sampledTotal(c, samples)}
 	for _, s := range samples {
-		p.Total = max(p.Total, s.Total)
 		p.Acknowledged = max(p.Acknowledged, s.Acknowledged)
-	}
-	if c.NumSubtasks > 0 {
-		p.Total = max(p.Total, c.NumSubtasks)
 	}
 	if p.Total <= 0 {
 		return nil
@@ -225,13 +221,18 @@ func sampledProgress(c *model.Checkpoint, samples []model.AckSample) *AckProgres
 	return p
 }
 
-func sampledCurve(c *model.Checkpoint, samples []model.AckSample) []AckPoint {
-	pts := []AckPoint{{0, 0}}
+// sampledTotal is the most subtasks the polls, or the checkpoint, counted.
+func sampledTotal(c *model.Checkpoint, samples []model.AckSample) int {
 	total := 0
 	for _, s := range samples {
 		total = max(total, s.Total)
 	}
-	total = max(total, c.NumSubtasks)
+	return max(total, c.NumSubtasks)
+}
+
+func sampledCurve(c *model.Checkpoint, samples []model.AckSample) []AckPoint {
+	pts := []AckPoint{{0, 0}}
+	total := sampledTotal(c, samples)
 	if total <= 0 {
 		return pts
 	}

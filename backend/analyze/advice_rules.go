@@ -91,6 +91,10 @@ type adviceKey struct {
 	current   func(c *model.JobConfig) (string, bool)
 }
 
+// spellings are the key's names in Flink 2.x, 1.x and SeaTunnel ("" where
+// it has none).
+func (k adviceKey) spellings() []string { return []string{k.v2, k.v1, k.seatunnel} }
+
 func boolVal(b *bool) (string, bool) {
 	if b == nil {
 		return "", false
@@ -308,6 +312,24 @@ func (f *adviceFacts) slowestQuarter() []adviceCheckpoint {
 	return f.slowest
 }
 
+// mostNamed is the vertex name (by name(c)) most of the checkpoints give,
+// the first to reach the highest count; "" names none and is not counted.
+func mostNamed(cs []adviceCheckpoint, name func(c *adviceCheckpoint) string) string {
+	count := map[string]int{}
+	best := ""
+	for i := range cs {
+		n := name(&cs[i])
+		if n == "" {
+			continue
+		}
+		count[n]++
+		if best == "" || count[n] > count[best] {
+			best = n
+		}
+	}
+	return best
+}
+
 // dominant is the share of the slowest quarter's checkpoints with a known
 // bottleneck whose bottleneck passes is, those checkpoints, and the median
 // of their bottleneck phase's time.
@@ -367,21 +389,14 @@ func adviseUnaligned(f *adviceFacts) (Advice, bool) {
 	if len(hit) == 0 {
 		return Advice{}, false
 	}
-	// The slow operator is where the barriers queued (the verdict's), most often.
 	level := 0.0
-	count := map[string]int{}
-	vertex := ""
 	for _, c := range hit {
 		if c.upstreamBP != nil {
 			level = max(level, *c.upstreamBP)
 		}
-		if c.queuedAt != "" {
-			count[c.queuedAt]++
-			if vertex == "" || count[c.queuedAt] > count[vertex] {
-				vertex = c.queuedAt
-			}
-		}
 	}
+	// The slow operator is where the barriers queued (the verdict's), most often.
+	vertex := mostNamed(hit, func(c *adviceCheckpoint) string { return c.queuedAt })
 	text := []ReasonPart{
 		part("advice_unaligned_evidence", "share", pct(share), "ids", idList(ids(hit)), "level", pct(level)),
 		part("advice_unaligned_aligned"),
@@ -569,15 +584,7 @@ func adviseSync(f *adviceFacts) (Advice, bool) {
 	if share < AdviceDominantShare || median < AdviceMinPhaseMs {
 		return Advice{}, false
 	}
-	// The vertex most of them name.
-	count := map[string]int{}
-	vertex := ""
-	for _, c := range hit {
-		count[c.vertex]++
-		if vertex == "" || count[c.vertex] > count[vertex] {
-			vertex = c.vertex
-		}
-	}
+	vertex := mostNamed(hit, func(c *adviceCheckpoint) string { return c.vertex })
 	text := []ReasonPart{
 		part("advice_sync_evidence", "share", pct(share), "ids", idList(ids(hit)), "median", fmtDur(median)),
 		part("advice_sync_heap"),

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 
 	"checkpoint-explorer/backend/model"
@@ -81,6 +80,12 @@ type CheckpointAnalysis struct {
 	EndedUnseen bool `json:"ended_unseen,omitempty"`
 }
 
+// finalSeen reports whether the checkpoint (a savepoint aside) was seen to
+// complete or fail: what the episodes and a before/after read.
+func (ca *CheckpointAnalysis) finalSeen() bool {
+	return ca.Kind != model.KindSavepoint && !ca.EndedUnseen && ca.Status.Final()
+}
+
 // EndsPendingOnCompletion reports whether the engine ends a job's pending
 // checkpoints (savepoints aside) when a later one of their pipeline
 // completes. Flink does: it aborts them as subsumed, so one stored in
@@ -102,24 +107,59 @@ func endedUnseen(e model.Engine, st model.Status, kind model.CheckpointKind, pip
 	return ok && EndedUnseen(e, st, kind, id, newest)
 }
 
-// sortedOrder is the analysis order: by trigger time, pipeline, id. The
-// input is not modified.
-func sortedOrder(cps []model.Checkpoint) []int {
-	order := make([]int, len(cps))
-	for i := range order {
-		order[i] = i
+// orderKey places a checkpoint in analysis order: by trigger time,
+// pipeline, id.
+type orderKey struct {
+	triggerMs int64
+	pipeline  int
+	id        int64
+}
+
+func (a orderKey) compare(b orderKey) int {
+	return cmp.Or(cmp.Compare(a.triggerMs, b.triggerMs), cmp.Compare(a.pipeline, b.pipeline), cmp.Compare(a.id, b.id))
+}
+
+func checkpointKey(c *model.Checkpoint) orderKey { return orderKey{c.TriggerMs, c.Pipeline, c.ID} }
+
+func (ca *CheckpointAnalysis) orderKey() orderKey { return orderKey{ca.TriggerMs, ca.Pipeline, ca.ID} }
+
+// indices is 0, 1, …, n-1: positions to sort instead of what they point at.
+func indices(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ca, cb := &cps[order[a]], &cps[order[b]]
-		if ca.TriggerMs != cb.TriggerMs {
-			return ca.TriggerMs < cb.TriggerMs
-		}
-		if ca.Pipeline != cb.Pipeline {
-			return ca.Pipeline < cb.Pipeline
-		}
-		return ca.ID < cb.ID
-	})
+	return idx
+}
+
+// analysisOrder is the positions 0…n-1 in analysis order by their keys;
+// equal keys keep their positions' order. The keys are sorted beside their
+// positions (a stable sort of positions alone, reading each key through
+// them, took three times as long), and input in order already, as the
+// cache gives it, costs one pass.
+func analysisOrder(n int, key func(i int) orderKey) []int {
+	type entry struct {
+		key orderKey
+		pos int
+	}
+	es := make([]entry, n)
+	for i := range es {
+		es[i] = entry{key(i), i}
+	}
+	byKey := func(a, b entry) int { return cmp.Or(a.key.compare(b.key), cmp.Compare(a.pos, b.pos)) }
+	if !slices.IsSortedFunc(es, byKey) {
+		slices.SortFunc(es, byKey)
+	}
+	order := make([]int, n)
+	for i, e := range es {
+		order[i] = e.pos
+	}
 	return order
+}
+
+// sortedOrder is the analysis order of cps. The input is not modified.
+func sortedOrder(cps []model.Checkpoint) []int {
+	return analysisOrder(len(cps), func(i int) orderKey { return checkpointKey(&cps[i]) })
 }
 
 type ackKey struct {
@@ -457,9 +497,7 @@ func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 			ja.Missed += gp.Count()
 		}
 	}
-	identity := make([]int, n)
 	for k := range a.heads {
-		identity[k] = k
 		c := &a.heads[k]
 		end := c.EndMs()
 		if k == 0 || c.TriggerMs < ja.FromMs {
@@ -469,7 +507,7 @@ func (a *Analyzer) Finish(gaps []model.Gap) (JobAnalysis, error) {
 	}
 	a.refineFailures()
 	a.markEndedUnseen()
-	ja.Failures = clusterFailures(a.g, a.heads, identity, a.fails)
+	ja.Failures = clusterFailures(a.g, a.heads, indices(n), a.fails)
 	if a.slowT != nil {
 		ja.SlowPhases, ja.SlowCheckpoints = a.slowT.finish()
 	} else {
@@ -591,9 +629,7 @@ func bottleneckOf(g *graph, c *model.Checkpoint, r *cpResult, f *CheckpointFailu
 			ms := *c.FinalizeMs
 			return &Bottleneck{Phase: PhaseFinalize, PhaseMs: &ms, EndToEndMs: c.EndToEndMs}
 		}
-		ms, sub := r.critVec[best], r.crit.sub
-		info := g.vertices[r.crit.v]
-		return &Bottleneck{Phase: subtaskPhases[best], VertexID: info.id, VertexName: info.name, Subtask: &sub, PhaseMs: &ms, EndToEndMs: c.EndToEndMs}
+		return criticalBottleneck(g, r, best, c.EndToEndMs, false)
 	}
 	if c.Status == model.StatusCompleted {
 		return nil // no subtask stats: nothing to name
@@ -607,11 +643,7 @@ func bottleneckOf(g *graph, c *model.Checkpoint, r *cpResult, f *CheckpointFailu
 	}
 	if r.lateAck(c) {
 		// The late subtask was what the checkpoint waited for; its phases are known.
-		best := largestPhase(&r.critVec)
-		ms, sub := r.critVec[best], r.crit.sub
-		info := g.vertices[r.crit.v]
-		return &Bottleneck{Phase: subtaskPhases[best], VertexID: info.id, VertexName: info.name, Subtask: &sub, PhaseMs: &ms,
-			EndToEndMs: c.EndToEndMs, Pending: true}
+		return criticalBottleneck(g, r, largestPhase(&r.critVec), c.EndToEndMs, true)
 	}
 	if r.complete && c.Status == model.StatusFailed {
 		return &Bottleneck{Phase: PhaseFinalize, EndToEndMs: c.EndToEndMs, Pending: true}
@@ -638,6 +670,15 @@ func bottleneckOf(g *graph, c *model.Checkpoint, r *cpResult, f *CheckpointFailu
 		}
 	}
 	return b
+}
+
+// criticalBottleneck names phase best (an index of subtaskPhases) of the
+// last subtask to acknowledge.
+func criticalBottleneck(g *graph, r *cpResult, best int, e2e int64, pending bool) *Bottleneck {
+	ms, sub := r.critVec[best], r.crit.sub
+	info := g.vertices[r.crit.v]
+	return &Bottleneck{Phase: subtaskPhases[best], VertexID: info.id, VertexName: info.name, Subtask: &sub, PhaseMs: &ms,
+		EndToEndMs: e2e, Pending: pending}
 }
 
 // firstPending is the lowest index of a subtask of vertex id that did not acknowledge.
@@ -727,7 +768,7 @@ func (a *Analyzer) refineFailures() {
 		}
 		f := out.Failure
 		v := r.pendingRoot
-		name := cmp.Or(a.g.vertices[v].name, a.g.vertices[v].id)
+		name := a.g.label(v)
 		switch {
 		case r.pendingSnapshot && f.Phase == "":
 			h, ok := histories[v]
@@ -783,15 +824,24 @@ func (a *Analyzer) markEndedUnseen() {
 	}
 }
 
+// newestIDs holds the newest completed checkpoint id of each pipeline.
+type newestIDs map[int]int64
+
+// see takes one checkpoint into account.
+func (n newestIDs) see(pipeline int, id int64, st model.Status) {
+	if st != model.StatusCompleted {
+		return
+	}
+	if cur, ok := n[pipeline]; !ok || id > cur {
+		n[pipeline] = id
+	}
+}
+
 // newestCompleted is the newest completed checkpoint id of each pipeline.
-func newestCompleted(cps []model.Checkpoint) map[int]int64 {
-	newest := map[int]int64{}
+func newestCompleted(cps []model.Checkpoint) newestIDs {
+	newest := newestIDs{}
 	for i := range cps {
-		if c := &cps[i]; c.Status == model.StatusCompleted {
-			if n, ok := newest[c.Pipeline]; !ok || c.ID > n {
-				newest[c.Pipeline] = c.ID
-			}
-		}
+		newest.see(cps[i].Pipeline, cps[i].ID, cps[i].Status)
 	}
 	return newest
 }
@@ -800,11 +850,7 @@ func newestCompleted(cps []model.Checkpoint) map[int]int64 {
 // markEndedUnseen may change, in analysis order.
 func (a *Analyzer) refineCandidates() []int {
 	if a.stream == nil {
-		ks := make([]int, len(a.heads))
-		for k := range ks {
-			ks[k] = k
-		}
-		return ks
+		return indices(len(a.heads))
 	}
 	return slices.Sorted(maps.Keys(a.kept))
 }
@@ -914,10 +960,7 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 	if len(a.heads) > 0 && !seen[PhaseFinalize.index()] {
 		ja.note(part("note_no_finalize"))
 	}
-	if ja.Missed > 0 {
-		ja.note(part("note_gaps", "n", fmt.Sprint(ja.Missed)))
-	}
-	var missed, trimmed, partial, fromLog, fromTraces int
+	var missed, trimmed, partial, fromLog, fromTraces int64
 	for k := range a.heads {
 		switch a.heads[k].Source {
 		case model.OriginJobManagerLog:
@@ -934,20 +977,17 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 			partial++
 		}
 	}
-	if missed > 0 {
-		ja.note(part("note_details_missed", "n", fmt.Sprint(missed)))
-	}
-	if partial > 0 {
-		ja.note(part("note_details_partial", "n", fmt.Sprint(partial)))
-	}
-	if trimmed > 0 {
-		ja.note(part("note_details_trimmed", "n", fmt.Sprint(trimmed)))
-	}
-	if fromLog > 0 {
-		ja.note(part("note_from_log", "n", fmt.Sprint(fromLog)))
-	}
-	if fromTraces > 0 {
-		ja.note(part("note_from_traces", "n", fmt.Sprint(fromTraces)))
+	// The counted notes, in the order they are said; a count of 0 says nothing.
+	for _, c := range []struct {
+		code string
+		n    int64
+	}{
+		{"note_gaps", ja.Missed}, {"note_details_missed", missed}, {"note_details_partial", partial},
+		{"note_details_trimmed", trimmed}, {"note_from_log", fromLog}, {"note_from_traces", fromTraces},
+	} {
+		if c.n > 0 {
+			ja.note(part(c.code, "n", fmt.Sprint(c.n)))
+		}
 	}
 }
 

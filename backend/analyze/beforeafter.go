@@ -159,7 +159,7 @@ func BeforeAfter(cas []CheckpointAnalysis, at int64, opts BeforeAfterOptions) Ef
 	}
 	for i := range cas {
 		c := &cas[i]
-		if c.Kind == model.KindSavepoint || c.EndedUnseen || !c.Status.Final() {
+		if !c.finalSeen() {
 			continue
 		}
 		for _, s := range []*effectSide{&before, &after} {
@@ -271,11 +271,6 @@ func f64p(v float64) *float64 { return &v }
 // fraction3 rounds a fraction to 3 decimals, half away from zero (round3
 // suits only non-negative values).
 func fraction3(x float64) float64 { return math.Round(x*1000) / 1000 }
-
-// nearestRank is the index of the nearest-rank quantile q of n sorted values.
-func nearestRank(n int, q float64) int {
-	return max(0, min(int(math.Ceil(q*float64(n)))-1, n-1))
-}
 
 // shiftOf measures quantile q of two sorted samples and the relative
 // change's percentile bootstrap interval, when each has at least minN.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -91,17 +90,7 @@ func checkShift(t *testing.T, name string, s Shift, before, after int64, change 
 // renderIn says parts with the reason templates of the UI's language lang.
 func renderIn(t *testing.T, lang string, parts []ReasonPart) string {
 	t.Helper()
-	b, err := os.ReadFile("../../frontend/src/i18n/" + lang + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Reason map[string]string         `json:"reason"`
-		Join   struct{ Sep, End string } `json:"reasonJoin"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readUIReasons(t, lang)
 	out := make([]string, len(parts))
 	for i, p := range parts {
 		s := doc.Reason[p.Code]

@@ -295,10 +295,7 @@ func TestVerdictNamesTheOperatorWhereBarriersQueue(t *testing.T) {
 	if c.Verdict != VerdictBackpressure || c.Basis != BasisSustained {
 		t.Fatalf("verdict %s (%s): %s", c.Verdict, c.Basis, c.Reason)
 	}
-	codes := map[string]map[string]string{}
-	for _, p := range c.ReasonParts {
-		codes[p.Code] = p.Args
-	}
+	codes := partsByCode(c.ReasonParts)
 	if q := codes["queue_dominant"]; q == nil || q["vertex"] != nameMap || q["upstream"] != nameSrc || q["share"] != "100" || q["level"] != "96" {
 		t.Errorf("reason parts %s: want barriers queued at %s behind %s in 100%% of the slowest, backpressure 96%%", js(c.ReasonParts), nameMap, nameSrc)
 	}

@@ -178,7 +178,7 @@ func diffConfigs(e model.Engine, a, b *model.JobConfig) []model.ConfigKeyChange 
 	var out []model.ConfigKeyChange
 	covered := map[string]bool{}
 	for _, s := range configSettings {
-		for _, n := range append([]string{s.key.v2, s.key.v1, s.key.seatunnel}, s.aliases...) {
+		for _, n := range append(s.key.spellings(), s.aliases...) {
 			covered[n] = true
 		}
 		va, okA := s.key.current(a)
@@ -446,7 +446,7 @@ func applying(code AdviceCode, changes []model.Change) (*model.Change, string, b
 		}
 		for _, k := range c.Detail.Keys {
 			for _, fix := range adviceFixes[code] {
-				if slices.Contains([]string{fix.key.v2, fix.key.v1, fix.key.seatunnel}, k.Key) && k.Key != "" && fix.follows(k.Old, k.New) {
+				if slices.Contains(fix.key.spellings(), k.Key) && k.Key != "" && fix.follows(k.Old, k.New) {
 					ch := *c
 					return &ch, k.Key, true
 				}

@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"checkpoint-explorer/backend/model"
@@ -94,7 +96,7 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 			DurationMs: c.EndToEndMs, CheckpointedSize: c.CheckpointedSize, Bottleneck: o.Bottleneck, Causes: o.Causes,
 			DetailLoss: c.DetailLoss, Source: c.Source}
 	}
-	cmp := Comparison{
+	out := Comparison{
 		A: brief(0), B: brief(1),
 		EndToEnd:         delta(i64(a.EndToEndMs), i64(b.EndToEndMs)),
 		CheckpointedSize: delta(i64(a.CheckpointedSize), i64(b.CheckpointedSize)),
@@ -114,12 +116,9 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 		if okB {
 			y = i64(pb)
 		}
-		cmp.Phases = append(cmp.Phases, PhaseDelta{Phase: ph, Delta: delta(x, y)})
+		out.Phases = append(out.Phases, PhaseDelta{Phase: ph, Delta: delta(x, y)})
 	}
-	vs := make([]int, nV)
-	for i := range vs {
-		vs[i] = i
-	}
+	vs := indices(nV)
 	sort.SliceStable(vs, func(x, y int) bool { return g.before(vs[x], vs[y]) })
 	for _, v := range vs {
 		id := g.vertices[v].id
@@ -154,9 +153,9 @@ func Compare(job model.Job, a, b *model.Checkpoint) Comparison {
 				vd.Phases = append(vd.Phases, PhaseDelta{Phase: ph, Delta: delta(x, y)})
 			}
 		}
-		cmp.Vertices = append(cmp.Vertices, vd)
+		out.Vertices = append(out.Vertices, vd)
 	}
-	return cmp
+	return out
 }
 
 func taskOf(c *model.Checkpoint, id string) *model.TaskStats {
@@ -204,8 +203,7 @@ func DefaultComparePair(cps []model.Checkpoint) (ComparePair, bool) {
 			if c.Status != model.StatusCompleted {
 				continue
 			}
-			if target < 0 || c.EndToEndMs > cps[target].EndToEndMs ||
-				c.EndToEndMs == cps[target].EndToEndMs && (c.TriggerMs > cps[target].TriggerMs || c.TriggerMs == cps[target].TriggerMs && c.ID > cps[target].ID) {
+			if target < 0 || byDuration(c, &cps[target]) > 0 {
 				target = i
 			}
 		}
@@ -230,16 +228,7 @@ func DefaultComparePair(cps []model.Checkpoint) (ComparePair, bool) {
 	if len(healthy) == 0 {
 		return ComparePair{}, false
 	}
-	sort.SliceStable(healthy, func(x, y int) bool {
-		a, b := &cps[healthy[x]], &cps[healthy[y]]
-		if a.EndToEndMs != b.EndToEndMs {
-			return a.EndToEndMs < b.EndToEndMs
-		}
-		if a.TriggerMs != b.TriggerMs {
-			return a.TriggerMs < b.TriggerMs
-		}
-		return a.ID < b.ID
-	})
+	slices.SortStableFunc(healthy, func(x, y int) int { return byDuration(&cps[x], &cps[y]) })
 	base := &cps[healthy[(len(healthy)-1)/2]]
 	return ComparePair{
 		Baseline: CheckpointRef{ID: base.ID, Pipeline: base.Pipeline},
@@ -247,4 +236,9 @@ func DefaultComparePair(cps []model.Checkpoint) (ComparePair, bool) {
 		Reason: fmt.Sprintf("%s (%d, %d ms) against the median completed checkpoint (%d, %d ms)",
 			why, t.ID, t.EndToEndMs, base.ID, base.EndToEndMs),
 	}, true
+}
+
+// byDuration orders checkpoints by end-to-end time, then trigger time, then id.
+func byDuration(a, b *model.Checkpoint) int {
+	return cmp.Or(cmp.Compare(a.EndToEndMs, b.EndToEndMs), cmp.Compare(a.TriggerMs, b.TriggerMs), cmp.Compare(a.ID, b.ID))
 }

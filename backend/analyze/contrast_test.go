@@ -271,20 +271,27 @@ func TestContrastLeavesCheckpointsWithPhasesAlone(t *testing.T) {
 	}
 }
 
+// The vertices of sourceToSink's job.
+const stSource, stSink = "source", "sink"
+
+// sourceToSink is a SeaTunnel-shaped job: a source writing into a sink.
+func sourceToSink(name string) model.Job {
+	return model.Job{ID: "st", Name: name, Engine: model.EngineSeaTunnel,
+		Vertices: []model.Vertex{{ID: stSource, Name: "Source"}, {ID: stSink, Name: "Sink"}},
+		Edges:    []model.Edge{{Source: stSource, Target: stSink}}}
+}
+
 // End to end on a SeaTunnel-shaped job: no phases, bpRatio and
 // queueFillRatio sampled every 5 s on the edge into the sink. Two slow
 // checkpoints fall where only the queue was sampled: its fill is their
 // evidence (a full queue blocks the writer), while their backpressure,
 // which the queue's fill is not, stays absent.
 func TestAnalyzeSeaTunnelContrast(t *testing.T) {
-	const src, sink = "source", "sink"
-	job := model.Job{ID: "st", Name: "replay", Engine: model.EngineSeaTunnel,
-		Vertices: []model.Vertex{{ID: src, Name: "Source"}, {ID: sink, Name: "Sink"}},
-		Edges:    []model.Edge{{Source: src, Target: sink}}}
+	job := sourceToSink("replay")
 	var cps []model.Checkpoint
 	var ms []model.MetricSample
 	sample := func(metric string, t int64, v float64) {
-		ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: src, Target: sink, Subtask: -1, Metric: metric, TimeMs: t, Value: v})
+		ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: stSource, Target: stSink, Subtask: -1, Metric: metric, TimeMs: t, Value: v})
 	}
 	slow := map[int]float64{4: 0.9, 6: 0.75, 8: 0.8, 9: 0.85, 11: 0.78, 13: 0.88, 15: 0.82}
 	queueOnly := map[int]bool{9: true, 13: true}
@@ -345,10 +352,7 @@ func TestAnalyzeSeaTunnelContrast(t *testing.T) {
 // bpRatio), and it fills as the checkpoints slow down, round after round (the pipeline restored
 // after an expiry empties it). The queue's fill is the evidence the rank correlation reads.
 func TestQueueFillAloneCorrelates(t *testing.T) {
-	const src, sink = "source", "sink"
-	job := model.Job{ID: "st", Name: "slow sink", Engine: model.EngineSeaTunnel,
-		Vertices: []model.Vertex{{ID: src, Name: "Source"}, {ID: sink, Name: "Sink"}},
-		Edges:    []model.Edge{{Source: src, Target: sink}}}
+	job := sourceToSink("slow sink")
 	// Two rounds: 1.1 s at 0.10 full, 3.5 s at 0.25, 6.3 s at 0.45, 16.7 s at 0.90; then again.
 	rounds := []struct {
 		e2e  int64
@@ -367,7 +371,7 @@ func TestQueueFillAloneCorrelates(t *testing.T) {
 			if at <= trig+r.e2e {
 				v = r.fill
 			}
-			ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: src, Target: sink, Subtask: -1,
+			ms = append(ms, model.MetricSample{JobID: job.ID, VertexID: stSource, Target: stSink, Subtask: -1,
 				Metric: model.MetricQueueFillRatio, TimeMs: at, Value: v})
 		}
 	}

@@ -315,13 +315,11 @@ func (se *series) window(from, to int64) (v float64, n int, nearest, ok bool) {
 	return 0, 0, false, false
 }
 
-// windowOf is the time a checkpoint's metrics are read over.
+// windowOf is the time a checkpoint's metrics are read over: the span its
+// bar on the timeline covers.
 func windowOf(c *model.Checkpoint) (from, to int64) {
-	end := c.EndMs()
-	if end == 0 {
-		end = max(c.LatestAckMs, c.TriggerMs+c.EndToEndMs)
-	}
-	return c.TriggerMs, max(end, c.TriggerMs)
+	s := c.Span()
+	return c.TriggerMs, displayEnd(&s)
 }
 
 // upstreamKeys marks, per backpressure series (in key order), whether its

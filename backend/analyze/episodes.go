@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"cmp"
-	"slices"
 
 	"checkpoint-explorer/backend/model"
 )
@@ -57,22 +56,15 @@ type EpisodeCause struct {
 // changes are the job's changes (DetectChanges). An ordinary gap that
 // holds a change ending the episode before it splits even when short.
 func Episodes(cas []CheckpointAnalysis, changes []model.Change) []Episode {
-	order := make([]int, 0, len(cas))
-	for i := range cas {
-		if c := &cas[i]; c.Kind != model.KindSavepoint && !c.EndedUnseen && c.Status.Final() {
-			order = append(order, i)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		x, y := &cas[a], &cas[b]
-		return cmp.Or(cmp.Compare(x.TriggerMs, y.TriggerMs), cmp.Compare(x.Pipeline, y.Pipeline), cmp.Compare(x.ID, y.ID))
-	})
 	var out []Episode
 	var cur *episodeAcc
 	gap := 0                              // ordinary checkpoints since cur's last bad one
 	var firstOrdinary *CheckpointAnalysis // the first of them
-	for _, i := range order {
+	for _, i := range analysisOrder(len(cas), func(i int) orderKey { return cas[i].orderKey() }) {
 		c := &cas[i]
+		if !c.finalSeen() {
+			continue
+		}
 		if c.Status == model.StatusCompleted && len(c.Slow) == 0 {
 			if cur != nil {
 				if gap == 0 {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -134,6 +135,9 @@ func (g *graph) add(id, name string) {
 func (g *graph) ref(v int) VertexRef {
 	return VertexRef{VertexID: g.vertices[v].id, VertexName: g.vertices[v].name}
 }
+
+// label names vertex v in a sentence: its name, or its id without one.
+func (g *graph) label(v int) string { return cmp.Or(g.vertices[v].name, g.vertices[v].id) }
 
 // before orders vertices upstream first, then in job order.
 func (g *graph) before(a, b int) bool {

@@ -115,29 +115,26 @@ const heatPerVertex = numSubtaskPhases + 1
 
 // heatRec is one checkpoint's header as the heatmaps read it.
 type heatRec struct {
-	triggerMs, id int64
-	pipeline      int
-	e2e           int64
-	finalize      int64 // max(0, FinalizeMs); -1 when absent
-	msg           int32 // failure message (index in msgs); -1 unless failed
-	completed     bool
-	failed        bool
-	critOK        bool
-	crit          phaseVec
-	off, nV       int // vals[off : off+nV*heatPerVertex]
+	orderKey
+	e2e       int64
+	finalize  int64 // max(0, FinalizeMs); -1 when absent
+	msg       int32 // failure message (index in msgs); -1 unless failed
+	completed bool
+	failed    bool
+	critOK    bool
+	crit      phaseVec
+	off, nV   int // vals[off : off+nV*heatPerVertex]
 }
 
 // seenAt places a checkpoint's task in analysis order: trigger, pipeline, id,
 // then the order added, then the task's position in the checkpoint.
 type seenAt struct {
-	triggerMs, id int64
-	pipeline      int
-	seq, pos      int
+	orderKey
+	seq, pos int
 }
 
 func (a seenAt) compare(b seenAt) int {
-	return cmp.Or(cmp.Compare(a.triggerMs, b.triggerMs), cmp.Compare(a.pipeline, b.pipeline), cmp.Compare(a.id, b.id),
-		cmp.Compare(a.seq, b.seq), cmp.Compare(a.pos, b.pos))
+	return cmp.Or(a.orderKey.compare(b.orderKey), cmp.Compare(a.seq, b.seq), cmp.Compare(a.pos, b.pos))
 }
 
 // tieCand is one vertex's candidate for the critical path: its lowest
@@ -162,7 +159,7 @@ func (b *HeatmapBuilder) Add(c *model.Checkpoint) {
 	for len(b.firstSeen) < nV-b.nJob {
 		b.firstSeen = append(b.firstSeen, seenAt{seq: -1})
 	}
-	at := seenAt{triggerMs: c.TriggerMs, id: c.ID, pipeline: c.Pipeline, seq: seq}
+	at := seenAt{orderKey: checkpointKey(c), seq: seq}
 	for t := range c.Tasks {
 		v, ok := b.g.index[c.Tasks[t].VertexID]
 		if !ok || v < b.nJob {
@@ -188,7 +185,7 @@ func (b *HeatmapBuilder) Add(c *model.Checkpoint) {
 		}
 	}
 
-	rec := heatRec{triggerMs: c.TriggerMs, id: c.ID, pipeline: c.Pipeline, e2e: c.EndToEndMs, finalize: -1, msg: -1,
+	rec := heatRec{orderKey: checkpointKey(c), e2e: c.EndToEndMs, finalize: -1, msg: -1,
 		completed: c.Status == model.StatusCompleted, failed: c.Status == model.StatusFailed,
 		critOK: r.critOK, crit: r.critVec, off: off, nV: nV}
 	if c.FinalizeMs != nil {
@@ -248,13 +245,11 @@ func (b *HeatmapBuilder) canonical() []int {
 	for v := range b.nJob {
 		canon[v] = v
 	}
-	extra := make([]int, nV-b.nJob)
-	for i := range extra {
-		extra[i] = b.nJob + i
-	}
-	slices.SortFunc(extra, func(x, y int) int { return b.firstSeen[x-b.nJob].compare(b.firstSeen[y-b.nJob]) })
-	for i, v := range extra {
-		canon[v] = b.nJob + i
+	// The vertices met only in checkpoints, by where they were first seen.
+	extra := indices(nV - b.nJob)
+	slices.SortFunc(extra, func(x, y int) int { return b.firstSeen[x].compare(b.firstSeen[y]) })
+	for i, x := range extra {
+		canon[b.nJob+x] = b.nJob + i
 	}
 	return canon
 }
@@ -275,17 +270,16 @@ func (b *HeatmapBuilder) crit(k int, canon []int) phaseVec {
 	return best.vec
 }
 
-// sorted is the checkpoints' analysis order (as sortedOrder).
-func (b *HeatmapBuilder) sorted() []int {
-	order := make([]int, len(b.recs))
-	for i := range order {
-		order[i] = i
+// inRange is the checkpoints triggered in [fromMs, toMs], in analysis order
+// (as sortedOrder).
+func (b *HeatmapBuilder) inRange(fromMs, toMs int64) []int {
+	var in []int
+	for _, k := range analysisOrder(len(b.recs), func(i int) orderKey { return b.recs[i].orderKey }) {
+		if t := b.recs[k].triggerMs; t >= fromMs && t <= toMs {
+			in = append(in, k)
+		}
 	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		rx, ry := &b.recs[x], &b.recs[y]
-		return cmp.Or(cmp.Compare(rx.triggerMs, ry.triggerMs), cmp.Compare(rx.pipeline, ry.pipeline), cmp.Compare(rx.id, ry.id))
-	})
-	return order
+	return in
 }
 
 // span resolves a requested range; 0, 0 means the checkpoints' triggers
@@ -346,10 +340,10 @@ func (b *HeatmapBuilder) Phase(fromMs, toMs int64, targetBuckets int) PhaseHeatm
 	}
 	var es []phaseEntry
 	const rows = 1 + numSubtaskPhases + 1 // end_to_end, the subtask phases, finalize
-	for _, k := range b.sorted() {
+	for _, k := range b.inRange(fromMs, toMs) {
 		c := &b.recs[k]
 		bk := hm.Buckets.Of(c.triggerMs)
-		if !c.completed || bk < 0 || c.triggerMs < fromMs || c.triggerMs > toMs {
+		if !c.completed || bk < 0 {
 			continue
 		}
 		es = append(es, phaseEntry{0, bk, c.e2e, c.id, c.pipeline})
@@ -397,10 +391,10 @@ func (b *HeatmapBuilder) Failure(fromMs, toMs int64, targetBuckets int) FailureH
 	hm := FailureHeatmap{Buckets: NewBuckets(fromMs, toMs, targetBuckets), Rows: []FailureRow{}}
 	var fr failureRows
 	sigs := make([]string, len(b.msgs)) // per message, its signature once computed
-	for _, k := range b.sorted() {
+	for _, k := range b.inRange(fromMs, toMs) {
 		c := &b.recs[k]
 		bk := hm.Buckets.Of(c.triggerMs)
-		if !c.failed || bk < 0 || c.triggerMs < fromMs || c.triggerMs > toMs {
+		if !c.failed || bk < 0 {
 			continue
 		}
 		msg := b.msgs[c.msg]
@@ -444,10 +438,7 @@ func (f *failureRows) add(sig, example string, triggerMs int64, bucket int, id i
 
 // ordered is the rows most frequent first, then first seen first.
 func (f *failureRows) ordered() []FailureRow {
-	idx := make([]int, len(f.rows))
-	for i := range idx {
-		idx[i] = i
-	}
+	idx := indices(len(f.rows))
 	sort.SliceStable(idx, func(x, y int) bool {
 		a, b := &f.rows[idx[x]], &f.rows[idx[y]]
 		if a.Total != b.Total {
@@ -523,12 +514,7 @@ func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int)
 		maxColumns = DefaultVertexColumns
 	}
 	fromMs, toMs = b.span(fromMs, toMs)
-	var in []int
-	for _, k := range b.sorted() {
-		if t := b.recs[k].triggerMs; t >= fromMs && t <= toMs {
-			in = append(in, k)
-		}
-	}
+	in := b.inRange(fromMs, toMs)
 	nV := len(b.g.vertices)
 	per := max(1, (len(in)+maxColumns-1)/maxColumns)
 	nCols := (len(in) + per - 1) / per
@@ -554,10 +540,7 @@ func (b *HeatmapBuilder) Vertex(phase Phase, fromMs, toMs int64, maxColumns int)
 	}
 	// Upstream first, then in the order the analysis meets them.
 	canon := b.canonical()
-	vs := make([]int, nV)
-	for i := range vs {
-		vs[i] = i
-	}
+	vs := indices(nV)
 	slices.SortFunc(vs, func(x, y int) int {
 		return cmp.Or(cmp.Compare(b.g.rank[x], b.g.rank[y]), cmp.Compare(canon[x], canon[y]))
 	})
@@ -606,20 +589,8 @@ func (g vertexGrid) cells(v int) []*int64 {
 func vertexEndToEnds(g *graph, c *model.Checkpoint, out []int64) {
 	for t := range c.Tasks {
 		ts := &c.Tasks[t]
-		v, ok := g.index[ts.VertexID]
-		if !ok {
-			continue
-		}
-		if len(ts.Subtasks) == 0 {
-			if ts.NumAcknowledged > 0 {
-				out[v] = max(out[v], ts.EndToEndMs)
-			}
-			continue
-		}
-		for s := range ts.Subtasks {
-			if st := &ts.Subtasks[s]; st.Acknowledged() {
-				out[v] = max(out[v], subtaskEndToEnd(st, c.TriggerMs))
-			}
+		if v, ok := g.index[ts.VertexID]; ok {
+			out[v] = max(out[v], taskEndToEnd(ts, c.TriggerMs))
 		}
 	}
 }
@@ -629,20 +600,26 @@ func vertexEndToEnds(g *graph, c *model.Checkpoint, out []int64) {
 func vertexEndToEnd(c *model.Checkpoint, id string) int64 {
 	best := int64(-1)
 	for t := range c.Tasks {
-		ts := &c.Tasks[t]
-		if ts.VertexID != id {
-			continue
+		if ts := &c.Tasks[t]; ts.VertexID == id {
+			best = max(best, taskEndToEnd(ts, c.TriggerMs))
 		}
-		if len(ts.Subtasks) == 0 {
-			if ts.NumAcknowledged > 0 {
-				best = max(best, ts.EndToEndMs)
-			}
-			continue
+	}
+	return best
+}
+
+// taskEndToEnd is one task entry's slowest acknowledged subtask (trigger →
+// ack), or its own figure when it has no subtask stats; -1 if none acknowledged.
+func taskEndToEnd(ts *model.TaskStats, triggerMs int64) int64 {
+	if len(ts.Subtasks) == 0 {
+		if ts.NumAcknowledged > 0 {
+			return ts.EndToEndMs
 		}
-		for s := range ts.Subtasks {
-			if st := &ts.Subtasks[s]; st.Acknowledged() {
-				best = max(best, subtaskEndToEnd(st, c.TriggerMs))
-			}
+		return -1
+	}
+	best := int64(-1)
+	for s := range ts.Subtasks {
+		if st := &ts.Subtasks[s]; st.Acknowledged() {
+			best = max(best, subtaskEndToEnd(st, triggerMs))
 		}
 	}
 	return best

@@ -177,10 +177,7 @@ func SubtaskRows(job model.Job, c *model.Checkpoint) []SubtaskRow {
 	for _, t := range tasks {
 		ts := &c.Tasks[t]
 		v := vidx(t)
-		subs := make([]int, len(ts.Subtasks))
-		for i := range subs {
-			subs[i] = i
-		}
+		subs := indices(len(ts.Subtasks))
 		sort.SliceStable(subs, func(i, j int) bool { return ts.Subtasks[subs[i]].Index < ts.Subtasks[subs[j]].Index })
 		for _, si := range subs {
 			s := &ts.Subtasks[si]

@@ -427,74 +427,92 @@ func TestAnalyzeEmptyAndSavepoints(t *testing.T) {
 	}
 }
 
-// Checkpoints whose details were missed or trimmed are counted in the notes,
-// which say why they have no phases; those with details are unaffected.
-func TestNotesCountCheckpointsWithoutTheirDetails(t *testing.T) {
-	cps := []model.Checkpoint{healthyCP(1, 1_000_000), healthyCP(2, 1_010_000), healthyCP(3, 1_020_000), healthyCP(4, 1_030_000)}
-	cps[1].Tasks, cps[1].DetailLoss = nil, model.DetailMissed
-	cps[2].Tasks, cps[2].DetailLoss = nil, model.DetailMissed
-	for i := range cps[3].Tasks {
-		cps[3].Tasks[i].Subtasks = nil
-	}
-	cps[3].DetailLoss = model.DetailTrimmed
-	ja := Analyze(flinkJob(), cps, nil, nil, nil)
-	codes := map[string]string{}
-	for _, p := range ja.NoteParts {
-		codes[p.Code] = p.Args["n"]
-	}
-	if codes["note_details_missed"] != "2" || codes["note_details_trimmed"] != "1" {
-		t.Errorf("note parts %s, want 2 missed and 1 trimmed", js(ja.NoteParts))
-	}
-	if _, ok := codes["note_no_subtasks"]; ok {
-		t.Errorf("the job has subtask stats, yet the notes say none: %v", ja.Notes)
-	}
-	if !strings.Contains(strings.Join(ja.Notes, "\n"), "2 checkpoint(s) have no per-subtask stats because they left the engine's history") {
-		t.Errorf("notes = %v", ja.Notes)
-	}
-	if ja.Checkpoints[0].Bottleneck == nil || ja.Checkpoints[1].Bottleneck != nil || ja.Checkpoints[3].Bottleneck != nil {
-		t.Errorf("bottlenecks %v / %v / %v: only checkpoint 1 has details", js(ja.Checkpoints[0].Bottleneck), js(ja.Checkpoints[1].Bottleneck), js(ja.Checkpoints[3].Bottleneck))
-	}
-}
-
-// A completed checkpoint with part of its details (one vertex's subtasks
-// could not be fetched) is counted in the notes; every subtask acknowledged,
-// so its ack progress reaches 100 % at its end, not "never".
-func TestPartialDetailsAreNotedAndReachFullAcknowledgement(t *testing.T) {
-	cps := []model.Checkpoint{healthyCP(1, 1_000_000), healthyCP(2, 1_010_000)}
-	c := &cps[1]
-	c.DetailLoss = model.DetailPartial
-	c.Tasks[3].Subtasks, c.Tasks[3].Missing = nil, true
-	c.Tasks[3].NumAcknowledged = c.Tasks[3].NumSubtasks
-	ja := Analyze(flinkJob(), cps, nil, nil, nil)
-	codes := map[string]string{}
-	for _, p := range ja.NoteParts {
-		codes[p.Code] = p.Args["n"]
-	}
-	if codes["note_details_partial"] != "1" {
-		t.Errorf("note parts %s, want 1 partial", js(ja.NoteParts))
-	}
-	p := CheckpointAckProgress(flinkJob(), c, nil, 0)
-	if p == nil || p.Pending != 0 || p.P100Ms == nil || *p.P100Ms != c.EndToEndMs {
-		t.Errorf("ack progress %s, want every subtask acknowledged and 100 %% at the end (%d ms)", js(p), c.EndToEndMs)
-	}
-}
-
-// Checkpoints read from the JobManager log or a cluster's traces are counted, each by where they
-// came from: the note says what such a record lacks.
-func TestNotesCountCheckpointsFromTheLogAndFromTraces(t *testing.T) {
-	cps := []model.Checkpoint{healthyCP(1, 1_000_000), healthyCP(2, 1_010_000), healthyCP(3, 1_020_000), healthyCP(4, 1_030_000)}
-	cps[0].Source, cps[0].Tasks = model.OriginJobManagerLog, nil
-	cps[1].Source = model.OriginTraces
-	cps[2].Source = model.OriginTraces
-	ja := Analyze(flinkJob(), cps, nil, nil, nil)
-	codes := map[string]string{}
-	for _, p := range ja.NoteParts {
-		codes[p.Code] = p.Args["n"]
-	}
-	if codes["note_from_log"] != "1" || codes["note_from_traces"] != "2" {
-		t.Errorf("note parts %s, want 1 from the log and 2 from traces", js(ja.NoteParts))
-	}
-	if !strings.Contains(strings.Join(ja.Notes, "\n"), "2 checkpoint(s) come from the cluster's traces alone") {
-		t.Errorf("notes = %v", ja.Notes)
+// The notes count the checkpoints whose details were missed, trimmed or
+// partial, and those read from the JobManager log or a cluster's traces,
+// each by its cause, and say what such a record lacks; checkpoints with
+// their details are unaffected.
+func TestNotesCountCheckpoints(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int                          // healthy checkpoints, 10 s apart
+		edit func(cps []model.Checkpoint) // what befell them
+		want map[string]string            // note code → its count
+		says string                       // a note's text; "" for none checked
+		then func(t *testing.T, ja JobAnalysis, cps []model.Checkpoint)
+	}{
+		{
+			name: "details missed or trimmed: no phases",
+			n:    4,
+			edit: func(cps []model.Checkpoint) {
+				cps[1].Tasks, cps[1].DetailLoss = nil, model.DetailMissed
+				cps[2].Tasks, cps[2].DetailLoss = nil, model.DetailMissed
+				for i := range cps[3].Tasks {
+					cps[3].Tasks[i].Subtasks = nil
+				}
+				cps[3].DetailLoss = model.DetailTrimmed
+			},
+			want: map[string]string{"note_details_missed": "2", "note_details_trimmed": "1"},
+			says: "2 checkpoint(s) have no per-subtask stats because they left the engine's history",
+			then: func(t *testing.T, ja JobAnalysis, _ []model.Checkpoint) {
+				if _, ok := partsByCode(ja.NoteParts)["note_no_subtasks"]; ok {
+					t.Errorf("the job has subtask stats, yet the notes say none: %v", ja.Notes)
+				}
+				if ja.Checkpoints[0].Bottleneck == nil || ja.Checkpoints[1].Bottleneck != nil || ja.Checkpoints[3].Bottleneck != nil {
+					t.Errorf("bottlenecks %v / %v / %v: only checkpoint 1 has details", js(ja.Checkpoints[0].Bottleneck), js(ja.Checkpoints[1].Bottleneck), js(ja.Checkpoints[3].Bottleneck))
+				}
+			},
+		},
+		{
+			// One vertex's subtasks could not be fetched, yet every subtask
+			// acknowledged: its ack progress reaches 100 % at its end, not "never".
+			name: "partial details reach full acknowledgement",
+			n:    2,
+			edit: func(cps []model.Checkpoint) {
+				c := &cps[1]
+				c.DetailLoss = model.DetailPartial
+				c.Tasks[3].Subtasks, c.Tasks[3].Missing = nil, true
+				c.Tasks[3].NumAcknowledged = c.Tasks[3].NumSubtasks
+			},
+			want: map[string]string{"note_details_partial": "1"},
+			then: func(t *testing.T, _ JobAnalysis, cps []model.Checkpoint) {
+				c := &cps[1]
+				p := CheckpointAckProgress(flinkJob(), c, nil, 0)
+				if p == nil || p.Pending != 0 || p.P100Ms == nil || *p.P100Ms != c.EndToEndMs {
+					t.Errorf("ack progress %s, want every subtask acknowledged and 100 %% at the end (%d ms)", js(p), c.EndToEndMs)
+				}
+			},
+		},
+		{
+			name: "from the log and from traces",
+			n:    4,
+			edit: func(cps []model.Checkpoint) {
+				cps[0].Source, cps[0].Tasks = model.OriginJobManagerLog, nil
+				cps[1].Source = model.OriginTraces
+				cps[2].Source = model.OriginTraces
+			},
+			want: map[string]string{"note_from_log": "1", "note_from_traces": "2"},
+			says: "2 checkpoint(s) come from the cluster's traces alone",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cps []model.Checkpoint
+			for i := range int64(tc.n) {
+				cps = append(cps, healthyCP(i+1, 1_000_000+i*10_000))
+			}
+			tc.edit(cps)
+			ja := Analyze(flinkJob(), cps, nil, nil, nil)
+			notes := partsByCode(ja.NoteParts)
+			for code, n := range tc.want {
+				if notes[code]["n"] != n {
+					t.Errorf("note parts %s, want %s of %s", js(ja.NoteParts), n, code)
+				}
+			}
+			if tc.says != "" && !strings.Contains(strings.Join(ja.Notes, "\n"), tc.says) {
+				t.Errorf("notes = %v", ja.Notes)
+			}
+			if tc.then != nil {
+				tc.then(t, ja, cps)
+			}
+		})
 	}
 }

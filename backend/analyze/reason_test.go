@@ -22,16 +22,7 @@ func TestReasonTemplatesMatchTheUI(t *testing.T) {
 		return out
 	}
 	for _, lang := range []string{"en", "zh"} {
-		b, err := os.ReadFile("../../frontend/src/i18n/" + lang + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Reason map[string]string `json:"reason"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s.json: %v", lang, err)
-		}
+		doc := readUIReasons(t, lang)
 		if lang == "en" && !reflect.DeepEqual(doc.Reason, reasonTemplates) {
 			for k, v := range reasonTemplates {
 				if doc.Reason[k] != v {
@@ -52,6 +43,36 @@ func TestReasonTemplatesMatchTheUI(t *testing.T) {
 			}
 		}
 	}
+}
+
+// partsByCode is each part's arguments by its code (the last part of a code).
+func partsByCode(parts []ReasonPart) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, p := range parts {
+		out[p.Code] = p.Args
+	}
+	return out
+}
+
+// uiReasons is what the UI's language file holds for reasons: the clause
+// templates and how clauses are joined.
+type uiReasons struct {
+	Reason map[string]string         `json:"reason"`
+	Join   struct{ Sep, End string } `json:"reasonJoin"`
+}
+
+// readUIReasons reads the reasons of frontend/src/i18n/<lang>.json.
+func readUIReasons(t *testing.T, lang string) uiReasons {
+	t.Helper()
+	b, err := os.ReadFile("../../frontend/src/i18n/" + lang + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc uiReasons
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s.json: %v", lang, err)
+	}
+	return doc
 }
 
 func sameSet(a, b []string) bool {

@@ -314,10 +314,7 @@ func (r *cpResult) inferPending(g *graph, sc *scratch) {
 	})
 	root := sc.roots[0]
 	r.pendingRoot = root
-	name := g.vertices[root].id
-	if g.vertices[root].name != "" {
-		name = g.vertices[root].name
-	}
+	name := g.label(root)
 	switch {
 	case r.acked == 0:
 		r.pendingPhase = PhaseStartDelay

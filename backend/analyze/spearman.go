@@ -51,10 +51,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // ranks gives 1-based ranks, ties getting the mean of the ranks they span.
 func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
+	idx := indices(len(v))
 	// Ties get the mean of their ranks whatever their order: no stable sort needed.
 	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
 	r := make([]float64, len(v))

@@ -117,7 +117,10 @@ func quantileSorted(s []int64, q float64) int64 {
 	if len(s) == 0 {
 		return 0
 	}
-	rank := int(math.Ceil(q*float64(len(s)))) - 1
-	rank = max(0, min(rank, len(s)-1))
-	return s[rank]
+	return s[nearestRank(len(s), q)]
+}
+
+// nearestRank is the index of the nearest-rank quantile q of n sorted values.
+func nearestRank(n int, q float64) int {
+	return max(0, min(int(math.Ceil(q*float64(n)))-1, n-1))
 }

@@ -114,7 +114,7 @@ func BackpressureRatio(s model.MetricSample) (float64, bool) {
 	default:
 		return 0, false
 	}
-	if math.IsNaN(r) || math.IsInf(r, 0) {
+	if !finite(r) {
 		return 0, false
 	}
 	return math.Max(0, math.Min(1, r)), true
@@ -138,19 +138,9 @@ func displayEnd(c *model.Span) int64 {
 func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSample, lanes []string, fromMs, toMs int64, widthPx int, engine model.Engine) Timeline {
 	t := Timeline{Bars: []Bar{}, Gaps: []GapSpan{}, Lanes: Lanes{Backpressure: []Point{}, Size: []Point{},
 		Commit: []Point{}, Custom: []CustomLane{}}}
-	idx := make([]int, len(cps))
-	for i := range idx {
-		idx[i] = i
-	}
-	byTrigger := func(a, b int) int {
-		ca, cb := &cps[a], &cps[b]
-		return cmp.Or(cmp.Compare(ca.TriggerMs, cb.TriggerMs), cmp.Compare(ca.Pipeline, cb.Pipeline), cmp.Compare(ca.ID, cb.ID))
-	}
 	// The cache hands them over in this order, mostly: sorting 100,000
 	// checkpoints again took a tenth of a first paint.
-	if !slices.IsSortedFunc(idx, byTrigger) {
-		slices.SortFunc(idx, byTrigger)
-	}
+	idx := analysisOrder(len(cps), func(i int) orderKey { return orderKey{cps[i].TriggerMs, cps[i].Pipeline, cps[i].ID} })
 	for n, i := range idx {
 		c := &cps[i]
 		end := displayEnd(c)
@@ -182,15 +172,11 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 		byID[[2]int64{int64(g.Pipeline), g.FromID - 1}] = nil
 		byID[[2]int64{int64(g.Pipeline), g.ToID + 1}] = nil
 	}
-	var newest map[int]int64
+	var newest newestIDs
 	if EndsPendingOnCompletion(engine) {
-		newest = map[int]int64{}
+		newest = newestIDs{}
 		for i := range cps {
-			if c := &cps[i]; c.Status == model.StatusCompleted {
-				if n, ok := newest[c.Pipeline]; !ok || c.ID > n {
-					newest[c.Pipeline] = c.ID
-				}
-			}
+			newest.see(cps[i].Pipeline, cps[i].ID, cps[i].Status)
 		}
 	}
 	unseen := func(c *model.Span) int {
@@ -257,7 +243,7 @@ func BuildTimeline(cps []model.Span, gaps []model.Gap, metrics []model.MetricSam
 	var commit, lag []Point
 	custom := map[string][]Point{}
 	for _, s := range metrics {
-		if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		if !finite(s.Value) {
 			continue
 		}
 		switch {
