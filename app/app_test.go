@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -152,9 +154,13 @@ func TestSaveClusterRejectsBadInput(t *testing.T) {
 		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://u:" + secretPassword + "@x"}, "auth fields"},
 		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", Auth: model.Auth{Kind: model.AuthBearer}}, "needs a token"},
 		{ClusterInput{Name: "capture: x", Engine: "flink", BaseURL: "http://x"}, "reserved"},
-		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", RequestsPerSecond: -3}, "requests per second -3"},
-		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", RequestsPerSecond: 5000}, "give 0.1 to 1000"},
-		{ClusterInput{Name: "a", Engine: "seatunnel", BaseURL: "http://x", MaxInFlight: 100}, "requests in flight 100"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", clusterSettings: clusterSettings{RequestsPerSecond: -3}}, "requests per second -3"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", clusterSettings: clusterSettings{RequestsPerSecond: 5000}}, "give 0.1 to 1000"},
+		{ClusterInput{Name: "a", Engine: "seatunnel", BaseURL: "http://x", clusterSettings: clusterSettings{MaxInFlight: 100}}, "requests in flight 100"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", clusterSettings: clusterSettings{ReporterURLs: []string{"ftp://r"}}}, "reporter URL"},
+		{ClusterInput{Name: "a", Engine: "seatunnel", BaseURL: "http://x", clusterSettings: clusterSettings{ReporterURLs: []string{"http://r:9249"}}}, "for Flink's Prometheus reporter"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", clusterSettings: clusterSettings{PrometheusNames: map[string]string{"colour": "x"}}}, "unknown field"},
+		{ClusterInput{Name: "a", Engine: "flink", BaseURL: "http://x", clusterSettings: clusterSettings{PrometheusNames: map[string]string{"task_label": "not a label!"}}}, "Prometheus names"},
 	} {
 		err := a.SaveCluster(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !IsBadRequest(err) {
@@ -231,19 +237,27 @@ func TestExportImportRoundTripWithoutSecrets(t *testing.T) {
 		t.Errorf("after opening it again: %d checkpoints, want 20 in each source", st.Checkpoints)
 	}
 	// Export of the imported capture gives a file that imports identically again.
-	out2 := filepath.Join(t.TempDir(), "again.ckpt.gz")
-	if _, err := b.ExportCapture(ExportRequest{Cluster: "capture: prod", Job: "job1", Path: out2}); err != nil {
-		t.Fatal(err)
-	}
-	c := newTestApp(t, Options{NoSample: true})
-	if _, err := c.OpenCapture(out2); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := reimported(t, b, ExportRequest{Cluster: "capture: prod", Job: "job1"})
 	got, _ := c.store.Checkpoint(ctx, model.Key{Cluster: "capture: prod", JobID: "job1", ID: 7})
 	want, _ := b.store.Checkpoint(ctx, model.Key{Cluster: "capture: prod", JobID: "job1", ID: 7})
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("second round trip differs for checkpoint 7")
 	}
+}
+
+// reimported is a new app that opened the capture a exported as req says,
+// and the capture file (the test's).
+func reimported(t *testing.T, a *App, req ExportRequest) (*App, string) {
+	t.Helper()
+	req.Path = filepath.Join(t.TempDir(), "reimported.ckpt.gz")
+	if _, err := a.ExportCapture(req); err != nil {
+		t.Fatal(err)
+	}
+	b := newTestApp(t, Options{NoSample: true})
+	if _, err := b.OpenCapture(req.Path); err != nil {
+		t.Fatal(err)
+	}
+	return b, req.Path
 }
 
 // contentDigest lists everything a reader can see in the cache.
@@ -630,14 +644,7 @@ func TestJobConfigSurvivesExportAndImport(t *testing.T) {
 		t.Errorf("JobConfig without a cluster: %v, want a bad request", err)
 	}
 
-	out := filepath.Join(t.TempDir(), "prod.ckpt.gz")
-	if _, err := a.ExportCapture(ExportRequest{Cluster: "prod", Job: "job1", Path: out}); err != nil {
-		t.Fatal(err)
-	}
-	b := newTestApp(t, Options{NoSample: true})
-	if _, err := b.OpenCapture(out); err != nil {
-		t.Fatal(err)
-	}
+	b, out := reimported(t, a, ExportRequest{Cluster: "prod", Job: "job1"})
 	hist, err := b.store.JobConfigs(ctx, "capture: prod", "job1")
 	if err != nil {
 		t.Fatal(err)
@@ -846,33 +853,18 @@ func TestJobReconciliationJSONShape(t *testing.T) {
 }
 
 func TestImportedCaptureBringsItsReconciliation(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "recon.ckpt.gz")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := capture.NewWriter(f, capture.Header{RecordedBy: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	base := time.Now().Add(-time.Hour).UnixMilli()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(w.Cluster(model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: "http://jm:8081"}))
-	must(w.Job(model.Job{Cluster: "lab", ID: "job1", Name: "Orders", Engine: model.EngineFlink, State: "RUNNING"}))
-	for i := int64(1); i <= 20; i++ {
-		must(w.Checkpoint(&model.Checkpoint{Cluster: "lab", JobID: "job1", ID: i, Kind: model.KindCheckpoint,
-			Status: model.StatusCompleted, TriggerMs: base + i*1000, CompletionMs: base + i*1000 + 50, EndToEndMs: 50}))
-	}
-	must(w.Gap(model.Gap{Cluster: "lab", JobID: "job1", FromID: 21, ToID: 23, DetectedMs: base + 30_000}))
 	want := testReconciliation("lab")
-	must(w.Reconciliation(want))
-	must(w.Close())
-	must(f.Close())
+	path := capturetest.Write(t, filepath.Join(t.TempDir(), "recon.ckpt.gz"), func(w *capture.Writer) error {
+		err := errors.Join(w.Cluster(model.Cluster{Name: "lab", Engine: model.EngineFlink, BaseURL: "http://jm:8081"}),
+			w.Job(model.Job{Cluster: "lab", ID: "job1", Name: "Orders", Engine: model.EngineFlink, State: "RUNNING"}))
+		for i := int64(1); i <= 20; i++ {
+			err = errors.Join(err, w.Checkpoint(&model.Checkpoint{Cluster: "lab", JobID: "job1", ID: i, Kind: model.KindCheckpoint,
+				Status: model.StatusCompleted, TriggerMs: base + i*1000, CompletionMs: base + i*1000 + 50, EndToEndMs: 50}))
+		}
+		return errors.Join(err, w.Gap(model.Gap{Cluster: "lab", JobID: "job1", FromID: 21, ToID: 23, DetectedMs: base + 30_000}),
+			w.Reconciliation(want))
+	})
 
 	a := newTestApp(t, Options{NoSample: true})
 	imp, err := a.OpenCapture(path)
@@ -899,14 +891,7 @@ func TestImportedCaptureBringsItsReconciliation(t *testing.T) {
 		fromMs int64
 		keeps  bool
 	}{{0, true}, {base + 5_000, false}} {
-		out := filepath.Join(t.TempDir(), "again.ckpt.gz")
-		if _, err := a.ExportCapture(ExportRequest{Cluster: "capture: lab", Job: "job1", FromMs: tc.fromMs, Path: out}); err != nil {
-			t.Fatal(err)
-		}
-		b := newTestApp(t, Options{NoSample: true})
-		if _, err := b.OpenCapture(out); err != nil {
-			t.Fatal(err)
-		}
+		b, _ := reimported(t, a, ExportRequest{Cluster: "capture: lab", Job: "job1", FromMs: tc.fromMs})
 		again, err := b.JobReconciliation("capture: lab", "job1") // a capture name is kept as it is
 		if err != nil {
 			t.Fatal(err)

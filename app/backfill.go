@@ -22,28 +22,15 @@ type BackfillResult struct {
 // Prometheus that is down or answers badly gives an error naming the problem;
 // nothing already cached is touched.
 func (a *App) BackfillBackpressure(cluster, job string) (BackfillResult, error) {
-	c, ok := a.configuredCluster(cluster)
-	if !ok {
-		ctx, cancel := a.callCtx()
-		stored, err := a.store.Clusters(ctx)
-		cancel()
-		if err != nil {
-			return BackfillResult{}, err
-		}
-		for _, s := range stored {
-			if s.Name == cluster {
-				c, ok = s, true
-			}
-		}
-	}
-	if !ok {
-		return BackfillResult{}, badRequest("no cluster or capture named %q", cluster)
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	c, err := a.namedSource(ctx, cluster)
+	if err != nil {
+		return BackfillResult{}, err
 	}
 	if c.PrometheusURL == "" {
 		return BackfillResult{}, badRequest("cluster %q has no Prometheus URL", cluster)
 	}
-	ctx, cancel := a.callCtx()
-	defer cancel()
 	r, err := backfill.Backpressure(ctx, a.store, c, job, func(ctx context.Context) (*prometheus.Client, error) {
 		pc, err := connect.Prometheus(c)
 		if err != nil {

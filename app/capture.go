@@ -14,7 +14,6 @@ import (
 	"checkpoint-explorer/backend/connect"
 	"checkpoint-explorer/backend/export"
 	"checkpoint-explorer/backend/ingest"
-	"checkpoint-explorer/backend/store"
 )
 
 // The bundled samples, opened on a first run so that a new user sees real
@@ -270,27 +269,13 @@ func (a *App) ExportCapture(req ExportRequest) (ExportResult, error) {
 }
 
 func (a *App) exportCapture(ctx context.Context, req ExportRequest) (ExportResult, error) {
-	job, err := a.store.Job(ctx, req.Cluster, req.Job)
-	if errors.Is(err, store.ErrNotFound) {
-		return ExportResult{}, badRequest("job %s on %s is not in the cache", req.Job, req.Cluster)
-	}
+	job, err := a.cachedJob(ctx, req.Cluster, req.Job)
 	if err != nil {
 		return ExportResult{}, err
 	}
-	cluster, ok := a.configuredCluster(req.Cluster)
-	if !ok {
-		stored, err := a.store.Clusters(ctx)
-		if err != nil {
-			return ExportResult{}, err
-		}
-		for _, c := range stored {
-			if c.Name == req.Cluster {
-				cluster, ok = c, true
-			}
-		}
-	}
-	if !ok {
-		return ExportResult{}, badRequest("no cluster or capture named %q", req.Cluster)
+	cluster, err := a.namedSource(ctx, req.Cluster)
+	if err != nil {
+		return ExportResult{}, err
 	}
 	switch req.Format {
 	case "", FormatCapture, FormatPerfetto, FormatOTLP, FormatCSV:

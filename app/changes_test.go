@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -299,14 +298,7 @@ func TestNotesAreChangesKeptInCaptures(t *testing.T) {
 		t.Fatalf("notes among the changes: %s", mustJSON(t, got))
 	}
 
-	out := filepath.Join(t.TempDir(), "prod.ckpt.gz")
-	if _, err := a.ExportCapture(ExportRequest{Cluster: "prod", Job: "j", Path: out}); err != nil {
-		t.Fatal(err)
-	}
-	b := newTestApp(t, Options{NoSample: true})
-	if _, err := b.OpenCapture(out); err != nil {
-		t.Fatal(err)
-	}
+	b, _ := reimported(t, a, ExportRequest{Cluster: "prod", Job: "j"})
 	if got := notes(b, "capture: prod"); len(got) != 1 || got[0].Detail.Text != "deployed v42" || got[0].Cluster != "capture: prod" {
 		t.Errorf("the imported capture's notes: %s", mustJSON(t, got))
 	}

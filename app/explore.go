@@ -151,10 +151,7 @@ func (a *App) Heatmap(req HeatmapRequest) (Heatmap, error) {
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	j, err := a.store.Job(ctx, req.Cluster, req.Job)
-	if errors.Is(err, store.ErrNotFound) {
-		return Heatmap{}, badRequest("job %s on %s is not in the cache", req.Job, req.Cluster)
-	}
+	j, err := a.cachedJob(ctx, req.Cluster, req.Job)
 	if err != nil {
 		return Heatmap{}, err
 	}
@@ -197,10 +194,7 @@ type CompareResult struct {
 func (a *App) Compare(cluster, job string, pipelineA int, idA int64, pipelineB int, idB int64) (CompareResult, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	j, err := a.store.Job(ctx, cluster, job)
-	if errors.Is(err, store.ErrNotFound) {
-		return CompareResult{}, badRequest("job %s on %s is not in the cache", job, cluster)
-	}
+	j, err := a.cachedJob(ctx, cluster, job)
 	if err != nil {
 		return CompareResult{}, err
 	}

@@ -1139,7 +1139,7 @@ func TestFlinkRequestBudgetFromTheClusterSettings(t *testing.T) {
 	a := newCollectingApp(t, "http://127.0.0.1:1") // a placeholder, replaced below
 	const rps, inFlight = 4, 1
 	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: proxyURL,
-		RequestsPerSecond: rps, MaxInFlight: inFlight}); err != nil {
+		clusterSettings: clusterSettings{RequestsPerSecond: rps, MaxInFlight: inFlight}}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

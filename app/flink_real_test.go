@@ -42,7 +42,8 @@ func newCollectingAppBudget(t *testing.T, restURL string, opts Options, rps floa
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	a := startTestApp(t, opts)
-	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL, RequestsPerSecond: rps}); err != nil {
+	if err := a.SaveCluster(ClusterInput{Name: "flink", Engine: model.EngineFlink, BaseURL: restURL,
+		clusterSettings: clusterSettings{RequestsPerSecond: rps}}); err != nil {
 		t.Fatal(err)
 	}
 	return a

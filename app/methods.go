@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -30,24 +29,17 @@ func (a *App) Version() VersionInfo {
 
 // SourceView is a cluster, an opened capture or the sample, without secrets.
 type SourceView struct {
-	Name               string                  `json:"name"`
-	Engine             model.Engine            `json:"engine"`
-	BaseURL            string                  `json:"base_url"`
-	PrometheusURL      string                  `json:"prometheus_url"`
-	AuthKind           model.AuthKind          `json:"auth_kind"`
-	Username           string                  `json:"username,omitempty"`
-	CAFile             string                  `json:"ca_file"`
-	InsecureSkipVerify bool                    `json:"insecure_skip_verify"`
-	PrometheusNames    map[string]string       `json:"prometheus_names,omitempty"`
-	ReporterURLs       []string                `json:"reporter_urls,omitempty"`
-	RequestsPerSecond  float64                 `json:"requests_per_second,omitempty"`
-	MaxInFlight        int                     `json:"max_in_flight,omitempty"`
-	JobManagerLog      model.JobManagerLogMode `json:"jobmanager_log,omitempty"`
-	TracesURL          string                  `json:"traces_url,omitempty"`
-	TracesService      string                  `json:"traces_service,omitempty"`
-	Lanes              []model.Lane            `json:"lanes,omitempty"`
-	Kind               SourceKind              `json:"kind"`
-	ReadOnly           bool                    `json:"read_only"`
+	Name               string         `json:"name"`
+	Engine             model.Engine   `json:"engine"`
+	BaseURL            string         `json:"base_url"`
+	PrometheusURL      string         `json:"prometheus_url"`
+	AuthKind           model.AuthKind `json:"auth_kind"`
+	Username           string         `json:"username,omitempty"`
+	CAFile             string         `json:"ca_file"`
+	InsecureSkipVerify bool           `json:"insecure_skip_verify"`
+	clusterSettings
+	Kind     SourceKind `json:"kind"`
+	ReadOnly bool       `json:"read_only"`
 	// Health is the collector's account of a configured cluster (its problems
 	// and missed ids included); captures are "offline".
 	Health collect.Health `json:"health"`
@@ -103,10 +95,7 @@ func (a *App) sourceView(c model.Cluster, configured bool) SourceView {
 	v := SourceView{
 		Name: c.Name, Engine: c.Engine, BaseURL: c.BaseURL, PrometheusURL: c.PrometheusURL,
 		AuthKind: kind, CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
-		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
-		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight, JobManagerLog: c.JobManagerLog,
-		TracesURL: c.TracesURL, TracesService: c.TracesService,
-		Lanes: c.Lanes, Kind: sourceKind(c, configured), ReadOnly: !configured,
+		clusterSettings: settingsOf(c), Kind: sourceKind(c, configured), ReadOnly: !configured,
 	}
 	if c.Auth.Kind == model.AuthBasic {
 		v.Username = c.Auth.Username
@@ -128,6 +117,13 @@ type ClusterInput struct {
 	Auth               model.Auth   `json:"auth"`
 	CAFile             string       `json:"ca_file"`
 	InsecureSkipVerify bool         `json:"insecure_skip_verify"`
+	clusterSettings
+}
+
+// clusterSettings are the settings of a cluster beyond its addresses, auth
+// and TLS, as the form sends them and the list shows them: model.Cluster's
+// fields of the same names.
+type clusterSettings struct {
 	// PrometheusNames and ReporterURLs: see model.Cluster.
 	PrometheusNames map[string]string `json:"prometheus_names,omitempty"`
 	ReporterURLs    []string          `json:"reporter_urls,omitempty"`
@@ -144,14 +140,28 @@ type ClusterInput struct {
 	Lanes []model.Lane `json:"lanes,omitempty"`
 }
 
+// settingsOf are c's settings.
+func settingsOf(c model.Cluster) clusterSettings {
+	return clusterSettings{
+		PrometheusNames: c.PrometheusNames, ReporterURLs: c.ReporterURLs,
+		RequestsPerSecond: c.RequestsPerSecond, MaxInFlight: c.MaxInFlight, JobManagerLog: c.JobManagerLog,
+		TracesURL: c.TracesURL, TracesService: c.TracesService, Lanes: c.Lanes,
+	}
+}
+
+// applyTo sets c's settings to s.
+func (s clusterSettings) applyTo(c *model.Cluster) {
+	c.PrometheusNames, c.ReporterURLs = s.PrometheusNames, s.ReporterURLs
+	c.RequestsPerSecond, c.MaxInFlight, c.JobManagerLog = s.RequestsPerSecond, s.MaxInFlight, s.JobManagerLog
+	c.TracesURL, c.TracesService, c.Lanes = s.TracesURL, s.TracesService, s.Lanes
+}
+
 func (in ClusterInput) cluster() model.Cluster {
 	c := model.Cluster{
 		Name: in.Name, Engine: in.Engine, BaseURL: in.BaseURL, PrometheusURL: in.PrometheusURL,
 		Auth: in.Auth, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify,
-		PrometheusNames: in.PrometheusNames, ReporterURLs: in.ReporterURLs,
-		RequestsPerSecond: in.RequestsPerSecond, MaxInFlight: in.MaxInFlight, JobManagerLog: in.JobManagerLog,
-		TracesURL: in.TracesURL, TracesService: in.TracesService, Lanes: in.Lanes,
 	}
+	in.applyTo(&c)
 	if c.JobManagerLog == model.JobManagerLogAuto {
 		c.JobManagerLog = "" // the default, not stored
 	}
@@ -202,12 +212,8 @@ func (a *App) SaveCluster(in ClusterInput) error {
 	}
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	if stored, err := a.store.Clusters(ctx); err == nil {
-		for _, s := range stored {
-			if s.Name == c.Name && s.ReadOnly {
-				return badRequest("the name %q is taken by an opened capture", c.Name)
-			}
-		}
+	if s, ok, err := a.storedCluster(ctx, c.Name); err == nil && ok && s.ReadOnly {
+		return badRequest("the name %q is taken by an opened capture", c.Name)
 	}
 	a.mu.Lock()
 	replaced := false
@@ -258,14 +264,8 @@ func (a *App) RemoveCluster(name string) error {
 		return err
 	}
 	if !found {
-		stored, err := a.store.Clusters(ctx)
-		if err != nil {
+		if _, found, err = a.storedCluster(ctx, name); err != nil {
 			return err
-		}
-		for _, c := range stored {
-			if c.Name == name {
-				found = true
-			}
 		}
 	}
 	if !found {
@@ -459,21 +459,44 @@ func (a *App) Timeline(req TimelineRequest) (analyze.Timeline, error) {
 }
 
 // laneSource is the cluster (configured, or an opened capture's record)
-// whose custom lanes order a timeline's.
+// whose custom lanes order a timeline's; a failed read is none.
 func (a *App) laneSource(ctx context.Context, name string) (model.Cluster, bool) {
-	if c, ok := a.configuredCluster(name); ok {
-		return c, true
+	c, ok, err := a.source(ctx, name)
+	return c, ok && err == nil
+}
+
+// namedSource is the cluster named, configured or an opened capture's record;
+// a bad request when there is none.
+func (a *App) namedSource(ctx context.Context, name string) (model.Cluster, error) {
+	c, ok, err := a.source(ctx, name)
+	if err == nil && !ok {
+		err = badRequest("no cluster or capture named %q", name)
 	}
+	return c, err
+}
+
+// source is the cluster named: the configured one, else the cache's record
+// of it (an opened capture's; found false: neither).
+func (a *App) source(ctx context.Context, name string) (c model.Cluster, found bool, err error) {
+	if c, ok := a.configuredCluster(name); ok {
+		return c, true, nil
+	}
+	return a.storedCluster(ctx, name)
+}
+
+// storedCluster is the cache's record of the cluster or capture named (found
+// false: none).
+func (a *App) storedCluster(ctx context.Context, name string) (c model.Cluster, found bool, err error) {
 	stored, err := a.store.Clusters(ctx)
 	if err != nil {
-		return model.Cluster{}, false
+		return model.Cluster{}, false, err
 	}
 	for _, c := range stored {
 		if c.Name == name {
-			return c, true
+			return c, true, nil
 		}
 	}
-	return model.Cluster{}, false
+	return model.Cluster{}, false, nil
 }
 
 // CheckpointDetail is one checkpoint with all its stats and the names of its vertices.
@@ -486,10 +509,7 @@ type CheckpointDetail struct {
 func (a *App) Checkpoint(cluster, job string, pipeline int, id int64) (CheckpointDetail, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	c, err := a.store.Checkpoint(ctx, model.Key{Cluster: cluster, JobID: job, Pipeline: pipeline, ID: id})
-	if errors.Is(err, store.ErrNotFound) {
-		return CheckpointDetail{}, badRequest("checkpoint %d of job %s on %s is not in the cache", id, job, cluster)
-	}
+	c, err := a.checkpointFull(ctx, cluster, job, pipeline, id)
 	if err != nil {
 		return CheckpointDetail{}, err
 	}

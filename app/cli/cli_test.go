@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/capture"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/model/modeltest"
 	"checkpoint-explorer/backend/store"
@@ -93,37 +95,22 @@ func TestClustersAddKeepsTheRequestBudget(t *testing.T) {
 // stored, the gaps and what the engine counted; JSON carries the record;
 // ids neither stored nor gapped count as missed.
 func TestReportCommandShowsTheReconciliation(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "rec.ckpt.gz")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := capture.NewWriter(f, capture.Header{RecordedBy: "test", RecordedAt: time.Now().UTC(), AppVersion: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const job = "0123456789abcdef0123456789abcdef"
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
+	path := capturetest.Write(t, filepath.Join(t.TempDir(), "rec.ckpt.gz"), func(w *capture.Writer) error {
+		err := errors.Join(w.Cluster(model.Cluster{Name: "rec", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:8081"}),
+			w.Job(model.Job{Cluster: "rec", ID: job, Name: "reconciled", Engine: model.EngineFlink, State: "RUNNING"}))
+		for id := int64(1); id <= 8; id++ {
+			if id == 4 || id == 5 {
+				continue
+			}
+			err = errors.Join(err, w.Checkpoint(&model.Checkpoint{Cluster: "rec", JobID: job, ID: id, Status: model.StatusCompleted,
+				TriggerMs: 1_780_000_000_000 + id*1000, EndToEndMs: 50, Kind: model.KindCheckpoint}))
 		}
-	}
-	must(w.Cluster(model.Cluster{Name: "rec", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:8081"}))
-	must(w.Job(model.Job{Cluster: "rec", ID: job, Name: "reconciled", Engine: model.EngineFlink, State: "RUNNING"}))
-	for id := int64(1); id <= 8; id++ {
-		if id == 4 || id == 5 {
-			continue
-		}
-		must(w.Checkpoint(&model.Checkpoint{Cluster: "rec", JobID: job, ID: id, Status: model.StatusCompleted,
-			TriggerMs: 1_780_000_000_000 + id*1000, EndToEndMs: 50, Kind: model.KindCheckpoint}))
-	}
-	must(w.Gap(model.Gap{Cluster: "rec", JobID: job, FromID: 4, ToID: 4, DetectedMs: 1_780_000_009_000}))
-	must(w.Reconciliation(model.Reconciliation{Cluster: "rec", JobID: job, AtMs: 1_780_000_010_000, Polls: 9, FailedPolls: 2,
-		FirstID: 1, LatestID: 8, IDs: 8, Stored: 6, Gaps: 1, Unaccounted: 1, EngineCounted: 10, WithoutID: 2,
-		Engine: &model.EngineCounts{Triggered: 10, Completed: 6, Failed: 4}}))
-	must(w.Close())
-	must(f.Close())
+		return errors.Join(err, w.Gap(model.Gap{Cluster: "rec", JobID: job, FromID: 4, ToID: 4, DetectedMs: 1_780_000_009_000}),
+			w.Reconciliation(model.Reconciliation{Cluster: "rec", JobID: job, AtMs: 1_780_000_010_000, Polls: 9, FailedPolls: 2,
+				FirstID: 1, LatestID: 8, IDs: 8, Stored: 6, Gaps: 1, Unaccounted: 1, EngineCounted: 10, WithoutID: 2,
+				Engine: &model.EngineCounts{Triggered: 10, Completed: 6, Failed: 4}}))
+	})
 
 	out, stderr, err := runCLI(t, "report", path, "--data-dir", t.TempDir())
 	if err != nil {

@@ -10,9 +10,12 @@ import (
 )
 
 type exportFlags struct {
-	cluster, job, from, to, out, format string
-	perSubtask                          bool
+	cluster, job, out, format string
+	timeRange
+	perSubtask bool
 }
+
+var exportFormats = formats{app.FormatCapture, app.FormatPerfetto, app.FormatOTLP, app.FormatCSV}
 
 func exportCmd(g *globals) *cobra.Command {
 	var f exportFlags
@@ -33,15 +36,13 @@ func exportCmd(g *globals) *cobra.Command {
 			if f.cluster == "" || f.job == "" || f.out == "" {
 				return usageErrorf(cmd, "export: --cluster, --job and --out are required")
 			}
-			switch f.format {
-			case app.FormatCapture, app.FormatPerfetto, app.FormatOTLP, app.FormatCSV:
-			default:
-				return usageErrorf(cmd, "export: --format %q: choose capture, perfetto, otlp or csv", f.format)
+			if err := exportFormats.check(cmd, f.format); err != nil {
+				return err
 			}
 			if f.perSubtask && f.format != app.FormatCSV {
 				return usageErrorf(cmd, "export: --per-subtask goes with --format csv")
 			}
-			fromMs, toMs, err := parseRange(cmd, f.from, f.to)
+			fromMs, toMs, err := f.ms(cmd)
 			if err != nil {
 				return err
 			}
@@ -52,14 +53,12 @@ func exportCmd(g *globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.cluster, "cluster", "", "cluster or capture name")
 	fs.StringVar(&f.job, "job", "", "job id")
-	fs.StringVar(&f.from, "from", "", "first trigger time to include")
-	fs.StringVar(&f.to, "to", "", "last trigger time to include")
+	f.timeRange.addFlags(fs)
 	fs.StringVar(&f.out, "out", "", "file to write (.ckpt.gz for a capture)")
-	fs.StringVar(&f.format, "format", app.FormatCapture, "capture, perfetto, otlp or csv")
+	exportFormats.addFlag(cmd, &f.format)
 	fs.BoolVar(&f.perSubtask, "per-subtask", false, "csv: one row per subtask phase instead of per checkpoint")
 	flagGroup(fs, "What to export", "cluster", "job", "from", "to")
-	flagGroup(fs, "Output", "out", "format", "per-subtask")
-	completeValues(cmd, "format", app.FormatCapture, app.FormatPerfetto, app.FormatOTLP, app.FormatCSV)
+	flagGroup(fs, "Output", "out", "per-subtask")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +18,42 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
-// Flags and values the commands share: times, durations, sizes, secrets,
-// request budgets and lanes.
+// Flags and values the commands share: output formats, time ranges,
+// durations, sizes, secrets, request budgets and lanes.
+
+// formats are the values a command's --format takes, the first its default.
+type formats []string
+
+// addFlag registers --format, listed under "Output" with its values, which
+// the shell completes.
+func (fm formats) addFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVar(format, "format", fm[0], fm.String())
+	flagGroup(cmd.Flags(), "Output", "format")
+	completeValues(cmd, "format", fm...)
+}
+
+// check refuses a format not among them: a usage error listing them.
+func (fm formats) check(cmd *cobra.Command, format string) error {
+	if slices.Contains(fm, format) {
+		return nil
+	}
+	return usageErrorf(cmd, "%s: --format %q: choose %s", cmd.Name(), format, fm)
+}
+
+// String lists them as the help does: "text, json or markdown".
+func (fm formats) String() string {
+	return strings.Join(fm[:len(fm)-1], ", ") + " or " + fm[len(fm)-1]
+}
+
+// timeRange is a command's --from and --to: the trigger times of the first
+// and last checkpoints it takes (parseTime; empty: unbounded).
+type timeRange struct{ from, to string }
+
+// addFlags registers --from and --to.
+func (r *timeRange) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&r.from, "from", "", "first trigger time to include (RFC 3339, epoch ms, or a duration ago)")
+	fs.StringVar(&r.to, "to", "", "last trigger time to include")
+}
 
 // parseTime accepts RFC 3339, epoch milliseconds, or a duration meaning "that long ago".
 func parseTime(s string, now time.Time) (int64, error) {
@@ -37,14 +72,14 @@ func parseTime(s string, now time.Time) (int64, error) {
 	return 0, fmt.Errorf("time %q: give RFC 3339 (2026-11-29T14:00:00Z), epoch milliseconds, or a duration ago (2h, 7d)", s)
 }
 
-// parseRange reads a command's --from and --to (parseTime, both against
-// the same now); a bad one is a usage error.
-func parseRange(cmd *cobra.Command, from, to string) (fromMs, toMs int64, err error) {
+// ms reads the range (parseTime, both ends against the same now); a bad end
+// is a usage error.
+func (r timeRange) ms(cmd *cobra.Command) (fromMs, toMs int64, err error) {
 	now := time.Now()
-	if fromMs, err = parseTime(from, now); err != nil {
+	if fromMs, err = parseTime(r.from, now); err != nil {
 		return 0, 0, usageErrorf(cmd, "%s: --from: %w", cmd.Name(), err)
 	}
-	if toMs, err = parseTime(to, now); err != nil {
+	if toMs, err = parseTime(r.to, now); err != nil {
 		return 0, 0, usageErrorf(cmd, "%s: --to: %w", cmd.Name(), err)
 	}
 	return fromMs, toMs, nil

@@ -13,6 +13,8 @@ import (
 
 type jobsFlags struct{ cluster, format string }
 
+var jobsFormats = formats{"text", "json"}
+
 func jobsCmd(g *globals) *cobra.Command {
 	var f jobsFlags
 	cmd := &cobra.Command{
@@ -27,18 +29,16 @@ func jobsCmd(g *globals) *cobra.Command {
   checkpoint-explorer jobs --format json | jq -r '.jobs[] | select(.state == "RUNNING") | .id'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.format != "text" && f.format != "json" {
-				return usageErrorf(cmd, "jobs: --format %q: choose text or json", f.format)
+			if err := jobsFormats.check(cmd, f.format); err != nil {
+				return err
 			}
 			return withCache(cmd.Context(), g, func(svc *app.Service) error { return listJobs(g, svc.App(), f) })
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.cluster, "cluster", "", "only the jobs of this cluster or capture")
-	fs.StringVar(&f.format, "format", "text", "text or json")
+	jobsFormats.addFlag(cmd, &f.format)
 	flagGroup(fs, "What to list", "cluster")
-	flagGroup(fs, "Output", "format")
-	completeValues(cmd, "format", "text", "json")
 	return cmd
 }
 

@@ -17,7 +17,12 @@ import (
 	"checkpoint-explorer/backend/model"
 )
 
-type reportFlags struct{ format, cluster, job, from, to string }
+type reportFlags struct {
+	format, cluster, job string
+	timeRange
+}
+
+var reportFormats = formats{"text", "json", "markdown"}
 
 func reportCmd(g *globals) *cobra.Command {
 	var f reportFlags
@@ -37,23 +42,18 @@ func reportCmd(g *globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.cluster, "cluster", "", "cluster or capture name (with --job)")
 	fs.StringVar(&f.job, "job", "", "job id (optional with a capture file holding one job)")
-	fs.StringVar(&f.from, "from", "", "first trigger time (RFC 3339, epoch ms, or a duration ago)")
-	fs.StringVar(&f.to, "to", "", "last trigger time")
-	fs.StringVar(&f.format, "format", "text", "text, json or markdown")
+	f.timeRange.addFlags(fs)
+	reportFormats.addFlag(cmd, &f.format)
 	flagGroup(fs, "What to report", "cluster", "job", "from", "to")
-	flagGroup(fs, "Output", "format")
-	completeValues(cmd, "format", "text", "json", "markdown")
 	return cmd
 }
 
 func runReport(cmd *cobra.Command, g *globals, f reportFlags, files []string) error {
 	ctx := cmd.Context()
-	switch f.format {
-	case "text", "json", "markdown":
-	default:
-		return usageErrorf(cmd, "report: --format %q: choose text, json or markdown", f.format)
+	if err := reportFormats.check(cmd, f.format); err != nil {
+		return err
 	}
-	fromMs, toMs, err := parseRange(cmd, f.from, f.to)
+	fromMs, toMs, err := f.ms(cmd)
 	if err != nil {
 		return err
 	}

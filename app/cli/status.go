@@ -16,6 +16,8 @@ import (
 
 type statusFlags struct{ cluster, window, format string }
 
+var statusFormats = formats{"text", "json", "markdown"}
+
 func statusCmd(g *globals) *cobra.Command {
 	f := statusFlags{window: "1h"}
 	cmd := &cobra.Command{
@@ -36,18 +38,14 @@ func statusCmd(g *globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.cluster, "cluster", "", "only the jobs of this cluster or capture")
 	fs.StringVar(&f.window, "window", f.window, "how far back to judge: a duration (15m, 1h, 1d)")
-	fs.StringVar(&f.format, "format", "text", "text, json or markdown")
+	statusFormats.addFlag(cmd, &f.format)
 	flagGroup(fs, "What to judge", "cluster", "window")
-	flagGroup(fs, "Output", "format")
-	completeValues(cmd, "format", "text", "json", "markdown")
 	return cmd
 }
 
 func runStatus(cmd *cobra.Command, g *globals, f statusFlags) error {
-	switch f.format {
-	case "text", "json", "markdown":
-	default:
-		return usageErrorf(cmd, "status: --format %q: choose text, json or markdown", f.format)
+	if err := statusFormats.check(cmd, f.format); err != nil {
+		return err
 	}
 	window, err := parseDuration(f.window)
 	if err != nil || window < time.Second {

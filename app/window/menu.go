@@ -42,28 +42,44 @@ func menuLang(getenv func(string) string) string {
 	return "en"
 }
 
-// menuText is every label of the menu and its dialogs, in English and Chinese.
-var menuText = map[string]map[string]string{
-	"en": {
-		"file": "File", "open": "Open capture…", "export": "Export…", "quit": "Quit",
-		"view": "View", "fleet": "Fleet", "job": "Timeline", "heatmap": "Heatmaps", "compare": "Compare",
-		"retention": "Cache & overhead", "alerts": "Alerts…", "shortcuts": "Keyboard shortcuts",
-		"help": "Help", "docs": "Documentation", "about": "About Checkpoint Explorer",
-		"aboutText":    "Checkpoint Explorer %s\ncommit %s, %s\n\nExplains the checkpoints of Flink and SeaTunnel jobs.",
-		"noJob":        "Export writes a job's checkpoints to a capture file: open a job first, then choose Export….",
-		"exportTitle":  "Nothing to export",
-		"docsNotFound": "No documentation is installed here; opening the online documentation.",
-	},
-	"zh": {
-		"file": "文件", "open": "打开捕获文件…", "export": "导出…", "quit": "退出",
-		"view": "视图", "fleet": "作业总览", "job": "时间线", "heatmap": "热力图", "compare": "对比",
-		"retention": "缓存与开销", "alerts": "告警…", "shortcuts": "键盘快捷键",
-		"help": "帮助", "docs": "文档", "about": "关于 Checkpoint Explorer",
-		"aboutText":    "Checkpoint Explorer %s\n提交 %s，%s\n\n解释 Flink 与 SeaTunnel 作业的检查点。",
-		"noJob":        "导出会把一个作业的检查点写入捕获文件：请先打开一个作业，再选择“导出…”。",
-		"exportTitle":  "没有可导出的内容",
-		"docsNotFound": "本机未安装文档，将打开在线文档。",
-	},
+// menuText is every label of the menu and its dialogs, by language ("en",
+// "zh") and key.
+var menuText = byLanguage([]menuLabel{
+	{"file", "File", "文件"},
+	{"open", "Open capture…", "打开捕获文件…"},
+	{"export", "Export…", "导出…"},
+	{"quit", "Quit", "退出"},
+	{"view", "View", "视图"},
+	{"fleet", "Fleet", "作业总览"},
+	{"job", "Timeline", "时间线"},
+	{"heatmap", "Heatmaps", "热力图"},
+	{"compare", "Compare", "对比"},
+	{"retention", "Cache & overhead", "缓存与开销"},
+	{"alerts", "Alerts…", "告警…"},
+	{"shortcuts", "Keyboard shortcuts", "键盘快捷键"},
+	{"help", "Help", "帮助"},
+	{"docs", "Documentation", "文档"},
+	{"about", "About Checkpoint Explorer", "关于 Checkpoint Explorer"},
+	{"aboutText",
+		"Checkpoint Explorer %s\ncommit %s, %s\n\nExplains the checkpoints of Flink and SeaTunnel jobs.",
+		"Checkpoint Explorer %s\n提交 %s，%s\n\n解释 Flink 与 SeaTunnel 作业的检查点。"},
+	{"noJob",
+		"Export writes a job's checkpoints to a capture file: open a job first, then choose Export….",
+		"导出会把一个作业的检查点写入捕获文件：请先打开一个作业，再选择“导出…”。"},
+	{"exportTitle", "Nothing to export", "没有可导出的内容"},
+	{"docsNotFound", "No documentation is installed here; opening the online documentation.", "本机未安装文档，将打开在线文档。"},
+})
+
+// menuLabel is one text of the menu in both languages: a row per key keeps
+// every text translated.
+type menuLabel struct{ key, en, zh string }
+
+func byLanguage(labels []menuLabel) map[string]map[string]string {
+	out := map[string]map[string]string{"en": {}, "zh": {}}
+	for _, l := range labels {
+		out["en"][l.key], out["zh"][l.key] = l.en, l.zh
+	}
+	return out
 }
 
 // clickJS clicks the page's own button (the same handler a click runs); when
