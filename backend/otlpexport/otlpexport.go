@@ -7,13 +7,17 @@
 // see once (docs/interop.md, "Sending to an OTLP endpoint").
 //
 // An Exporter keeps no state but the SDK exporter's connection: no queue, no spool, no retries
-// beyond the SDK's own within Options.Timeout. What was accepted is in Result.Sent.
+// beyond the SDK's own within Options.Timeout. What was accepted is in Result.Sent; a refusal is
+// an *Error saying whether the endpoint refused the content for good, or its configuration is
+// wrong, or it may take the batch later (Refusal).
 package otlpexport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -24,6 +28,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
 	"checkpoint-explorer/backend/analyze"
@@ -69,17 +74,19 @@ func New(ctx context.Context, o Options) (*Exporter, error) {
 	var sdk sdktrace.SpanExporter
 	switch ep.protocol {
 	case ProtocolHTTP:
+		// The client carries the TLS and the timeout (WithHTTPClient overrides WithTLSClientConfig
+		// and WithTimeout) and notes each answer's status: the SDK tells a refusal only in text.
 		opts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(ep.hostPort), otlptracehttp.WithURLPath(ep.path),
-			otlptracehttp.WithHeaders(headers), otlptracehttp.WithTimeout(o.Timeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry))}
+			otlptracehttp.WithHeaders(headers), otlptracehttp.WithHTTPClient(httpClient(tlsCfg, o.Timeout)),
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry))}
 		if tlsCfg == nil {
 			opts = append(opts, otlptracehttp.WithInsecure())
-		} else {
-			opts = append(opts, otlptracehttp.WithTLSClientConfig(tlsCfg))
 		}
 		sdk, err = otlptracehttp.New(ctx, opts...)
 	default:
 		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpoint(ep.hostPort),
-			otlptracegrpc.WithHeaders(headers), otlptracegrpc.WithTimeout(o.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry))}
+			otlptracegrpc.WithHeaders(headers), otlptracegrpc.WithTimeout(o.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry)),
+			otlptracegrpc.WithDialOption(grpc.WithChainUnaryInterceptor(noteGRPCAnswer))}
 		if tlsCfg == nil {
 			opts = append(opts, otlptracegrpc.WithInsecure())
 		} else {
@@ -116,6 +123,11 @@ type Result struct {
 	Spans int
 	// InProgress counts the checkpoints left out: running, they have no span yet.
 	InProgress int
+	// Rejected counts the spans the endpoint dropped from requests it took (an OTLP partial
+	// success: the request is taken, its checkpoints are in Sent); RejectedWhy is its latest
+	// message, without credentials.
+	Rejected    int64
+	RejectedWhy string
 }
 
 // Error is a batch the endpoint did not take. Its text names the endpoint and never holds a
@@ -124,13 +136,33 @@ type Error struct {
 	// Endpoint is Exporter.Endpoint; Spans the size of the batch.
 	Endpoint string
 	Spans    int
-	msg      string
-	cause    error
+	// Checkpoints are those with spans in the request (of one wider than a batch, some of them).
+	Checkpoints []model.Key
+	// Refusal says whether to send the batch again: Unacceptable (RefusedForGood) will be
+	// refused again; Misconfigured waits for the configuration to be fixed; Transient for the
+	// endpoint to recover.
+	Refusal Refusal
+	// Answer names the endpoint's answer ("HTTP 400 Bad Request", "gRPC InvalidArgument"); ""
+	// when none came (unreachable, timed out).
+	Answer string
+	msg    string
+	cause  error
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("otlpexport: send %d spans to %s: %s", e.Spans, e.Endpoint, e.msg)
+	var why string
+	switch e.Refusal {
+	case Misconfigured:
+		why = e.Answer + ", a configuration problem: fix the endpoint's URL, protocol or credentials (retried until then): "
+	case Unacceptable:
+		why = e.Answer + ", the endpoint refuses this content for good: "
+	}
+	return fmt.Sprintf("otlpexport: send %d spans to %s: %s%s", e.Spans, e.Endpoint, why, e.msg)
 }
+
+// RefusedForGood says the endpoint refused the content of the request (HTTP 400, 413, 422; gRPC
+// InvalidArgument): sent again, as it is, it is refused again.
+func (e *Error) RefusedForGood() bool { return e.Refusal == Unacceptable }
 
 // Is matches the SDK's error without exposing its text, which may echo what was sent.
 func (e *Error) Is(target error) bool { return errors.Is(e.cause, target) }
@@ -138,8 +170,8 @@ func (e *Error) Is(target error) bool { return errors.Is(e.cause, target) }
 // Export sends the finished checkpoints of job, in requests of at most Options.BatchSize spans,
 // each request whole checkpoints (one wider than a batch goes alone, split). explained, when not
 // nil, is the job's analysis (analyze.JobAnalysis.Checkpoints): each checkpoint's sink commit and
-// causes become attributes. It stops at the first batch not taken, returning that error and what
-// was sent before it.
+// causes become attributes. It stops at the first batch not taken, returning that error (an
+// *Error: whether the batch is refused for good, and its checkpoints) and what was sent before it.
 func (e *Exporter) Export(ctx context.Context, job model.Job, cps []model.Checkpoint, explained []analyze.CheckpointAnalysis) (Result, error) {
 	type pipelineID struct {
 		pipeline int
@@ -152,12 +184,18 @@ func (e *Exporter) Export(ctx context.Context, job model.Job, cps []model.Checkp
 	var res Result
 	var batch []sdktrace.ReadOnlySpan
 	var whole []model.Key // the checkpoints whose every span is in batch or already sent
-	flush := func() error {
+	// flush sends batch: whole's spans, and part's (a checkpoint wider than a batch) when given.
+	flush := func(part ...model.Key) error {
 		if len(batch) > 0 {
-			if err := e.send(ctx, batch); err != nil {
+			taken, err := e.send(ctx, batch, append(slices.Clip(whole), part...))
+			if err != nil {
 				return err
 			}
-			res.Spans += len(batch)
+			res.Spans += len(batch) - int(taken.rejected)
+			if taken.rejected > 0 || taken.why != "" {
+				res.Rejected += taken.rejected
+				res.RejectedWhy = taken.why
+			}
 		}
 		res.Sent = append(res.Sent, whole...)
 		batch, whole = nil, nil
@@ -178,7 +216,7 @@ func (e *Exporter) Export(ctx context.Context, job model.Job, cps []model.Checkp
 		for len(spans) > e.opts.BatchSize {
 			batch = e.snapshots(spans[:e.opts.BatchSize])
 			spans = spans[e.opts.BatchSize:]
-			if err := flush(); err != nil {
+			if err := flush(c.Key()); err != nil {
 				return res, err
 			}
 		}
@@ -214,14 +252,31 @@ func explainedAttrs(a *analyze.CheckpointAnalysis) []interop.Attr {
 	return out
 }
 
-// send exports one batch within Options.Timeout.
-func (e *Exporter) send(ctx context.Context, batch []sdktrace.ReadOnlySpan) error {
+// taken is what the endpoint said of a request it took: the spans it rejected of it (an OTLP
+// partial success), and why.
+type taken struct {
+	rejected int64
+	why      string
+}
+
+// send exports one batch, the spans of the checkpoints keys, within Options.Timeout. A request
+// the endpoint took (HTTP 2xx, gRPC OK) is taken even when the SDK makes an error of its partial
+// success.
+func (e *Exporter) send(ctx context.Context, batch []sdktrace.ReadOnlySpan, keys []model.Key) (taken, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
-	if err := e.sdk.ExportSpans(ctx, batch); err != nil {
-		return &Error{Endpoint: e.ep.shown, Spans: len(batch), msg: e.secrets.Redact(err.Error()), cause: err}
+	a := &answer{}
+	err := e.sdk.ExportSpans(withAnswer(ctx, a), batch)
+	if err == nil {
+		return taken{}, nil
 	}
-	return nil
+	ok, httpStatus, rejected, message := a.get()
+	if ok {
+		return taken{rejected: rejected, why: e.secrets.Redact(cmp.Or(message, err.Error()))}, nil
+	}
+	refusal, what := e.refusal(err, httpStatus)
+	return taken{}, &Error{Endpoint: e.ep.shown, Spans: len(batch), Checkpoints: keys, Refusal: refusal, Answer: what,
+		msg: e.secrets.Redact(err.Error()), cause: err}
 }
 
 // snapshots are the spans as the SDK's finished spans: the mapping's ids, times to the

@@ -1,15 +1,18 @@
 package otlpexport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/grpc/codes"
 
 	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/interop"
@@ -261,6 +264,91 @@ func TestErrorsNameTheEndpointNeverACredential(t *testing.T) {
 		"grpc://jaeger:4317/#q-s3cret-value"} {
 		_, err := New(context.Background(), Options{Endpoint: endpoint})
 		check(endpoint, err, "otlpexport: endpoint must not")
+	}
+}
+
+// An endpoint refusing the requests that hold one checkpoint's spans: over HTTP and gRPC the
+// *Error says what the answer means (the content refused for good; a configuration to fix; a
+// passing trouble) and which checkpoints the request held; sent alone, the checkpoint is refused
+// alone and the others are taken. Taken with spans rejected (an OTLP partial success), the
+// request counts as sent, with the rejected spans and the endpoint's reason.
+func TestRefusalsSayWhatToDo(t *testing.T) {
+	job, cps := knobJob(t)
+	const batch = 100 // 5 checkpoints of 19 spans per request
+	bad := 12         // in the third request, with checkpoints 10 to 14
+	badTrace := interop.CheckpointSpans(job, &cps[bad])[0].TraceID
+	holdsBad := func(req *coltracepb.ExportTraceServiceRequest) bool {
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					if bytes.Equal(sp.TraceId, badTrace[:]) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	keys := func(cps []model.Checkpoint) []model.Key {
+		out := make([]model.Key, len(cps))
+		for i := range cps {
+			out[i] = cps[i].Key()
+		}
+		return out
+	}
+	others := append(slices.Clone(cps[:bad]), cps[bad+1:]...)
+	for _, c := range []struct {
+		name    string
+		answer  verdict
+		refusal Refusal
+		says    map[Protocol]string
+	}{
+		{"content", verdict{http: http.StatusBadRequest, grpc: codes.InvalidArgument, msg: "span too large"}, Unacceptable,
+			map[Protocol]string{ProtocolHTTP: "HTTP 400 Bad Request, the endpoint refuses this content for good",
+				ProtocolGRPC: "gRPC InvalidArgument, the endpoint refuses this content for good"}},
+		{"size", verdict{http: http.StatusRequestEntityTooLarge, grpc: codes.InvalidArgument}, Unacceptable,
+			map[Protocol]string{ProtocolHTTP: "HTTP 413 Request Entity Too Large, the endpoint refuses"}},
+		{"credentials", verdict{http: http.StatusUnauthorized, grpc: codes.Unauthenticated}, Misconfigured,
+			map[Protocol]string{ProtocolHTTP: "HTTP 401 Unauthorized, a configuration problem: fix the endpoint's URL, protocol or credentials",
+				ProtocolGRPC: "gRPC Unauthenticated, a configuration problem"}},
+		{"path", verdict{http: http.StatusNotFound, grpc: codes.Unimplemented}, Misconfigured,
+			map[Protocol]string{ProtocolHTTP: "HTTP 404 Not Found, a configuration problem", ProtocolGRPC: "gRPC Unimplemented, a configuration problem"}},
+		{"failure", verdict{http: http.StatusInternalServerError, grpc: codes.Internal}, Transient, nil},
+	} {
+		for protocol, rcv := range receivers(t, false) {
+			t.Run(c.name+"/"+string(protocol), func(t *testing.T) {
+				rcv.answerWhen(holdsBad, c.answer)
+				ex := newExporter(t, Options{Endpoint: rcv.endpoint, BatchSize: batch})
+				res, err := ex.Export(context.Background(), job, cps, nil)
+				var e *Error
+				if !errors.As(err, &e) || e.Refusal != c.refusal || e.RefusedForGood() != (c.refusal == Unacceptable) {
+					t.Fatalf("%v (%T); want an *Error, %s", err, err, c.refusal)
+				}
+				if want := keys(cps[10:15]); !slices.Equal(e.Checkpoints, want) || !slices.Equal(res.Sent, keys(cps[:10])) {
+					t.Errorf("the refused request held %v, want %v; sent %v, want the 10 before", e.Checkpoints, want, res.Sent)
+				}
+				if says := c.says[protocol]; !strings.Contains(err.Error(), says) {
+					t.Errorf("%v\nwant it to say %q", err, says)
+				}
+				if _, err := ex.Export(context.Background(), job, cps[bad:bad+1], nil); !errors.As(err, &e) ||
+					!slices.Equal(e.Checkpoints, keys(cps[bad:bad+1])) || e.Refusal != c.refusal {
+					t.Errorf("checkpoint %d alone: %v; want it refused alone", cps[bad].ID, err)
+				}
+				if res, err := ex.Export(context.Background(), job, others, nil); err != nil || !slices.Equal(res.Sent, keys(others)) {
+					t.Errorf("the others: %v, sent %d of %d", err, len(res.Sent), len(others))
+				}
+			})
+		}
+	}
+	for protocol, rcv := range receivers(t, false) {
+		rcv.answerWhen(holdsBad, verdict{rejected: 3, msg: "attribute value too long"})
+		ex := newExporter(t, Options{Endpoint: rcv.endpoint, BatchSize: batch})
+		res, err := ex.Export(context.Background(), job, cps, nil)
+		if err != nil || !slices.Equal(res.Sent, keys(cps)) || res.Rejected != 3 || res.Spans != 19*len(cps)-3 ||
+			!strings.Contains(res.RejectedWhy, "attribute value too long") {
+			t.Errorf("%s: a partial success: %v, sent %d of %d, %d spans, rejected %d (%q); want all sent, 3 rejected",
+				protocol, err, len(res.Sent), len(cps), res.Spans, res.Rejected, res.RejectedWhy)
+		}
 	}
 }
 

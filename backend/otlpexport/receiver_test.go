@@ -18,20 +18,38 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// receiver is an in-process OTLP receiver (HTTP or gRPC) that keeps every request and its
-// headers; with refuse set it refuses each one with a message echoing the headers, as a careless
-// proxy would.
+// receiver is an in-process OTLP receiver (HTTP or gRPC) that keeps every request it takes and
+// its headers; with refuse set it refuses each one with a message echoing the headers, as a
+// careless proxy would; with judge set it answers each request as judge says.
 type receiver struct {
 	// endpoint is what Options.Endpoint is given.
 	endpoint string
 	refuse   bool
+	judge    func(*coltracepb.ExportTraceServiceRequest) verdict
 
 	mu       sync.Mutex
 	requests []*coltracepb.ExportTraceServiceRequest
 	headers  []map[string]string // keys lower-case
 }
 
-func (r *receiver) take(req *coltracepb.ExportTraceServiceRequest, headers map[string]string) (refused string) {
+// verdict is a receiver's answer to one request: refused with an HTTP status or a gRPC code and
+// msg, or (both zero) taken, with rejected spans (an OTLP partial success) when not zero.
+type verdict struct {
+	http     int
+	grpc     codes.Code
+	msg      string
+	rejected int64
+}
+
+func (v verdict) partialSuccess() *coltracepb.ExportTraceServiceResponse {
+	out := &coltracepb.ExportTraceServiceResponse{}
+	if v.rejected != 0 || v.msg != "" {
+		out.PartialSuccess = &coltracepb.ExportTracePartialSuccess{RejectedSpans: v.rejected, ErrorMessage: v.msg}
+	}
+	return out
+}
+
+func (r *receiver) take(req *coltracepb.ExportTraceServiceRequest, headers map[string]string) verdict {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.refuse {
@@ -39,11 +57,29 @@ func (r *receiver) take(req *coltracepb.ExportTraceServiceRequest, headers map[s
 		for k, v := range headers {
 			echo = append(echo, k+"="+v)
 		}
-		return "refused, you sent " + strings.Join(echo, " ")
+		return verdict{http: http.StatusUnauthorized, grpc: codes.Unauthenticated, msg: "refused, you sent " + strings.Join(echo, " ")}
 	}
-	r.requests = append(r.requests, req)
-	r.headers = append(r.headers, headers)
-	return ""
+	var v verdict
+	if r.judge != nil {
+		v = r.judge(req)
+	}
+	if v.http == 0 && v.grpc == codes.OK {
+		r.requests = append(r.requests, req)
+		r.headers = append(r.headers, headers)
+	}
+	return v
+}
+
+// answerWhen has the receiver answer v to the requests holds says yes to, and take the others.
+func (r *receiver) answerWhen(holds func(*coltracepb.ExportTraceServiceRequest) bool, v verdict) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.judge = func(req *coltracepb.ExportTraceServiceRequest) verdict {
+		if holds(req) {
+			return v
+		}
+		return verdict{}
+	}
 }
 
 func (r *receiver) got() ([]*coltracepb.ExportTraceServiceRequest, []map[string]string) {
@@ -58,8 +94,14 @@ func receivers(t *testing.T, refuse bool) map[Protocol]*receiver {
 }
 
 func httpReceiver(t *testing.T, refuse bool) *receiver {
-	r := &receiver{refuse: refuse}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+	r, _ := startHTTP(t, &receiver{refuse: refuse}, httptest.NewServer)
+	return r
+}
+
+// startHTTP serves r over OTLP/HTTP on the server start starts (httptest.NewServer or
+// NewTLSServer), closed when the test ends.
+func startHTTP(t *testing.T, r *receiver, start func(http.Handler) *httptest.Server) (*receiver, *httptest.Server) {
+	srv := start(http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
 		body, err := io.ReadAll(hr.Body)
 		req := &coltracepb.ExportTraceServiceRequest{}
 		if err != nil || hr.URL.Path != "/v1/traces" || proto.Unmarshal(body, req) != nil {
@@ -70,17 +112,18 @@ func httpReceiver(t *testing.T, refuse bool) *receiver {
 		for k := range hr.Header {
 			headers[strings.ToLower(k)] = hr.Header.Get(k)
 		}
-		if refused := r.take(req, headers); refused != "" {
-			http.Error(w, refused, http.StatusUnauthorized)
+		v := r.take(req, headers)
+		if v.http != 0 {
+			http.Error(w, v.msg, v.http)
 			return
 		}
-		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		out, _ := proto.Marshal(v.partialSuccess())
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(srv.Close)
 	r.endpoint = srv.URL
-	return r
+	return r, srv
 }
 
 type grpcService struct {
@@ -94,10 +137,11 @@ func (s grpcService) Export(ctx context.Context, req *coltracepb.ExportTraceServ
 	for k, v := range md {
 		headers[k] = strings.Join(v, ",")
 	}
-	if refused := s.r.take(req, headers); refused != "" {
-		return nil, status.Error(codes.Unauthenticated, refused)
+	v := s.r.take(req, headers)
+	if v.grpc != codes.OK {
+		return nil, status.Error(v.grpc, v.msg)
 	}
-	return &coltracepb.ExportTraceServiceResponse{}, nil
+	return v.partialSuccess(), nil
 }
 
 func grpcReceiver(t *testing.T, refuse bool) *receiver {

@@ -7,14 +7,20 @@
 //
 // The loop runs beside the collector and shares nothing with it but the cache: it reads through
 // the store's readers, and marks what was sent in one short transaction per batch, never while a
-// request is out. An endpoint that is down or slow delays only the export, which retries with a
-// backoff (capped at Options.MaxBackoff).
+// request is out. An endpoint that is down or slow, or refuses for its configuration (wrong
+// credentials or URL), delays only the export, which retries with a backoff (capped at
+// Options.MaxBackoff). A request the endpoint refuses for its content (HTTP 400, 413, 422; gRPC
+// InvalidArgument) is sent again one checkpoint at a time, and a checkpoint refused on its own is
+// set aside: marked refused in the cache, counted, named in the log, never sent to the target
+// again, so that it does not hold up those after it.
 package publish
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,8 +38,8 @@ const (
 	DefaultBatch      = 200
 	DefaultMaxBackoff = time.Minute
 	DefaultCountEvery = 30 * time.Second
-	// keptDrops bounds the dropped keys Status returns (the log has them all).
-	keptDrops = 100
+	// keptKeys bounds the dropped and refused keys Status returns (the log has them all).
+	keptKeys = 100
 	// commitWindow is how far around a batch the sink committer's samples are read: they are
 	// sampled every 10 s, and a commit is known by the sample after the checkpoint.
 	commitWindow = time.Minute
@@ -83,6 +89,15 @@ type Status struct {
 	// latest of them (at most 100; the log names each).
 	Dropped     int64       `json:"dropped"`
 	DroppedKeys []model.Key `json:"dropped_keys,omitempty"`
+	// Refused counts the checkpoints the endpoint refused for good, each on its own (their
+	// content: HTTP 400, 413, 422; gRPC InvalidArgument): set aside, marked refused in the cache,
+	// not sent to the target again. RefusedKeys are the latest of them (at most 100; the log names
+	// each with the endpoint's reason).
+	Refused     int64       `json:"refused"`
+	RefusedKeys []model.Key `json:"refused_keys,omitempty"`
+	// RejectedSpans counts the spans the endpoint dropped from requests it took (an OTLP partial
+	// success; the checkpoints count as sent, the log tells the endpoint's reason).
+	RejectedSpans int64 `json:"rejected_spans"`
 }
 
 // Publisher is the export loop of one target.
@@ -142,7 +157,8 @@ func (p *Publisher) Status() Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.status
-	s.DroppedKeys = append([]model.Key(nil), s.DroppedKeys...)
+	s.DroppedKeys = slices.Clone(s.DroppedKeys)
+	s.RefusedKeys = slices.Clone(s.RefusedKeys)
 	return s
 }
 
@@ -206,17 +222,114 @@ func (p *Publisher) send(ctx context.Context, cps []model.Checkpoint) error {
 		if err != nil {
 			return err
 		}
-		res, sendErr := p.exp.Export(ctx, job, group, p.explain(ctx, job, group))
-		if len(res.Sent) > 0 {
-			// Marked even when ctx ended meanwhile: the endpoint has them.
-			if _, err := p.st.MarkExported(context.WithoutCancel(ctx), p.o.Target, res.Sent); err != nil {
-				// They are sent again later, under the same ids.
-				p.o.Logger.Warn("export: sent, but not marked in the cache", "checkpoints", len(res.Sent), "err", err)
-			}
-			p.sent(len(res.Sent), res.Spans)
+		if err := p.sendJob(ctx, job, group); err != nil {
+			return err
 		}
-		if sendErr != nil {
-			return sendErr
+	}
+	return nil
+}
+
+// sendJob exports cps of job. A request the endpoint refuses for its content is sent again one
+// checkpoint at a time, the checkpoints after it go on, and those refused on their own are set
+// aside.
+func (p *Publisher) sendJob(ctx context.Context, job model.Job, cps []model.Checkpoint) error {
+	var alone []*otlpexport.Error // refused on their own
+	var err error
+	for len(cps) > 0 {
+		err = p.export(ctx, job, cps)
+		refused := refusedForGood(err)
+		if refused == nil {
+			break
+		}
+		err = nil
+		if len(refused.Checkpoints) > 1 {
+			p.o.Logger.Info("export: the endpoint refused a request for its content; its checkpoints go one at a time",
+				"checkpoints", FormatKeys(refused.Checkpoints), "reason", refused.Error())
+		}
+		next := 0 // where the checkpoints after the refused request start
+		for _, k := range refused.Checkpoints {
+			i := slices.IndexFunc(cps, func(c model.Checkpoint) bool { return c.Key() == k })
+			if i < 0 {
+				continue
+			}
+			next = max(next, i+1)
+			if len(refused.Checkpoints) == 1 {
+				alone = append(alone, refused)
+			} else if err = p.export(ctx, job, cps[i:i+1]); refusedForGood(err) != nil {
+				alone, err = append(alone, refusedForGood(err)), nil
+			} else if err != nil {
+				break
+			}
+		}
+		if err != nil || next == 0 {
+			break
+		}
+		cps = cps[next:]
+	}
+	return errors.Join(err, p.setAside(ctx, alone))
+}
+
+// refusedForGood is err when the endpoint refused the request's content, else nil.
+func refusedForGood(err error) *otlpexport.Error {
+	var e *otlpexport.Error
+	if errors.As(err, &e) && e.RefusedForGood() {
+		return e
+	}
+	return nil
+}
+
+// export sends cps of job, and marks and counts what the endpoint took.
+func (p *Publisher) export(ctx context.Context, job model.Job, cps []model.Checkpoint) error {
+	res, sendErr := p.exp.Export(ctx, job, cps, p.explain(ctx, job, cps))
+	if len(res.Sent) > 0 {
+		// Marked even when ctx ended meanwhile: the endpoint has them.
+		if _, err := p.st.MarkExported(context.WithoutCancel(ctx), p.o.Target, res.Sent); err != nil {
+			// They are sent again later, under the same ids.
+			p.o.Logger.Warn("export: sent, but not marked in the cache", "checkpoints", len(res.Sent), "err", err)
+		}
+		p.sent(len(res.Sent), res.Spans)
+	}
+	if res.Rejected > 0 || res.RejectedWhy != "" {
+		p.mu.Lock()
+		p.status.RejectedSpans += res.Rejected
+		p.mu.Unlock()
+		p.o.Logger.Warn("export: the endpoint took the checkpoints but rejected some of their spans (OTLP partial success)",
+			"rejected_spans", res.Rejected, "reason", res.RejectedWhy)
+	}
+	return sendErr
+}
+
+// setAside marks the checkpoints the endpoint refused on their own as refused, counts them and
+// names each in the log. Only once the endpoint has taken a checkpoint: one refusing every request
+// (a proxy answering 400 to all, a wrong port) is a configuration to fix, and then nothing is set
+// aside.
+func (p *Publisher) setAside(ctx context.Context, alone []*otlpexport.Error) error {
+	if len(alone) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	taken := p.status.Exported > 0
+	p.mu.Unlock()
+	if !taken {
+		return fmt.Errorf("%w (not set aside while the endpoint has taken no checkpoint: it may refuse every request for its configuration)",
+			alone[0])
+	}
+	var keys []model.Key
+	for _, e := range alone {
+		keys = append(keys, e.Checkpoints...)
+	}
+	if _, err := p.st.MarkRefused(context.WithoutCancel(ctx), p.o.Target, keys); err != nil {
+		return fmt.Errorf("export: mark the checkpoints the endpoint refused: %w", err)
+	}
+	p.mu.Lock()
+	p.status.Refused += int64(len(keys))
+	p.status.RefusedKeys = appendLatest(p.status.RefusedKeys, keys)
+	p.status.Pending = max(0, p.status.Pending-int64(len(keys)))
+	p.mu.Unlock()
+	for _, e := range alone {
+		for _, k := range e.Checkpoints {
+			p.o.Logger.Warn("export: the endpoint refused a checkpoint for good; set aside, it is not sent to this endpoint again",
+				"cluster", k.Cluster, "job", k.JobID, "pipeline", k.Pipeline, "checkpoint", k.ID, "reason", e.Error())
 		}
 	}
 	return nil
@@ -338,13 +451,19 @@ func (p *Publisher) countIfDue(ctx context.Context, spool *store.ExportSpool, fo
 func (p *Publisher) dropped(keys []model.Key) {
 	p.mu.Lock()
 	p.status.Dropped += int64(len(keys))
-	p.status.DroppedKeys = append(p.status.DroppedKeys, keys...)
-	if n := len(p.status.DroppedKeys); n > keptDrops {
-		p.status.DroppedKeys = append([]model.Key(nil), p.status.DroppedKeys[n-keptDrops:]...)
-	}
+	p.status.DroppedKeys = appendLatest(p.status.DroppedKeys, keys)
 	p.mu.Unlock()
 	p.o.Logger.Warn("export: retention removed checkpoints before they were sent (the endpoint was down longer than the cache keeps them)",
 		"dropped", len(keys), "checkpoints", FormatKeys(keys))
+}
+
+// appendLatest appends add to keys and keeps the latest keptKeys.
+func appendLatest(keys, add []model.Key) []model.Key {
+	keys = append(keys, add...)
+	if n := len(keys); n > keptKeys {
+		keys = slices.Clone(keys[n-keptKeys:])
+	}
+	return keys
 }
 
 // FormatKeys names checkpoints compactly, by job: "cluster/job: 4, 5, 6; cluster/job#2: 9" (#2:

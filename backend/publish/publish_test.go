@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"checkpoint-explorer/backend/model"
@@ -25,18 +27,24 @@ import (
 
 // receiver is an in-process OTLP/HTTP receiver counting the Checkpoint spans it took, by
 // checkpoint id. down refuses requests (503, which the SDK retries until its timeout); hold
-// makes each request wait until the channel is closed.
+// makes each request wait until the channel is closed; refuse answers that status to the
+// requests holding a checkpoint of refuseIDs (nil: every request); a request holding one of
+// partialIDs is taken with that checkpoint's spans rejected (an OTLP partial success).
 type receiver struct {
 	url string
 
-	mu       sync.Mutex
-	down     bool
-	hold     chan struct{}
-	held     chan struct{} // a request is waiting on hold
-	requests int
-	spans    int
-	byID     map[int64]int
-	attrs    map[int64]map[string]bool // the Checkpoint span's attribute keys
+	mu         sync.Mutex
+	down       bool
+	hold       chan struct{}
+	held       chan struct{} // a request is waiting on hold
+	refuse     int
+	refuseIDs  map[int64]bool
+	partialIDs map[int64]bool
+	refused    int // requests refused
+	requests   int
+	spans      int
+	byID       map[int64]int
+	attrs      map[int64]map[string]bool // the Checkpoint span's attribute keys
 }
 
 func newReceiver(t *testing.T) *receiver {
@@ -68,32 +76,69 @@ func (r *receiver) serve(w http.ResponseWriter, hr *http.Request) {
 		}
 		<-hold
 	}
+	spans, held := checkpointsIn(req)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.requests++
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			for _, sp := range ss.Spans {
-				r.spans++
-				if sp.Name != "Checkpoint" {
-					continue
-				}
-				keys := map[string]bool{}
-				var id int64
-				for _, a := range sp.Attributes {
-					keys[a.Key] = true
-					if a.Key == "checkpointId" {
-						id = a.Value.GetIntValue()
-					}
-				}
-				r.byID[id]++
-				r.attrs[id] = keys
-			}
+	var resp coltracepb.ExportTraceServiceResponse
+	for id, c := range held {
+		if r.refuse != 0 && (r.refuseIDs == nil || r.refuseIDs[id]) {
+			r.refused++
+			http.Error(w, fmt.Sprintf("checkpoint %d: attribute value too long", id), r.refuse)
+			return
+		}
+		if r.partialIDs[id] {
+			resp.PartialSuccess = &coltracepb.ExportTracePartialSuccess{RejectedSpans: int64(c.spans),
+				ErrorMessage: fmt.Sprintf("checkpoint %d: attribute value too long", id)}
 		}
 	}
-	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	r.requests++
+	r.spans += spans
+	for id, c := range held {
+		r.byID[id]++
+		r.attrs[id] = c.keys
+	}
+	out, _ := proto.Marshal(&resp)
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.Write(out)
+}
+
+// heldCheckpoint is a checkpoint whose Checkpoint span a request holds: its spans there, and the
+// Checkpoint span's attribute keys.
+type heldCheckpoint struct {
+	spans int
+	keys  map[string]bool
+}
+
+// checkpointsIn counts the spans of req and tells the checkpoints it holds, by id (the trace id
+// says which checkpoint a span is of).
+func checkpointsIn(req *coltracepb.ExportTraceServiceRequest) (spans int, byID map[int64]*heldCheckpoint) {
+	var all []*tracepb.Span
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			all = append(all, ss.Spans...)
+		}
+	}
+	byID = map[int64]*heldCheckpoint{}
+	byTrace := map[string]*heldCheckpoint{}
+	for _, sp := range all {
+		if sp.Name != "Checkpoint" {
+			continue
+		}
+		c := &heldCheckpoint{keys: map[string]bool{}}
+		for _, a := range sp.Attributes {
+			c.keys[a.Key] = true
+			if a.Key == "checkpointId" {
+				byID[a.Value.GetIntValue()] = c
+			}
+		}
+		byTrace[string(sp.TraceId)] = c
+	}
+	for _, sp := range all {
+		if c := byTrace[string(sp.TraceId)]; c != nil {
+			c.spans++
+		}
+	}
+	return len(all), byID
 }
 
 func (r *receiver) setDown(down bool) {
@@ -343,6 +388,158 @@ func TestPublishTellsWhatRetentionDroppedUnsent(t *testing.T) {
 	stop()
 	if !strings.Contains(f.log.String(), `checkpoints="c/j: 0, 2, 4"`) {
 		t.Errorf("the log does not name the drops:\n%s", f.log.String())
+	}
+}
+
+// setRefuse has the receiver answer status to the requests holding one of ids (none: every
+// request; status 0: take them all).
+func (r *receiver) setRefuse(status int, ids ...int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refuse, r.refuseIDs = status, nil
+	if len(ids) > 0 {
+		r.refuseIDs = map[int64]bool{}
+		for _, id := range ids {
+			r.refuseIDs[id] = true
+		}
+	}
+}
+
+func (r *receiver) refusedRequests() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.refused
+}
+
+// exportTotal is the cache's count of what the publisher's target has of it.
+func exportTotal(t *testing.T, st *store.Store, p *Publisher) store.ExportCount {
+	t.Helper()
+	_, total, err := st.ExportCounts(context.Background(), p.Target(), store.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
+}
+
+// metricValues are the publisher's lines on /metrics, by name.
+func metricValues(t *testing.T, p *Publisher) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	if err := p.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.Metric {
+			out[f.GetName()] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+// A checkpoint the endpoint refuses for good (HTTP 400 for any request holding it) holds up
+// nothing: its request is sent again a checkpoint at a time, every other checkpoint is taken
+// once and marked, and it is marked refused, counted, named in Status, the log and /metrics, and
+// not pending any more.
+func TestPublishSetsAsideACheckpointRefusedForGood(t *testing.T) {
+	f := newFixture(t, store.Retention{})
+	f.rcv.setRefuse(http.StatusBadRequest, 4)
+	f.fill(t, f.st, 0, 12) // ids 0 to 22; 2 per request: 0 and 2 go, 4 and 6 are refused, 6 goes alone
+	p, stop := f.start(t, f.st, Options{Batch: 5, Export: otlpexport.Options{BatchSize: 18, BearerToken: "s3cret-token"}})
+	waitFor(t, "the drain to be counted", func() bool {
+		s := p.Status()
+		return s.Exported == 11 && s.Refused == 1 && !s.CountedAt.IsZero() && s.Pending == 0
+	})
+	stop()
+	got := f.rcv.counts()
+	for i := range 12 {
+		if id := int64(2 * i); id != 4 && got[id] != 1 {
+			t.Errorf("checkpoint %d taken %d times, want once", id, got[id])
+		}
+	}
+	if got[4] != 0 || len(got) != 11 {
+		t.Errorf("the receiver took %d checkpoints (4: %d times), want the 11 others", len(got), got[4])
+	}
+	s := p.Status()
+	if want := []model.Key{{Cluster: "c", JobID: "j", ID: 4}}; fmt.Sprint(s.RefusedKeys) != fmt.Sprint(want) || s.Errors != 0 {
+		t.Errorf("refused %v, %d errors; want %v and none", s.RefusedKeys, s.Errors, want)
+	}
+	if total, want := exportTotal(t, f.st, p), (store.ExportCount{Final: 12, Exported: 11, Refused: 1}); total != want {
+		t.Errorf("the cache counts %+v, want %+v", total, want)
+	}
+	if left, err := f.st.ExportSpool(p.Target()).Next(context.Background(), 100); err != nil || len(left) != 0 {
+		t.Errorf("the spool still gives %d checkpoints (%v)", len(left), err)
+	}
+	if m := metricValues(t, p); m["checkpoint_explorer_export_refused_total"] != 1 || m["checkpoint_explorer_export_checkpoints_total"] != 11 {
+		t.Errorf("/metrics: %v", m)
+	}
+	log := f.log.String()
+	if strings.Contains(log, "s3cret") || !strings.Contains(log, "the endpoint refused a checkpoint for good") ||
+		!strings.Contains(log, "cluster=c job=j pipeline=0 checkpoint=4") || !strings.Contains(log, "checkpoint 4: attribute value too long") {
+		t.Errorf("the log does not name the refused checkpoint and the endpoint's reason, or holds the token:\n%s", log)
+	}
+}
+
+// An endpoint refusing every request, for its configuration (401) or with a 400, sets nothing
+// aside: the checkpoints wait, the rounds are retried and say why; once it takes them they drain.
+func TestPublishSetsNothingAsideWhenEveryRequestIsRefused(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		says   string
+	}{
+		{http.StatusUnauthorized, "HTTP 401 Unauthorized, a configuration problem: fix the endpoint's URL, protocol or credentials"},
+		{http.StatusBadRequest, "not set aside while the endpoint has taken no checkpoint"},
+	} {
+		t.Run(fmt.Sprint(c.status), func(t *testing.T) {
+			f := newFixture(t, store.Retention{})
+			f.rcv.setRefuse(c.status)
+			f.fill(t, f.st, 0, 6)
+			p, stop := f.start(t, f.st, Options{})
+			waitFor(t, "rounds retried", func() bool { return p.Status().Errors >= 3 && f.rcv.refusedRequests() >= 3 })
+			if s := p.Status(); s.Refused != 0 || s.Exported != 0 || !strings.Contains(s.LastError, c.says) {
+				t.Errorf("status %+v; want nothing refused or sent, the error saying %q", s, c.says)
+			}
+			if total := exportTotal(t, f.st, p); total.Refused != 0 || total.Pending != 6 {
+				t.Errorf("the cache counts %+v, want 6 pending", total)
+			}
+			f.rcv.setRefuse(0)
+			waitFor(t, "the drain", func() bool { return p.Status().Exported == 6 })
+			stop()
+			checkOnce(t, f.rcv.counts(), 6)
+		})
+	}
+}
+
+// A request the endpoint takes with spans rejected (an OTLP partial success) is sent: marked,
+// not sent again, the rejected spans counted and the endpoint's reason logged.
+func TestPublishCountsSpansRejectedInAPartialSuccess(t *testing.T) {
+	f := newFixture(t, store.Retention{})
+	f.rcv.mu.Lock()
+	f.rcv.partialIDs = map[int64]bool{2: true}
+	f.rcv.mu.Unlock()
+	f.fill(t, f.st, 0, 6)
+	p, stop := f.start(t, f.st, Options{})
+	waitFor(t, "the drain to be counted", func() bool {
+		s := p.Status()
+		return s.Exported == 6 && !s.CountedAt.IsZero() && s.Pending == 0
+	})
+	stop()
+	checkOnce(t, f.rcv.counts(), 6)
+	if s := p.Status(); s.RejectedSpans != 9 || s.Errors != 0 || s.Spans != 6*9-9 {
+		t.Errorf("status %+v; want the 9 spans of checkpoint 2 rejected, no error", s)
+	}
+	if total := exportTotal(t, f.st, p); total != (store.ExportCount{Final: 6, Exported: 6}) {
+		t.Errorf("the cache counts %+v, want all 6 exported", total)
+	}
+	if m := metricValues(t, p); m["checkpoint_explorer_export_rejected_spans_total"] != 9 {
+		t.Errorf("/metrics: %v", m)
+	}
+	if log := f.log.String(); !strings.Contains(log, "OTLP partial success") || !strings.Contains(log, "checkpoint 2: attribute value too long") {
+		t.Errorf("the log does not tell the partial success and its reason:\n%s", log)
 	}
 }
 

@@ -15,8 +15,9 @@ import (
 
 // The cache is the export's spool (schema 9): a final checkpoint of a collected cluster (not an
 // opened capture or the sample) whose details came, or will not, and that has no exports row for
-// a target is still to be sent to it. Retention bounds the spool as it bounds the cache; a
-// checkpoint it removes unsent is a drop, which OnExportDrop tells.
+// a target is still to be sent to it. A row marks it exported, or refused for good by the target
+// (schema 10: its content, which is not sent again). Retention bounds the spool as it bounds the
+// cache; a checkpoint it removes unsent is a drop, which OnExportDrop tells.
 
 // sqlExportable is what will be sent to every target once ready: final checkpoints of collected
 // clusters.
@@ -236,6 +237,18 @@ func pkList(pks []int64) string {
 // exportMarkTxLimit keys); a checkpoint no longer stored (retention removed it meanwhile) is not
 // marked. It returns how many were marked now (not before).
 func (s *Store) MarkExported(ctx context.Context, target string, keys []model.Key) (int, error) {
+	return s.markExports(ctx, target, keys, false)
+}
+
+// MarkRefused records that target refused the checkpoints keys for good (their content): they
+// leave its spool as those exported do, and ExportCounts counts them apart. A checkpoint already
+// marked stays as it was. It returns how many were marked now.
+func (s *Store) MarkRefused(ctx context.Context, target string, keys []model.Key) (int, error) {
+	return s.markExports(ctx, target, keys, true)
+}
+
+// markExports adds target's exports rows of keys, refused or exported.
+func (s *Store) markExports(ctx context.Context, target string, keys []model.Key, refused bool) (int, error) {
 	if target == "" {
 		return 0, errors.New("store: mark exported: no target")
 	}
@@ -244,8 +257,8 @@ func (s *Store) MarkExported(ctx context.Context, target string, keys []model.Ke
 		chunk := keys[:min(len(keys), exportMarkTxLimit)]
 		keys = keys[len(chunk):]
 		err := s.write(ctx, "mark exported", func(w *txWriter) error {
-			ins, err := w.tx.PrepareContext(w.exec, `INSERT INTO exports (target, cluster, job_id, pipeline, checkpoint_id, exported_ms)
-				SELECT ?, cluster, job_id, pipeline, id, ? FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = ? AND id = ?
+			ins, err := w.tx.PrepareContext(w.exec, `INSERT INTO exports (target, cluster, job_id, pipeline, checkpoint_id, exported_ms, refused)
+				SELECT ?, cluster, job_id, pipeline, id, ?, ? FROM checkpoints WHERE cluster = ? AND job_id = ? AND pipeline = ? AND id = ?
 				ON CONFLICT DO NOTHING`)
 			if err != nil {
 				return err
@@ -253,7 +266,7 @@ func (s *Store) MarkExported(ctx context.Context, target string, keys []model.Ke
 			defer ins.Close()
 			nowMs := s.now().UnixMilli()
 			for _, k := range chunk {
-				res, err := ins.ExecContext(w.exec, target, nowMs, k.Cluster, k.JobID, k.Pipeline, k.ID)
+				res, err := ins.ExecContext(w.exec, target, nowMs, refused, k.Cluster, k.JobID, k.Pipeline, k.ID)
 				if err != nil {
 					return fmt.Errorf("%s/%s/%d/%d: %w", k.Cluster, k.JobID, k.Pipeline, k.ID, err)
 				}
@@ -278,15 +291,25 @@ type ExportCount struct {
 	JobID   string `json:"job_id,omitempty"`
 	// Final counts the final checkpoints stored of collected clusters: what is to be sent.
 	Final int64 `json:"final"`
-	// Exported counts those the target took; Pending the others (details still due among them).
+	// Exported counts those the target took; Refused those it refused for good (their content:
+	// not sent again); Pending the others (details still due among them).
 	Exported int64 `json:"exported"`
+	Refused  int64 `json:"refused"`
 	Pending  int64 `json:"pending"`
 }
 
+// Counts of stored final checkpoints, and of the exports rows of target ? (exported, refused), per
+// job; ExportCounts adds its filter.
+const (
+	sqlCountFinal   = `SELECT cluster, job_id, count(*) FROM checkpoints`
+	sqlCountExports = `SELECT cluster, job_id, count(*) - sum(refused), sum(refused) FROM exports`
+)
+
 // ExportCounts counts, per job of q's cluster and job (empty: all), the final checkpoints stored
-// and those sent to target, and their total. Both come from indexes (a job's checkpoints, the
-// target's exports), a job's quickly; the whole cache's read an entry per checkpoint (about a
-// second per million): the export loop counts its backlog with ExportSpool.Pending instead.
+// and those sent to target (or refused by it), and their total. Both come from indexes (a job's
+// checkpoints, the target's exports), a job's quickly; the whole cache's read an entry per
+// checkpoint (about a second per million): the export loop counts its backlog with
+// ExportSpool.Pending instead.
 func (s *Store) ExportCounts(ctx context.Context, target string, q Query) ([]ExportCount, ExportCount, error) {
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -294,12 +317,17 @@ func (s *Store) ExportCounts(ctx context.Context, target string, q Query) ([]Exp
 	}
 	defer tx.Rollback()
 	byJob := map[jobKey]*ExportCount{}
-	count := func(query string, args []any, field func(*ExportCount) *int64) error {
+	// count adds each row's counts (after its cluster and job) to fields of its job's count.
+	count := func(query string, args []any, fields ...func(*ExportCount) *int64) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		_, err = scanAll(rows, err, "export counts", func(rows *sql.Rows, _ *struct{}) error {
 			var k jobKey
-			var n int64
-			if err := rows.Scan(&k.cluster, &k.job, &n); err != nil {
+			ns := make([]int64, len(fields))
+			dest := []any{&k.cluster, &k.job}
+			for i := range ns {
+				dest = append(dest, &ns[i])
+			}
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 			c := byJob[k]
@@ -307,25 +335,28 @@ func (s *Store) ExportCounts(ctx context.Context, target string, q Query) ([]Exp
 				c = &ExportCount{Cluster: k.cluster, JobID: k.job}
 				byJob[k] = c
 			}
-			*field(c) += n
+			for i, f := range fields {
+				*f(c) += ns[i]
+			}
 			return nil
 		})
 		return err
 	}
 	where, args := q.where("cluster", "job_id", "", "")
-	if err := count(`SELECT cluster, job_id, count(*) FROM checkpoints`+andWhere(where, sqlExportable)+
-		` GROUP BY cluster, job_id`, args, func(c *ExportCount) *int64 { return &c.Final }); err != nil {
+	if err := count(sqlCountFinal+andWhere(where, sqlExportable)+` GROUP BY cluster, job_id`, args,
+		func(c *ExportCount) *int64 { return &c.Final }); err != nil {
 		return nil, ExportCount{}, err
 	}
-	if err := count(`SELECT cluster, job_id, count(*) FROM exports`+andWhere(where, "target = ?")+
-		` GROUP BY cluster, job_id`, append(args, target), func(c *ExportCount) *int64 { return &c.Exported }); err != nil {
+	if err := count(sqlCountExports+andWhere(where, "target = ?")+` GROUP BY cluster, job_id`, append(args, target),
+		func(c *ExportCount) *int64 { return &c.Exported }, func(c *ExportCount) *int64 { return &c.Refused }); err != nil {
 		return nil, ExportCount{}, err
 	}
 	var total ExportCount
 	out := make([]ExportCount, 0, len(byJob))
 	for _, c := range byJob {
-		c.Pending = max(0, c.Final-c.Exported)
-		total.Final, total.Exported, total.Pending = total.Final+c.Final, total.Exported+c.Exported, total.Pending+c.Pending
+		c.Pending = max(0, c.Final-c.Exported-c.Refused)
+		total.Final, total.Exported, total.Refused = total.Final+c.Final, total.Exported+c.Exported, total.Refused+c.Refused
+		total.Pending += c.Pending
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool {

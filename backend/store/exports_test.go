@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -135,6 +137,82 @@ func TestExportSpoolGivesReadyCheckpointsUntilMarked(t *testing.T) {
 	}
 }
 
+// A checkpoint the target refused for good leaves its spool as one exported does, and is counted
+// apart: not pending, not exported, not a drop when retention removes it; another target still
+// has it to send.
+func TestRefusedCheckpointsLeaveTheSpool(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Retention{MaxCheckpointsPerJob: 3})
+	fill(t, s, "c", "j", 0, 4, 1_000_000, 1000, 1, 2) // ids 0, 2, 4, 6
+	sp := s.ExportSpool("t")
+	got, _ := spoolIDs(t, sp, 10)
+	if n, err := s.MarkRefused(ctx, "t", keysOf(got[:1])); err != nil || n != 1 {
+		t.Fatalf("mark refused: %d, %v", n, err)
+	}
+	if n, err := s.MarkExported(ctx, "t", keysOf(got[:2])); err != nil || n != 1 {
+		t.Fatalf("mark exported after the refusal: %d new, %v; want only 2's", n, err)
+	}
+	for _, c := range []struct {
+		sp   *ExportSpool
+		want []int64
+	}{{sp, []int64{4, 6}}, {s.ExportSpool("t"), []int64{4, 6}}, {s.ExportSpool("other"), []int64{0, 2, 4, 6}}} {
+		if _, ids := spoolIDs(t, c.sp, 10); !slices.Equal(ids, c.want) {
+			t.Errorf("the spool of %s gives %v, want %v (to t: 0 refused, 2 sent)", c.sp.target, ids, c.want)
+		}
+	}
+	want := ExportCount{Final: 4, Exported: 1, Refused: 1, Pending: 2}
+	if _, total, err := s.ExportCounts(ctx, "t", Query{}); err != nil || total != want {
+		t.Errorf("counts %+v (%v), want %+v", total, err, want)
+	}
+	if n, err := sp.Pending(ctx); err != nil || n != 2 {
+		t.Errorf("the spool counts %d pending (%v), want 2", n, err)
+	}
+	var dropped []model.Key
+	defer s.OnExportDrop("t", func(keys []model.Key) { dropped = append(dropped, keys...) })()
+	if _, err := s.ApplyRetention(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Checkpoint(ctx, got[0].Key()); !errors.Is(err, ErrNotFound) || len(dropped) != 0 {
+		t.Errorf("retention removing the refused checkpoint (%v) told it as a drop: %v", err, dropped)
+	}
+}
+
+// A cache of schema 9 opens with its marks as they were, each an export; refusals can be marked
+// after.
+func TestMigrationKeepsExportMarks(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cache.db")
+	saved := migrations
+	migrations = migrations[:9]
+	old, err := Open(ctx, path, Retention{})
+	migrations = saved
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, old, "c", "j", 0, 3, 1_000_000, 1000, 1, 2) // ids 0, 2, 4
+	if _, err := old.w.ExecContext(ctx, `INSERT INTO exports (target, cluster, job_id, pipeline, checkpoint_id, exported_ms)
+		VALUES ('t', 'c', 'j', 0, 0, 1), ('t', 'c', 'j', 0, 2, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path, Retention{})
+	if err != nil {
+		t.Fatalf("open a schema 9 cache: %v", err)
+	}
+	defer s.Close()
+	if _, total, err := s.ExportCounts(ctx, "t", Query{}); err != nil || total != (ExportCount{Final: 3, Exported: 2, Pending: 1}) {
+		t.Errorf("counts after the migration %+v (%v), want 2 of 3 exported", total, err)
+	}
+	if n, err := s.MarkRefused(ctx, "t", []model.Key{{Cluster: "c", JobID: "j", ID: 4}}); err != nil || n != 1 {
+		t.Fatalf("mark refused: %d, %v", n, err)
+	}
+	if _, total, err := s.ExportCounts(ctx, "t", Query{}); err != nil || total != (ExportCount{Final: 3, Exported: 2, Refused: 1}) {
+		t.Errorf("counts after a refusal %+v (%v), want 2 exported, 1 refused", total, err)
+	}
+}
+
 // A batch holds whole checkpoints up to the subtask bound, at least one.
 func TestExportSpoolBoundsABatchBySubtasks(t *testing.T) {
 	s := openTest(t, Retention{})
@@ -221,8 +299,8 @@ func TestExportQueriesUseIndexes(t *testing.T) {
 		{spoolRowCols + `WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY pk`, []any{"t", "[1]"}},
 		{`SELECT count(*) FROM checkpoints WHERE (pk IN (SELECT value FROM json_each(?)) OR pk > ?) AND ` + sqlExportable +
 			` AND NOT ` + sqlExported, []any{"[1]", 5, "t"}},
-		{`SELECT cluster, job_id, count(*) FROM checkpoints WHERE ` + sqlExportable + ` GROUP BY cluster, job_id`, nil},
-		{`SELECT cluster, job_id, count(*) FROM exports WHERE target = ? GROUP BY cluster, job_id`, []any{"t"}},
+		{sqlCountFinal + ` WHERE ` + sqlExportable + ` GROUP BY cluster, job_id`, nil},
+		{sqlCountExports + ` WHERE target = ? GROUP BY cluster, job_id`, []any{"t"}},
 		{`DELETE FROM exports WHERE (target, cluster, job_id, pipeline, checkpoint_id) IN
 			(SELECT t.target, c.cluster, c.job_id, c.pipeline, c.id FROM (` + sqlExportTargets + `) t
 			CROSS JOIN checkpoints c WHERE c.pk IN (SELECT value FROM json_each(?)))`, []any{"[1]"}},

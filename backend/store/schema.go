@@ -33,6 +33,7 @@ var migrations = []migration{
 	{7, "each job's configuration, with its history", schemaV7, nil, false},
 	{8, "each job's checkpoint spans in its index", schemaV8, nil, true},
 	{9, "notes on a job's timeline; checkpoints exported to a tracing backend", schemaV9, nil, false},
+	{10, "checkpoints a tracing backend refused for good", schemaV10, nil, false},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -497,4 +498,12 @@ CREATE TABLE exports (
 	exported_ms   INTEGER NOT NULL,
 	PRIMARY KEY (target, cluster, job_id, pipeline, checkpoint_id)
 ) WITHOUT ROWID;
+`
+
+// schemaV10 marks the exports rows of checkpoints the target refused for good
+// (their content: an OTLP endpoint's HTTP 400, 413, 422 or gRPC
+// InvalidArgument, each sent on its own): they leave the spool like those
+// exported, and are counted apart (ExportCount.Refused).
+const schemaV10 = `
+ALTER TABLE exports ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;
 `
