@@ -27,12 +27,7 @@ func clustersCmd(g *globals) *cobra.Command {
   checkpoint-explorer clusters remove prod
   checkpoint-explorer clusters retention --max-age 30d --max-db-size 512MiB`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf(cmd, "clusters: give a subcommand (list, add, remove, retention)")
-			}
-			return usageErrorf(cmd, "clusters: unknown subcommand %q (list, add, remove, retention)", args[0])
-		},
+		RunE: groupRunE("list", "add", "remove", "retention"),
 	}
 	cmd.AddCommand(clustersListCmd(g), clustersAddCmd(g), clustersRemoveCmd(g), clustersRetentionCmd(g))
 	for _, c := range cmd.Commands() {

@@ -20,13 +20,14 @@ type collectFlags struct {
 	metricsAddr string
 	clusters    []string
 	// The export (--export-otlp and its credentials).
-	exportOTLP, exportTokenEnv, exportCA string
-	exportHeaders, exportHeaderEnvs      []string
+	exportOTLP, exportTokenEnv, exportTokenKeychain, exportCA string
+	exportHeaders, exportHeaderEnvs, exportHeaderKeychains    []string
 }
 
 func init() {
 	valueNames["export-otlp"], valueNames["export-header"], valueNames["export-header-env"] = "URL", "KEY=VALUE", "KEY=VAR"
 	valueNames["export-token-env"], valueNames["export-ca"] = "VAR", "FILE"
+	valueNames["export-token-keychain"], valueNames["export-header-keychain"] = "NAME", "KEY=NAME"
 }
 
 func collectCmd(g *globals) *cobra.Command {
@@ -44,14 +45,16 @@ func collectCmd(g *globals) *cobra.Command {
 			"OpenTelemetry Collector) as Flink's checkpoint spans, which the app's traces source reads back. The\n" +
 			"cache is the spool: what the endpoint has not taken waits there (within retention) and is sent\n" +
 			"once it is back, also after a restart; each checkpoint's spans have ids of their own, so one sent\n" +
-			"twice is read once. Secrets come from the environment (--export-token-env, --export-header-env)\n" +
-			"and are never printed.",
+			"twice is read once. Secrets come from the OS keychain (--export-token-keychain,\n" +
+			"--export-header-keychain; stored with 'checkpoint-explorer keychain set') or the environment\n" +
+			"(--export-token-env, --export-header-env), and are never printed.",
 		Example: `  checkpoint-explorer collect
   checkpoint-explorer collect --cluster prod-eu --cluster prod-us --metrics-addr 0.0.0.0:9464
   checkpoint-explorer collect --metrics-addr ""        # no /metrics
   checkpoint-explorer collect --export-otlp http://jaeger:4318
   OTLP_TOKEN=… checkpoint-explorer collect --export-otlp grpcs://otel.example.com:4317 \
-      --export-token-env OTLP_TOKEN --export-header X-Scope-OrgID=team-a --export-ca /etc/ssl/otel-ca.pem`,
+      --export-token-env OTLP_TOKEN --export-header X-Scope-OrgID=team-a --export-ca /etc/ssl/otel-ca.pem
+  checkpoint-explorer collect --export-otlp https://otel.example.com:4318 --export-token-keychain team-otlp`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd.Context(), g, f) },
 	}
@@ -62,17 +65,21 @@ func collectCmd(g *globals) *cobra.Command {
 	fs.StringArrayVar(&f.exportHeaders, "export-header", nil, "a header sent with every export request (repeat); it shows in the process list: secrets go in --export-header-env")
 	fs.StringArrayVar(&f.exportHeaderEnvs, "export-header-env", nil, "a header whose value is in the environment variable VAR (repeat)")
 	fs.StringVar(&f.exportTokenEnv, "export-token-env", "", "the environment variable holding a bearer token for the endpoint (Authorization: Bearer …)")
+	fs.StringArrayVar(&f.exportHeaderKeychains, "export-header-keychain", nil, "a header whose value is the OS keychain entry NAME (repeat; 'keychain set NAME' stores it)")
+	fs.StringVar(&f.exportTokenKeychain, "export-token-keychain", "", "the OS keychain entry holding a bearer token for the endpoint ('keychain set NAME' stores it)")
 	fs.StringVar(&f.exportCA, "export-ca", "", "a PEM bundle of the CAs trusted for an https:// or grpcs:// endpoint, instead of the system's")
-	flagGroup(fs, "Export", "export-otlp", "export-header", "export-header-env", "export-token-env", "export-ca")
+	flagGroup(fs, "Export", "export-otlp", "export-header", "export-header-env", "export-header-keychain", "export-token-env",
+		"export-token-keychain", "export-ca")
 	return cmd
 }
 
 // exportOptions are the --export-* flags as the app takes them; the secrets are read from the
-// environment here, and no error quotes one.
+// environment and the OS keychain here, and no error quotes one.
 func (f collectFlags) exportOptions() (app.ExportOptions, error) {
 	var o app.ExportOptions
 	if f.exportOTLP == "" {
-		if len(f.exportHeaders)+len(f.exportHeaderEnvs) > 0 || f.exportTokenEnv != "" || f.exportCA != "" {
+		if len(f.exportHeaders)+len(f.exportHeaderEnvs)+len(f.exportHeaderKeychains) > 0 || f.exportTokenEnv != "" ||
+			f.exportTokenKeychain != "" || f.exportCA != "" {
 			return o, errors.New("collect: the --export-* flags need --export-otlp URL")
 		}
 		return o, nil
@@ -103,10 +110,31 @@ func (f collectFlags) exportOptions() (app.ExportOptions, error) {
 		}
 		o.OTLP.Headers[strings.TrimSpace(k)] = v
 	}
+	for _, kv := range f.exportHeaderKeychains {
+		k, name, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return o, fmt.Errorf("collect: --export-header-keychain %q: want KEY=NAME", kv)
+		}
+		v, err := app.ExportSecret(name)
+		if err != nil {
+			return o, fmt.Errorf("collect: --export-header-keychain %s: %w", k, err)
+		}
+		o.OTLP.Headers[strings.TrimSpace(k)] = v
+	}
+	if f.exportTokenEnv != "" && f.exportTokenKeychain != "" {
+		return o, errors.New("collect: give the token once: --export-token-env or --export-token-keychain")
+	}
 	if f.exportTokenEnv != "" {
 		v, err := env("--export-token-env", f.exportTokenEnv)
 		if err != nil {
 			return o, err
+		}
+		o.OTLP.BearerToken = v
+	}
+	if f.exportTokenKeychain != "" {
+		v, err := app.ExportSecret(f.exportTokenKeychain)
+		if err != nil {
+			return o, fmt.Errorf("collect: --export-token-keychain: %w", err)
 		}
 		o.OTLP.BearerToken = v
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"checkpoint-explorer/backend/store"
 	"checkpoint-explorer/testenv/flinkenv"
 	"checkpoint-explorer/testenv/jaegerenv"
+	"checkpoint-explorer/testenv/keyringenv"
 	"checkpoint-explorer/testenv/seatunnelenv"
 	"checkpoint-explorer/testenv/toxienv"
 )
@@ -437,5 +439,76 @@ func stopProcess(t *testing.T, p *collectProcess) {
 	}
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("collect after SIGTERM: %v\n%s", err, p.out.String())
+	}
+}
+
+// Export credentials from the OS keychain (a real Secret Service on a private bus): `keychain
+// set` stores them from stdin, `collect --export-token-keychain/--export-header-keychain` sends
+// them with every request, and neither command prints them; an entry that is not there is an
+// error naming the entry.
+func TestCollectExportCredentialsFromTheKeychain(t *testing.T) {
+	env := flinkenv.Ensure(t)
+	keyring := keyringenv.Start(t)
+	const token, orgKey = "tok-3e9d1c7b-keychain", "org-55aa-keychain"
+	run := func(stdin string, args ...string) (string, error) {
+		cmd := cliProcess(t, args...)
+		cmd.Env = append(cmd.Env, keyring...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if strings.Contains(string(out), token) || strings.Contains(string(out), orgKey) {
+			t.Errorf("%v printed a secret: %s", args, out)
+		}
+		return string(out), err
+	}
+	for name, secret := range map[string]string{"team-otlp": token, "team-org": orgKey} {
+		if out, err := run(secret+"\n", "keychain", "set", name); err != nil || !strings.Contains(out, `stored "`+name+`"`) {
+			t.Fatalf("keychain set %s: %v\n%s", name, err, out)
+		}
+	}
+
+	type seen struct{ auth, org string }
+	got := make(chan seen, 100)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- seen{r.Header.Get("Authorization"), r.Header.Get("X-Org-Key")}:
+		default:
+		}
+	}))
+	defer rcv.Close()
+	dir := t.TempDir()
+	if _, stderr, err := runCLI(t, "clusters", "add", "--name", "lab", "--url", env.RESTURL, "--data-dir", dir); err != nil {
+		t.Fatalf("clusters add: %v\n%s", err, stderr)
+	}
+	env.Submit(t, "--name", "ce-cli-export-keychain", "--interval-ms", "1000")
+	if out, err := run("", "collect", "--data-dir", dir, "--metrics-addr", "", "--export-otlp", rcv.URL,
+		"--export-token-keychain", "no-such-entry"); err == nil || !strings.Contains(out, `entry "no-such-entry": no such entry in the OS keychain`) {
+		t.Errorf("collect with a missing keychain entry: %v\n%s", err, out)
+	}
+
+	cmd := cliProcess(t, "collect", "--data-dir", dir, "--metrics-addr", "", "--export-otlp", rcv.URL,
+		"--export-token-keychain", "team-otlp", "--export-header-keychain", "X-Org-Key=team-org")
+	cmd.Env = append(cmd.Env, keyring...)
+	out := &apptest.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	select {
+	case s := <-got:
+		if s.auth != "Bearer "+token || s.org != orgKey {
+			t.Errorf("the endpoint got Authorization %q, X-Org-Key %q; want the keychain's", s.auth, s.org)
+		}
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("no export request in 5 minutes\n%s", out.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("collect after SIGTERM: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), token) || strings.Contains(out.String(), orgKey) {
+		t.Errorf("collect printed a secret:\n%s", out.String())
 	}
 }

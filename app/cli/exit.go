@@ -45,6 +45,18 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 	return &UsageError{Command: cmd.CommandPath(), Err: fmt.Errorf(format, args...)}
 }
 
+// groupRunE is the RunE of a command that only groups subcommands (clusters, keychain): run
+// without one, or with one it does not know, it is a usage error naming them.
+func groupRunE(subs ...string) func(*cobra.Command, []string) error {
+	list := strings.Join(subs, ", ")
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErrorf(cmd, "%s: give a subcommand (%s)", cmd.Name(), list)
+		}
+		return usageErrorf(cmd, "%s: unknown subcommand %q (%s)", cmd.Name(), args[0], list)
+	}
+}
+
 // attentionError is `status`'s answer that jobs need attention: exit status
 // ExitAttention and no error line, the table on stdout having said which.
 type attentionError struct{ jobs int }

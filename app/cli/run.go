@@ -119,7 +119,7 @@ func newRoot(g *globals) *cobra.Command {
 	root.AddCommand(
 		serveCmd(g), reportCmd(g), statusCmd(g), jobsCmd(g),
 		importCmd(g), exportCmd(g), captureCmd(g), collectCmd(g),
-		clustersCmd(g), versionCmd(g),
+		clustersCmd(g), keychainCmd(g), versionCmd(g),
 	)
 	root.SetHelpCommandGroupID(groupSetup)
 	root.SetCompletionCommandGroupID(groupSetup)
