@@ -3,6 +3,7 @@ package app
 import (
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
 	"checkpoint-explorer/testenv/flinkenv"
 	"checkpoint-explorer/testenv/jaegerenv"
@@ -82,7 +83,7 @@ func checkTracesMatchREST(t *testing.T, version, cluster string, perSubtask bool
 	}
 	to := time.Now()
 
-	jc, err := jaeger.New(jaeger.Config{BaseURL: j.QueryURL, Service: f.TracesService, Cluster: "flink", PageSize: 10})
+	jc, err := jaeger.New(jaeger.Config{EngineConfig: restclient.EngineConfig{BaseURL: j.QueryURL, Cluster: "flink"}, Service: f.TracesService, PageSize: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func holes(cps map[int64]model.Checkpoint) (lo, hi int64, missing []int64) {
 func checkTracesBackfill(t *testing.T, j *jaegerenv.Env, f flinkenv.Env, perSubtask bool) {
 	from := time.Now().Add(-time.Second)
 	jid := f.Submit(t, "--name", "ce-traces-bf", "--parallelism", "1", "--interval-ms", "500")
-	jc, err := jaeger.New(jaeger.Config{BaseURL: j.QueryURL, Service: f.TracesService, Cluster: "flink"})
+	jc, err := jaeger.New(jaeger.Config{EngineConfig: restclient.EngineConfig{BaseURL: j.QueryURL, Cluster: "flink"}, Service: f.TracesService})
 	if err != nil {
 		t.Fatal(err)
 	}

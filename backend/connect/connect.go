@@ -154,6 +154,6 @@ func Traces(c model.Cluster, maxRequests int) (*jaeger.Client, error) {
 	if c.TracesURL == "" {
 		return nil, fmt.Errorf("cluster %q has no traces URL (a Jaeger query service Flink sends its checkpoint spans to)", c.Name)
 	}
-	return jaeger.New(jaeger.Config{BaseURL: c.TracesURL, Service: c.TracesService, Cluster: c.Name,
-		Timeout: 15 * time.Second, MaxRequests: max(1, maxRequests)})
+	return jaeger.New(jaeger.Config{EngineConfig: restclient.EngineConfig{BaseURL: c.TracesURL, Cluster: c.Name, Timeout: 15 * time.Second},
+		Service: c.TracesService, MaxRequests: max(1, maxRequests)})
 }

@@ -18,6 +18,7 @@ import (
 	"checkpoint-explorer/backend/interop"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/testenv/jaegerenv"
 )
 
@@ -107,7 +108,7 @@ func TestRealExportReadBack(t *testing.T) {
 				}
 				t.Logf("round %d: %d checkpoints, %d spans sent over %s in %s", round, sent, spans, c.protocol, time.Since(start).Round(time.Millisecond))
 			}
-			jc, err := jaeger.New(jaeger.Config{BaseURL: j.QueryURL, Service: service, Cluster: "not-" + cluster, MaxRequests: jaeger.OpenRequests})
+			jc, err := jaeger.New(jaeger.Config{EngineConfig: restclient.EngineConfig{BaseURL: j.QueryURL, Cluster: "not-" + cluster}, Service: service, MaxRequests: jaeger.OpenRequests})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/flink"
 	"checkpoint-explorer/backend/source/jaeger"
+	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/testenv/flinkenv"
 )
 
@@ -36,7 +37,7 @@ func smokeTraces(t *testing.T, c *flink.Client, env flinkenv.Env, jaegerURL, jid
 	t0 := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	jc, err := jaeger.New(jaeger.Config{BaseURL: jaegerURL, Service: env.TracesService, Cluster: "smoke"})
+	jc, err := jaeger.New(jaeger.Config{EngineConfig: restclient.EngineConfig{BaseURL: jaegerURL, Cluster: "smoke"}, Service: env.TracesService})
 	if err != nil {
 		t.Fatal(err)
 	}

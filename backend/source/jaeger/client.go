@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
 )
 
@@ -43,33 +42,21 @@ const (
 	DefaultOperation = "Checkpoint"
 )
 
-// Config says how to reach one Jaeger query service and which spans are Flink's.
+// Config says how to reach one Jaeger query service and which spans are Flink's: the REST
+// settings every source has (BaseURL is the query service's HTTP root, e.g.
+// http://127.0.0.1:16686, a path prefix such as Jaeger's query.base-path kept; Cluster is stamped
+// on every returned checkpoint, Flink's spans not naming it) and the search's own.
 type Config struct {
-	// BaseURL is the query service's HTTP root, e.g. http://127.0.0.1:16686 (a path prefix,
-	// Jaeger's query.base-path, is kept).
-	BaseURL string
+	restclient.EngineConfig
 	// Service is the service.name Flink's trace reporter sends
 	// (traces.reporter.<name>.service.name); required: Jaeger searches by service.
 	Service string
-	Auth    model.Auth
-	// CAFile is a PEM bundle trusted instead of the system roots.
-	CAFile             string
-	InsecureSkipVerify bool
-	// Timeout bounds each request; default restclient.DefaultTimeout.
-	Timeout time.Duration
-	// MaxBodyBytes refuses larger bodies (the window is split instead); default restclient.DefaultMaxBodyBytes.
-	MaxBodyBytes int64
-	UserAgent    string
-	// Cluster is stamped on every returned checkpoint (Flink's spans do not name the cluster).
-	Cluster string
 	// PageSize is Jaeger's limit per request, in traces; default DefaultPageSize, at most MaxPageSize.
 	PageSize int
 	// MaxRequests bounds the requests of one Checkpoints call; default DefaultMaxRequests.
 	MaxRequests int
 	// MinWindow is the narrowest window a full answer is split down to; default DefaultMinWindow.
 	MinWindow time.Duration
-	// OnRequest, when set, is called after every request (from the calling goroutine).
-	OnRequest func(RequestInfo)
 }
 
 // RequestInfo describes one finished request, for counting load per endpoint.
@@ -104,14 +91,11 @@ func New(cfg Config) (*Client, error) {
 	case cfg.MinWindow < time.Millisecond:
 		return nil, fmt.Errorf("jaeger: MinWindow %s: want >= 1ms", cfg.MinWindow)
 	}
-	rest, err := restclient.OpenEngine(restclient.EngineConfig{BaseURL: cfg.BaseURL, Auth: cfg.Auth, CAFile: cfg.CAFile,
-		InsecureSkipVerify: cfg.InsecureSkipVerify, Timeout: cfg.Timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: cfg.UserAgent,
-		Cluster: cfg.Cluster, OnRequest: cfg.OnRequest})
+	rest, err := restclient.OpenEngine(cfg.EngineConfig)
 	if err != nil {
 		return nil, fmt.Errorf("jaeger: %w", err)
 	}
-	st := rest.Config()
-	cfg.BaseURL, cfg.Timeout, cfg.MaxBodyBytes, cfg.UserAgent = st.BaseURL, st.Timeout, st.MaxBodyBytes, st.UserAgent
+	cfg.EngineConfig = rest.Config()
 	return &Client{cfg: cfg, rest: rest}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // fakeJaeger answers GET /api/traces like Jaeger's query service over a set of checkpoint
@@ -103,7 +104,7 @@ func TestCheckpointsSplitsFullWindowsAndReadsTheRangeWhole(t *testing.T) {
 		f.traces = append(f.traces, checkpointTrace("job-b", i, t0.UnixMilli()+i*1000+5, 10, "COMPLETED"))
 	}
 	var reqs []RequestInfo
-	c := newFake(t, f, Config{PageSize: 8, Cluster: "c1", OnRequest: func(r RequestInfo) { reqs = append(reqs, r) }})
+	c := newFake(t, f, Config{PageSize: 8, EngineConfig: restclient.EngineConfig{Cluster: "c1", OnRequest: func(r RequestInfo) { reqs = append(reqs, r) }}})
 	res, err := c.Checkpoints(context.Background(), "job-a", t0, t0.Add(41*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestCheckpointsSplitsOnBodiesOverTheLimit(t *testing.T) {
 		f.traces = append(f.traces, checkpointTrace("job-a", i, t0.UnixMilli()+i*1000, 5, "COMPLETED"))
 	}
 	// One trace is ~700 bytes: a body of more than 3 is over the limit.
-	c := newFake(t, f, Config{PageSize: 100, MaxBodyBytes: 2500})
+	c := newFake(t, f, Config{PageSize: 100, EngineConfig: restclient.EngineConfig{MaxBodyBytes: 2500}})
 	res, err := c.Checkpoints(context.Background(), "job-a", t0, t0.Add(13*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -214,10 +215,10 @@ func TestCheckpointsErrors(t *testing.T) {
 		t.Error("empty range accepted")
 	}
 	for _, cfg := range []Config{
-		{BaseURL: "http://127.0.0.1:16686"},
-		{BaseURL: "http://127.0.0.1:16686", Service: "flink", PageSize: MaxPageSize + 1},
-		{BaseURL: "http://127.0.0.1:16686", Service: "flink", MaxRequests: -1},
-		{BaseURL: "ftp://127.0.0.1:16686", Service: "flink"},
+		{EngineConfig: restclient.EngineConfig{BaseURL: "http://127.0.0.1:16686"}},
+		{EngineConfig: restclient.EngineConfig{BaseURL: "http://127.0.0.1:16686"}, Service: "flink", PageSize: MaxPageSize + 1},
+		{EngineConfig: restclient.EngineConfig{BaseURL: "http://127.0.0.1:16686"}, Service: "flink", MaxRequests: -1},
+		{EngineConfig: restclient.EngineConfig{BaseURL: "ftp://127.0.0.1:16686"}, Service: "flink"},
 	} {
 		if _, err := New(cfg); err == nil || !strings.HasPrefix(err.Error(), "jaeger: ") {
 			t.Errorf("New(%+v): %v", cfg, err)
@@ -226,7 +227,7 @@ func TestCheckpointsErrors(t *testing.T) {
 	// The transport error names the request and unwraps to the cause.
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
-	c, err = New(Config{BaseURL: srv.URL, Service: "flink"})
+	c, err = New(Config{EngineConfig: restclient.EngineConfig{BaseURL: srv.URL}, Service: "flink"})
 	if err != nil {
 		t.Fatal(err)
 	}

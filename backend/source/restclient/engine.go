@@ -35,8 +35,8 @@ type RequestInfo struct {
 }
 
 // EngineConfig says how to reach one engine's REST API: what every engine
-// source's Config holds (flink.Config is one; seatunnel.Config and
-// jaeger.Config add their own settings to these).
+// source's Config holds (flink.Config and seatunnel.Config are one;
+// jaeger.Config adds its search's settings to it).
 type EngineConfig struct {
 	// BaseURL is the REST root, e.g. http://127.0.0.1:8081 (a path prefix behind a proxy is kept).
 	BaseURL string
