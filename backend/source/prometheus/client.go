@@ -93,7 +93,7 @@ type Client struct {
 	raw    api.Client // for endpoints whose fields v1.API does not decode
 	api    v1.API
 	names  MetricNames
-	redact redactor
+	redact restclient.Secrets
 }
 
 // New validates cfg and builds a client. It does not contact the server (see Check).
@@ -124,25 +124,12 @@ func New(cfg Config) (*Client, error) {
 	for k, v := range cfg.Headers {
 		header.Set(k, v)
 	}
-	var secrets redactor
-	switch cfg.Auth.Kind {
-	case "", model.AuthNone:
-	case model.AuthBasic:
-		if cfg.Auth.Username == "" {
-			return nil, errors.New("prometheus: basic auth needs a username")
-		}
-		r := &http.Request{Header: http.Header{}}
-		r.SetBasicAuth(cfg.Auth.Username, cfg.Auth.Password)
-		header.Set("Authorization", r.Header.Get("Authorization"))
-		secrets = append(secrets, cfg.Auth.Password, strings.TrimPrefix(r.Header.Get("Authorization"), "Basic "))
-	case model.AuthBearer:
-		if cfg.Auth.Token == "" {
-			return nil, errors.New("prometheus: bearer auth needs a token")
-		}
-		header.Set("Authorization", "Bearer "+cfg.Auth.Token)
-		secrets = append(secrets, cfg.Auth.Token)
-	default:
-		return nil, fmt.Errorf("prometheus: unknown auth kind %q", cfg.Auth.Kind)
+	authorization, secrets, err := restclient.Authorization(cfg.Auth)
+	if err != nil {
+		return nil, fmt.Errorf("prometheus: %w", err)
+	}
+	if authorization != "" {
+		header.Set("Authorization", authorization)
 	}
 
 	base0, err := baseTransport(cfg.CAFile, cfg.InsecureSkipVerify)
@@ -446,7 +433,7 @@ func (c *Client) call(ctx context.Context, op, endpoint string, f func(context.C
 	default:
 		err = transportError(op, c.cfg.URL, timeout, err)
 	}
-	return c.redact.redact(err)
+	return redact(c.redact, err)
 }
 
 // exchange records what the transport saw of a request, for error messages and OnRequest.

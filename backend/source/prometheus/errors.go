@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"checkpoint-explorer/backend/source/restclient"
 )
 
 // What went wrong, for errors.Is. Every error this package returns for a request is an *Error
@@ -156,18 +158,11 @@ func cleanText(s string) string {
 	}, s)
 }
 
-// redactor removes credentials from error text, in case a proxy echoed a header back.
-type redactor []string
-
-func (r redactor) redact(err error) error {
+// redact removes the credentials from err's text, in case a proxy echoed a header back.
+func redact(secrets restclient.Secrets, err error) error {
 	var e *Error
-	if err == nil || !errors.As(err, &e) {
-		return err
-	}
-	for _, secret := range r {
-		if len(secret) >= 3 {
-			e.Msg = strings.ReplaceAll(e.Msg, secret, "***")
-		}
+	if err != nil && errors.As(err, &e) {
+		e.Msg = secrets.Redact(e.Msg)
 	}
 	return err
 }

@@ -110,6 +110,27 @@ func (s Secrets) Redact(text string) string {
 	return text
 }
 
+// Authorization is the Authorization header a sends ("" for none) and the secrets it holds: the
+// password and the header's token of basic auth, the token of bearer auth.
+func Authorization(a model.Auth) (string, Secrets, error) {
+	switch a.Kind {
+	case "", model.AuthNone:
+		return "", nil, nil
+	case model.AuthBasic:
+		if a.Username == "" {
+			return "", nil, errors.New("basic auth needs a username")
+		}
+		token := base64.StdEncoding.EncodeToString([]byte(a.Username + ":" + a.Password))
+		return "Basic " + token, Secrets{a.Password, token}, nil
+	case model.AuthBearer:
+		if a.Token == "" {
+			return "", nil, errors.New("bearer auth needs a token")
+		}
+		return "Bearer " + a.Token, Secrets{a.Token}, nil
+	}
+	return "", nil, fmt.Errorf("unknown auth kind %q", a.Kind)
+}
+
 // New builds the resty client (JSON accepted, resty's own logging off) with
 // the authentication o.Auth asks for, and the secrets it will send.
 func New(o Options) (*resty.Client, Secrets, error) {
@@ -120,24 +141,12 @@ func New(o Options) (*resty.Client, Secrets, error) {
 		// Resty warns on every request with basic auth over http; a local cluster is the common case.
 		SetDisableWarn(true).
 		SetLogger(discardLogger{})
-	var secrets Secrets
-	switch o.Auth.Kind {
-	case "", model.AuthNone:
-	case model.AuthBasic:
-		if o.Auth.Username == "" {
-			return nil, nil, errors.New("basic auth needs a username")
-		}
-		rc.SetBasicAuth(o.Auth.Username, o.Auth.Password)
-		token := base64.StdEncoding.EncodeToString([]byte(o.Auth.Username + ":" + o.Auth.Password))
-		secrets = append(secrets, o.Auth.Password, token)
-	case model.AuthBearer:
-		if o.Auth.Token == "" {
-			return nil, nil, errors.New("bearer auth needs a token")
-		}
-		rc.SetAuthToken(o.Auth.Token)
-		secrets = append(secrets, o.Auth.Token)
-	default:
-		return nil, nil, fmt.Errorf("unknown auth kind %q", o.Auth.Kind)
+	authorization, secrets, err := Authorization(o.Auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	if authorization != "" {
+		rc.SetHeader("Authorization", authorization)
 	}
 	return rc, secrets, nil
 }
