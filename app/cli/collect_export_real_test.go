@@ -195,8 +195,8 @@ func compareCheckpoint(t *testing.T, got, want model.Checkpoint) {
 	}
 }
 
-// A collector exporting to a real Jaeger (Flink 2.3 checkpoints with per-subtask stats, failed
-// ones among them; a SeaTunnel 2.3.13 job's, per pipeline): a desktop reading the
+// A collector exporting to a real Jaeger (Flink 2.3 and 1.20 checkpoints with per-subtask
+// stats, failed ones among them; a SeaTunnel 2.3.13 job's, per pipeline): a desktop reading the
 // job back from the traces sees what the collector's cache holds for the same ids.
 func TestCollectExportsToJaegerAndTheTracesReadBack(t *testing.T) {
 	for _, tc := range []struct {
@@ -208,6 +208,10 @@ func TestCollectExportsToJaegerAndTheTracesReadBack(t *testing.T) {
 		{"flink 2.3", "flink", func(t *testing.T) (string, string) {
 			env := flinkenv.Ensure(t)
 			return env.RESTURL, env.Submit(t, "--name", "ce-cli-export", "--interval-ms", "1000", "--rate", "50", "--fail-every", "3")
+		}, 12},
+		{"flink 1.20", "flink", func(t *testing.T) (string, string) {
+			env := flinkenv.EnsureVersion(t, "1.20.5")
+			return env.RESTURL, env.Submit(t, "--name", "ce-cli-export-120", "--interval-ms", "1000", "--rate", "50", "--fail-every", "3")
 		}, 12},
 		{"seatunnel 2.3.13", "seatunnel", func(t *testing.T) (string, string) {
 			e := seatunnelenv.Ensure(t)
