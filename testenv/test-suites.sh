@@ -5,7 +5,8 @@
 # suite does not stop the others, so one run says everything that fails.
 #
 # After the frontend build that all of them need, four lanes: go from the start, at a lower
-# priority; beside it checks and apps side by side; go-app once all three are done:
+# priority; beside it checks and apps side by side; go-app once checks and apps are done, beside
+# the rest of go:
 #   go-app   go test -race ./app/ -parallel 32: its real tests run side by side, one track per
 #            cluster (app/tracks_real_test.go), one test after another on each track
 #   go       go test -race on every other package (the real services are shared with go-app:
@@ -82,8 +83,8 @@ lane_go() { suite go go_rest; }
 lane_go &
 go_pid=$!
 side_by_side lane_checks lane_apps
-wait "$go_pid"
 lane_go_app
+wait "$go_pid"
 
 # Each failed suite's log, then the go test lines of the passed Go suites (one per package).
 passed=0 failed=0
