@@ -20,7 +20,8 @@ import (
 // (the user story's version), side by side:
 //
 //   - unaligned: a Slow Map backpressures the source, so aligned checkpoints' barriers wait
-//     behind data: unaligned_checkpoints. The same job with unaligned checkpoints gets no such
+//     behind data (a rebalance into Slow Map): unaligned_checkpoints; behind a forward edge,
+//     which Flink keeps aligned: aligned_input. The same job with unaligned checkpoints gets no such
 //     advice.
 //   - incremental: full RocksDB snapshots of a growing state spend their time in async:
 //     incremental_checkpoints; with --incremental true (whose checkpointed size stays below the
@@ -347,16 +348,24 @@ func logAnalysis(t *testing.T, label string, r Report, cps []model.Checkpoint, c
 // bpArgs backpressure the source: 2000 records/s offered to a Slow Map that takes ~330/s.
 var bpArgs = []string{"--interval-ms", "2000", "--rate", "2000", "--sleep-ms", "3"}
 
+// Flink keeps a forward edge aligned even with unaligned checkpoints on: the scenario's aligned
+// and unaligned jobs read Slow Map's input through a rebalance, where unaligned barriers overtake
+// the queue; a third, aligned, keeps the knob job's forward edge and gets aligned_input instead.
+var rebalanced = []string{"--slow-map-input", "rebalance"}
+
 func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 	start := time.Now()
-	aligned := env.Submit(t, append([]string{"--name", "ce-advice-bp-aligned"}, bpArgs...)...)
-	unaligned := env.Submit(t, append([]string{"--name", "ce-advice-bp-unaligned", "--unaligned", "true"}, bpArgs...)...)
+	aligned := env.Submit(t, append(append([]string{"--name", "ce-advice-bp-aligned"}, rebalanced...), bpArgs...)...)
+	unaligned := env.Submit(t, append(append([]string{"--name", "ce-advice-bp-unaligned", "--unaligned", "true"}, rebalanced...), bpArgs...)...)
+	forward := env.Submit(t, append([]string{"--name", "ce-advice-bp-forward"}, bpArgs...)...)
 	a := newAdviceApp(t, env.RESTURL)
-	src := vertexByNameEventually(t, a, aligned, "Numbers")
-	usrc := vertexByNameEventually(t, a, unaligned, "Numbers")
 	waitFor(t, 2*time.Minute, "the sources' backpressure in the cache", func() bool {
-		return maxMetric(t, a, aligned, src, model.MetricBackPressuredMsPerSec) > 500 &&
-			maxMetric(t, a, unaligned, usrc, model.MetricBackPressuredMsPerSec) > 500
+		for _, jid := range []string{aligned, unaligned, forward} {
+			if maxMetric(t, a, jid, vertexByNameEventually(t, a, jid, "Numbers"), model.MetricBackPressuredMsPerSec) <= 500 {
+				return false
+			}
+		}
+		return true
 	})
 	fromMs := time.Now().UnixMilli()
 	waitFor(t, 2*time.Minute, "10 completed checkpoints of each job after the backpressure showed, all with details", func() bool {
@@ -371,9 +380,9 @@ func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 			}
 			return after
 		}
-		return n(aligned) >= 10 && n(unaligned) >= 10
+		return n(aligned) >= 10 && n(unaligned) >= 10 && n(forward) >= 10
 	})
-	stopAndCancel(t, a, env, aligned, unaligned)
+	stopAndCancel(t, a, env, aligned, unaligned, forward)
 
 	// The checkpoints from when the backpressure showed: Flink's backpressure gauge is a
 	// trailing average that takes the job's first half minute to rise, while the barriers
@@ -416,6 +425,13 @@ func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 			}
 			t.Logf("%d of %d checkpoints of kind unaligned", kinds, len(cps))
 		})
+		wantNoAdvice(t, r, analyze.AdviceUnaligned)
+		wantNoAdvice(t, r, analyze.AdviceAlignedInput)
+	})
+	// Aligned behind a forward edge: unaligned checkpoints would not apply there.
+	t.Run("forward", func(t *testing.T) {
+		cps, _, r := analysed(t, a, env.Version+" aligned behind a forward edge, from the backpressure", forward, fromMs)
+		wantAdvice(t, r, analyze.AdviceAlignedInput, cps)
 		wantNoAdvice(t, r, analyze.AdviceUnaligned)
 	})
 	t.Logf("%s: %v", t.Name(), time.Since(start).Round(time.Second))

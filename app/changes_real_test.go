@@ -16,22 +16,33 @@ import (
 // unaligned checkpoints. The second run's report links the two runs (the same name, the first
 // ended before the second started), marks the resubmission from that savepoint and the
 // configuration change at the second run's start, and measures its before/after on the first
-// run's checkpoints against the second's; the finding says what the intervals say.
+// run's checkpoints against the second's: end-to-end falls, with intervals that exclude zero.
 //
-// What it says here is "no measurable change": on Flink 2.3 the knob job's barriers wait behind
-// the same ~300 KB of data either way (end to end 1.4–1.5 s at --sleep-ms 5, 3.5 s with 64-byte
-// records at --sleep-ms 1, in both modes; each unaligned checkpoint persisted one record or a
-// few): the queue is the source's own output, which the source's barrier does not overtake, and
-// the knob job has no slow operator further down where unaligned barriers would overtake one.
-// The test therefore checks the verdict against the figures, not a fall the job cannot show;
-// the fall itself is checked on built histories (TestReportMeasuresAConfigurationChange).
+// The edge into Slow Map is a rebalance: Flink keeps a forward (pointwise) edge aligned even with
+// unaligned checkpoints on, and with the knob job's default forward edge the switch changed
+// nothing measurable (1.4–1.5 s end to end either way).
 func TestChangeMeasuredAcrossAResubmissionWithUnalignedCheckpoints(t *testing.T) {
 	env := flinkOn(t, trackFlinkB)
 	start := time.Now()
-	args := []string{"--name", fmt.Sprintf("ce-change-%d", start.UnixNano()), "--rate", "0", "--sleep-ms", "5"}
+	args := []string{"--name", fmt.Sprintf("ce-change-%d", start.UnixNano()), "--rate", "0", "--sleep-ms", "5", "--slow-map-input", "rebalance"}
 	aligned := env.Submit(t, args...)
 	a := newAdviceApp(t, env.RESTURL)
-	waitDetailed(t, a, 3*time.Minute, 8, aligned)
+	// Flink's backpressure gauge is a trailing average that takes the job's first half minute to
+	// rise while the barriers queue from the start: the advice is judged from when it showed.
+	src := vertexByNameEventually(t, a, aligned, "Numbers")
+	waitFor(t, 2*time.Minute, "the source's backpressure in the cache", func() bool {
+		return maxMetric(t, a, aligned, src, model.MetricBackPressuredMsPerSec) > 500
+	})
+	fromMs := time.Now().UnixMilli()
+	waitFor(t, 3*time.Minute, "8 completed checkpoints of the aligned run since the backpressure showed", func() bool {
+		n := 0
+		for _, c := range finalCheckpoints(t, a, aligned) {
+			if c.TriggerMs >= fromMs && c.Status == model.StatusCompleted && len(c.Tasks) > 0 {
+				n++
+			}
+		}
+		return n >= 8
+	})
 	jobConfigEventually(t, a, aligned)
 	savepoint := env.StopWithSavepoint(t, aligned, 3*time.Minute)
 	ctx := context.Background()
@@ -86,35 +97,38 @@ func TestChangeMeasuredAcrossAResubmissionWithUnalignedCheckpoints(t *testing.T)
 			t.Errorf("end-to-end %s %s: want every figure, the change inside its interval", stat, mustJSON(t, sh))
 		}
 	}
-	want := "no measurable change"
-	for _, st := range []struct {
-		name string
-		sh   analyze.Shift
-	}{{"p90", e.EndToEndP90}, {"p50", e.EndToEndP50}} {
-		if sh := st.sh; sh.Low != nil && sh.High != nil && (*sh.Low > 0 || *sh.High < 0) {
-			want = map[bool]string{true: "end-to-end " + st.name + " fell", false: "end-to-end " + st.name + " rose"}[*sh.High < 0]
-			break
-		}
+	// The p90 falls with its interval below zero; the finding says so.
+	if sh := e.EndToEndP90; sh.High == nil || *sh.High >= 0 {
+		t.Errorf("end-to-end p90 %s: want a fall whose interval excludes zero", mustJSON(t, sh))
 	}
-	if !strings.Contains(e.Finding, "after "+unalignedKey+" went false → true") || !strings.Contains(e.Finding, want) {
-		t.Errorf("finding %q: want the change named and %q, as the intervals say", e.Finding, want)
+	if !strings.Contains(e.Finding, "after "+unalignedKey+" went false → true") || !strings.Contains(e.Finding, "end-to-end p90 fell") {
+		t.Errorf("finding %q: want the change named and the p90's fall", e.Finding)
 	}
 	if b, af := waitingShare(e.Before), waitingShare(e.After); b < 0.5 {
 		t.Errorf("start delay and alignment took %.2f of the first run's critical path, want most of it (backpressure)", b)
+	} else if af >= b {
+		t.Errorf("start delay and alignment took %.2f of the critical path after, %.2f before: want less after", af, b)
 	} else {
 		t.Logf("start delay and alignment: %.2f of the critical path before, %.2f after", b, af)
 	}
 
-	first, err := a.Report("flink", aligned, 0, 0)
+	first, err := a.Report("flink", aligned, fromMs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	advised := false
 	for i, adv := range first.Advice {
 		f := first.AdviceFollowUp[i]
 		t.Logf("the first run's advice %s: %s", adv.Code, f.Status)
-		if adv.Code == analyze.AdviceUnaligned && (f.Status != analyze.AdviceApplied || f.Effect == nil || f.Change.TimeMs != config.TimeMs) {
-			t.Errorf("the unaligned advice's follow-up %s, want applied by the change at %d", mustJSON(t, f), config.TimeMs)
+		if adv.Code == analyze.AdviceUnaligned {
+			advised = true
+			if f.Status != analyze.AdviceApplied || f.Effect == nil || f.Change.TimeMs != config.TimeMs {
+				t.Errorf("the unaligned advice's follow-up %s, want applied by the change at %d", mustJSON(t, f), config.TimeMs)
+			}
 		}
+	}
+	if !advised {
+		t.Error("the first run was not advised unaligned checkpoints")
 	}
 	t.Logf("%s: %v", t.Name(), time.Since(start).Round(time.Second))
 }

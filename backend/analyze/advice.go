@@ -40,6 +40,11 @@ const (
 	// checkpoints → unaligned checkpoints or an aligned-checkpoint timeout,
 	// and buffer debloating.
 	AdviceUnaligned AdviceCode = "unaligned_checkpoints"
+	// AdviceAlignedInput: barriers queue at a vertex with a pointwise
+	// (FORWARD, RESCALE) or BROADCAST input, which Flink keeps aligned even
+	// with unaligned checkpoints on → a faster or wider operator there, or a
+	// rebalance before it, and buffer debloating.
+	AdviceAlignedInput AdviceCode = "aligned_input"
 	// AdviceTimeout: checkpoints expire while still acknowledging → the
 	// timeout against the p99 duration, and the cause found.
 	AdviceTimeout AdviceCode = "timeout_vs_p99"

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 
@@ -50,6 +51,11 @@ var adviceTemplates = map[string]string{
 	"advice_unaligned_debloat":   "buffer debloating ({{key}}: true) keeps less data in flight, so aligned barriers queue less",
 	"advice_unaligned_cause":     "the lasting fix is the slow operator that backpressures its inputs",
 	"advice_unaligned_cause_at":  "the lasting fix is the slow operator that backpressures its inputs: {{vertex}}",
+	"advice_aligned_input_title": "Barriers queue at {{vertex}}, whose inputs Flink keeps aligned even with unaligned checkpoints",
+	"advice_aligned_input_evid":  "in {{share}}% of the slowest quarter of checkpoints ({{ids}}) the time went into the start delay or alignment, the barriers queuing at the input of {{vertex}} ({{median}} median)",
+	"advice_aligned_input_why":   "{{vertex}} has a {{strategy}} input: Flink keeps barriers aligned on pointwise (FORWARD, RESCALE) and BROADCAST inputs, and then on every input of that vertex, even with unaligned checkpoints on ({{key}}), so they do not shorten this wait",
+	"advice_aligned_input_fix":   "what helps is a faster {{vertex}} or a higher parallelism for it; where its data may be redistributed, a rebalance before it makes that input all-to-all, and unaligned checkpoints then apply there",
+	"advice_aligned_input_fix_b": "what helps is a faster {{vertex}} or a higher parallelism for it: a broadcast input stays aligned",
 	"advice_timeout_title":       "{{n}} checkpoint(s) expired while still acknowledging: weigh the timeout against the p99",
 	"advice_timeout_evidence":    "{{n}} checkpoint(s) ({{ids}}) expired at the timeout of {{timeout}}, their last acknowledgement at {{late}}% of it or later",
 	"advice_timeout_tight":       "completed checkpoints take up to {{p99}} (p99), too close to the timeout: raise {{key}} to at least {{suggest}}, or remove the cause",
@@ -167,6 +173,10 @@ type adviceFacts struct {
 	commitMs []int64
 	// slowest caches slowestQuarter: two rules ask, over up to 100,000 checkpoints.
 	slowest []adviceCheckpoint
+	// alignedInput maps a vertex, by the name (or id) queuedAt gives it, to
+	// the ship strategy of an input Flink keeps aligned (alignedInputs); nil
+	// without the job's edges.
+	alignedInput map[string]string
 }
 
 type adviceCheckpoint struct {
@@ -193,7 +203,7 @@ type adviceFailure struct {
 type adviceRule func(f *adviceFacts) (Advice, bool)
 
 var adviceRules = []adviceRule{
-	adviseTimeout, adviseTolerable, adviseUnaligned, adviseIncremental, adviseRocksDB, adviseSync, adviseFinalize, adviseInterval,
+	adviseTimeout, adviseTolerable, adviseUnaligned, adviseAlignedInput, adviseIncremental, adviseRocksDB, adviseSync, adviseFinalize, adviseInterval,
 }
 
 // advise runs the rules, most severe first (in rule order within a severity).
@@ -369,34 +379,75 @@ func (f *adviceFacts) durations() []int64 {
 	return out
 }
 
-// adviseUnaligned: barriers wait behind backpressured data in aligned checkpoints.
+// alignedInputs maps each vertex of g, by its label (the name queuedAt
+// gives it, or its id), to the ship strategy of an input Flink keeps aligned
+// even with unaligned checkpoints on: StreamPartitioner's
+// isSupportsUnalignedCheckpoint is false for a pointwise (FORWARD, RESCALE)
+// or BROADCAST partitioner, whatever the parallelisms (unlike the barrier
+// path's forward, graph.go), and Flink then aligns every input of the
+// vertex. BROADCAST is named first: no rebalance lifts it. A vertex without
+// such an input, or a label vertices share with different answers, maps to
+// "". Nil when no edge is such an input (no edges: SeaTunnel, no plan).
+func alignedInputs(g *graph, edges []model.Edge) map[string]string {
+	byID := map[string]string{}
+	for _, e := range edges {
+		switch s := strings.ToUpper(e.ShipStrategy); {
+		case s == "BROADCAST", byID[e.Target] == "" && (s == "FORWARD" || s == "RESCALE"):
+			byID[e.Target] = s
+		}
+	}
+	if len(byID) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(g.vertices))
+	for v := range g.vertices {
+		l, s := g.label(v), byID[g.vertices[v].id]
+		if prev, seen := out[l]; seen && prev != s {
+			s = "" // which of them queued is unknown
+		}
+		out[l] = s
+	}
+	return out
+}
+
+// unalignedOn reports whether the job checkpoints unaligned: the
+// configuration says so, or a completed checkpoint was (an aligned-checkpoint
+// timeout switches to unaligned).
+func (f *adviceFacts) unalignedOn() bool {
+	if f.cfg != nil && f.cfg.Unaligned != nil && *f.cfg.Unaligned {
+		return true
+	}
+	return slices.ContainsFunc(f.completed, func(c adviceCheckpoint) bool { return c.unaligned })
+}
+
+// queuedBarriers is dominant's share and checkpoints for barriers that
+// waited (start delay or alignment, or queued behind an upstream), and the
+// vertex where most of them queued ("" when none says).
+func (f *adviceFacts) queuedBarriers() (share float64, hit []adviceCheckpoint, vertex string) {
+	share, hit, _ = f.dominant(func(c *adviceCheckpoint) bool {
+		return c.bottleneck == PhaseStartDelay || c.bottleneck == PhaseAlignment || c.queuedAt != ""
+	})
+	return share, hit, mostNamed(hit, func(c *adviceCheckpoint) string { return c.queuedAt })
+}
+
+// adviseUnaligned: barriers wait behind backpressured data in aligned
+// checkpoints, at a vertex whose inputs unaligned checkpoints would overtake
+// (adviseAlignedInput speaks of one they would not).
 func adviseUnaligned(f *adviceFacts) (Advice, bool) {
-	if f.corr.Verdict != VerdictBackpressure || len(f.completed) < AdviceMinCompleted {
+	if f.corr.Verdict != VerdictBackpressure || len(f.completed) < AdviceMinCompleted || f.unalignedOn() {
+		return Advice{}, false
+	}
+	share, hit, vertex := f.queuedBarriers()
+	if len(hit) == 0 || f.alignedInput[vertex] != "" {
 		return Advice{}, false
 	}
 	cfg := f.cfg
-	if cfg != nil && cfg.Unaligned != nil && *cfg.Unaligned {
-		return Advice{}, false
-	}
-	for _, c := range f.completed {
-		if c.unaligned {
-			return Advice{}, false // unaligned already (or switched to by the aligned timeout)
-		}
-	}
-	share, hit, _ := f.dominant(func(c *adviceCheckpoint) bool {
-		return c.bottleneck == PhaseStartDelay || c.bottleneck == PhaseAlignment || c.queuedAt != ""
-	})
-	if len(hit) == 0 {
-		return Advice{}, false
-	}
 	level := 0.0
 	for _, c := range hit {
 		if c.upstreamBP != nil {
 			level = max(level, *c.upstreamBP)
 		}
 	}
-	// The slow operator is where the barriers queued (the verdict's), most often.
-	vertex := mostNamed(hit, func(c *adviceCheckpoint) string { return c.queuedAt })
 	text := []ReasonPart{
 		part("advice_unaligned_evidence", "share", pct(share), "ids", idList(ids(hit)), "level", pct(level)),
 		part("advice_unaligned_aligned"),
@@ -408,10 +459,8 @@ func adviseUnaligned(f *adviceFacts) (Advice, bool) {
 		keys = []adviceKey{keyUnaligned}
 		text = append(text, part("advice_unaligned_enable", "key", keyUnaligned.v2, "key_timeout", keyAlignedTimeout.v2))
 	}
-	if cfg == nil || cfg.BufferDebloat == nil || !*cfg.BufferDebloat {
-		text = append(text, part("advice_unaligned_debloat", "key", keyDebloat.v2))
-		keys = append(keys, keyDebloat)
-	}
+	text, keys = f.debloat(text, keys)
+	// The slow operator is where the barriers queued (the verdict's), most often.
 	if vertex != "" {
 		text = append(text, part("advice_unaligned_cause_at", "vertex", vertex))
 	} else {
@@ -419,6 +468,51 @@ func adviseUnaligned(f *adviceFacts) (Advice, bool) {
 	}
 	return newAdvice(f, AdviceUnaligned, SeverityWarning, docsBackpressure, part("advice_unaligned_title"), text, ids(hit),
 		map[string]float64{"share": share, "upstream_backpressure": level}, keys...), true
+}
+
+// debloat adds buffer debloating to an advice's text and keys unless it is
+// on: with less data in flight, aligned barriers queue less.
+func (f *adviceFacts) debloat(text []ReasonPart, keys []adviceKey) ([]ReasonPart, []adviceKey) {
+	if f.cfg != nil && f.cfg.BufferDebloat != nil && *f.cfg.BufferDebloat {
+		return text, keys
+	}
+	return append(text, part("advice_unaligned_debloat", "key", keyDebloat.v2)), append(keys, keyDebloat)
+}
+
+// adviseAlignedInput: barriers queue at a vertex with an input Flink keeps
+// aligned (alignedInputs), where unaligned checkpoints do not shorten the
+// wait: under backpressure with aligned checkpoints (instead of
+// adviseUnaligned), or with unaligned ones when the checkpoints whose
+// barriers queued there still dominate.
+func adviseAlignedInput(f *adviceFacts) (Advice, bool) {
+	if f.alignedInput == nil || len(f.completed) < AdviceMinCompleted {
+		return Advice{}, false
+	}
+	on := f.unalignedOn()
+	if !on && f.corr.Verdict != VerdictBackpressure {
+		return Advice{}, false
+	}
+	_, _, vertex := f.queuedBarriers()
+	strategy := f.alignedInput[vertex]
+	if strategy == "" {
+		return Advice{}, false
+	}
+	share, hit, median := f.dominant(func(c *adviceCheckpoint) bool { return c.queuedAt == vertex })
+	if on && (share < AdviceDominantShare || median < AdviceMinPhaseMs) {
+		return Advice{}, false
+	}
+	text := []ReasonPart{
+		part("advice_aligned_input_evid", "share", pct(share), "ids", idList(ids(hit)), "vertex", vertex, "median", fmtDur(median)),
+		part("advice_aligned_input_why", "vertex", vertex, "strategy", strategy, "key", keyUnaligned.v2),
+	}
+	if strategy == "BROADCAST" {
+		text = append(text, part("advice_aligned_input_fix_b", "vertex", vertex))
+	} else {
+		text = append(text, part("advice_aligned_input_fix", "vertex", vertex))
+	}
+	text, keys := f.debloat(text, []adviceKey{keyUnaligned})
+	return newAdvice(f, AdviceAlignedInput, SeverityWarning, docsBackpressure, part("advice_aligned_input_title", "vertex", vertex),
+		text, ids(hit), map[string]float64{"share": share, "median_ms": float64(median)}, keys...), true
 }
 
 // adviseTimeout: checkpoints expire while still acknowledging.

@@ -90,6 +90,35 @@ func TestAdviceRules(t *testing.T) {
 		f.declined = []adviceFailure{{id: 40, task: "Map (2/4)#0"}, {id: 44}}
 	}
 	quick := func(f *adviceFacts) { f.completed = completedRun(16, PhaseAsync, 100) }
+	// behind gives the facts the job graph Source → Slow Map → Sink whose
+	// Slow Map (where completedRun's barriers queue) reads the Source with
+	// strategy, and, with strategy and, a second input, read with and.
+	behind := func(strategy, and string) func(f *adviceFacts) {
+		return func(f *adviceFacts) {
+			job := model.Job{Vertices: []model.Vertex{{ID: "src", Name: "Source", Parallelism: 2}, {ID: "map", Name: "Slow Map", Parallelism: 2},
+				{ID: "sink", Name: "Sink", Parallelism: 2}}}
+			if strategy != "" {
+				job.Edges = []model.Edge{{Source: "src", Target: "map", ShipStrategy: strategy}, {Source: "map", Target: "sink", ShipStrategy: "HASH"}}
+			}
+			if and != "" {
+				job.Vertices = append(job.Vertices, model.Vertex{ID: "rules", Name: "Rules", Parallelism: 1})
+				job.Edges = append(job.Edges, model.Edge{Source: "rules", Target: "map", ShipStrategy: and})
+			}
+			f.alignedInput = alignedInputs(newJobGraph(job), job.Edges)
+		}
+	}
+	then := func(mods ...func(f *adviceFacts)) func(f *adviceFacts) {
+		return func(f *adviceFacts) {
+			for _, m := range mods {
+				m(f)
+			}
+		}
+	}
+	takenUnaligned := func(f *adviceFacts) {
+		for i := range f.completed {
+			f.completed[i].unaligned = true
+		}
+	}
 
 	for _, tc := range []struct {
 		name    string
@@ -124,6 +153,53 @@ func TestAdviceRules(t *testing.T) {
 			backpressured(f)
 			f.corr.Verdict = VerdictStorage
 		}), want: []AdviceCode{}},
+
+		{name: "queued at a FORWARD input: aligned there, no unaligned advice",
+			facts: flink(&model.JobConfig{Unaligned: bp(false)}, then(backpressured, behind("FORWARD", ""))),
+			want:  []AdviceCode{AdviceAlignedInput},
+			keys: []string{"execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned",
+				"taskmanager.network.memory.buffer-debloat.enabled"},
+			text: "Slow Map has a FORWARD input: Flink keeps barriers aligned"},
+		{name: "queued at a RESCALE input (the strategy as the plan spells it, any case)",
+			facts: flink(nil, then(backpressured, behind("rescale", ""))), want: []AdviceCode{AdviceAlignedInput},
+			text: "a rebalance before it makes that input all-to-all"},
+		{name: "queued at a vertex with a BROADCAST input: all its inputs aligned, no rebalance helps",
+			facts: flink(&model.JobConfig{BufferDebloat: bp(true)}, then(backpressured, behind("HASH", "BROADCAST"))),
+			want:  []AdviceCode{AdviceAlignedInput}, keys: []string{"execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned"},
+			text: "Slow Map has a BROADCAST input"},
+		{name: "queued at a HASH input: unaligned as before",
+			facts: flink(&model.JobConfig{Unaligned: bp(false)}, then(backpressured, behind("HASH", ""))), want: []AdviceCode{AdviceUnaligned}},
+		{name: "queued at a REBALANCE input between equal parallelisms: all-to-all, unaligned as before",
+			facts: flink(&model.JobConfig{Unaligned: bp(false)}, then(backpressured, behind("REBALANCE", ""))), want: []AdviceCode{AdviceUnaligned}},
+		{name: "no edges (SeaTunnel, no plan): unaligned as before",
+			facts: flink(&model.JobConfig{Unaligned: bp(false)}, then(backpressured, behind("", ""))), want: []AdviceCode{AdviceUnaligned}},
+		{name: "two vertices named Slow Map, one behind FORWARD, one behind HASH: unaligned as before",
+			facts: flink(&model.JobConfig{Unaligned: bp(false)}, then(backpressured, func(f *adviceFacts) {
+				job := model.Job{Vertices: []model.Vertex{{ID: "src", Name: "Source"}, {ID: "m1", Name: "Slow Map"}, {ID: "m2", Name: "Slow Map"}},
+					Edges: []model.Edge{{Source: "src", Target: "m1", ShipStrategy: "FORWARD"}, {Source: "src", Target: "m2", ShipStrategy: "HASH"}}}
+				f.alignedInput = alignedInputs(newJobGraph(job), job.Edges)
+			})), want: []AdviceCode{AdviceUnaligned}},
+		{name: "unaligned on, still queued at a FORWARD input",
+			facts: flink(&model.JobConfig{Unaligned: bp(true)}, then(backpressured, behind("FORWARD", ""))), want: []AdviceCode{AdviceAlignedInput},
+			current: map[string]string{"execution.checkpointing.unaligned.enabled": "true", "execution.checkpointing.unaligned": "true"},
+			text:    "even with unaligned checkpoints on (execution.checkpointing.unaligned.enabled)"},
+		{name: "checkpoints taken unaligned, queued at a FORWARD input, verdict not backpressure",
+			facts: flink(nil, then(backpressured, behind("FORWARD", ""), takenUnaligned, func(f *adviceFacts) { f.corr.Verdict = VerdictInconclusive })),
+			want:  []AdviceCode{AdviceAlignedInput}},
+		{name: "unaligned on, the queue at a FORWARD input short",
+			facts: flink(&model.JobConfig{Unaligned: bp(true)}, then(behind("FORWARD", ""), func(f *adviceFacts) {
+				f.completed = completedRun(16, PhaseStartDelay, 50)
+			})), want: []AdviceCode{}},
+		{name: "unaligned on, barriers queue at the FORWARD input in a quarter of the slowest",
+			facts: flink(&model.JobConfig{Unaligned: bp(true)}, then(backpressured, behind("FORWARD", ""), func(f *adviceFacts) {
+				for i := 12; i < 15; i++ {
+					f.completed[i].bottleneck, f.completed[i].queuedAt = PhaseAsync, ""
+				}
+			})), want: []AdviceCode{}},
+		{name: "unaligned off, queued at a FORWARD input, backpressure not the verdict",
+			facts: flink(&model.JobConfig{Unaligned: bp(false)}, then(backpressured, behind("FORWARD", ""), func(f *adviceFacts) {
+				f.corr.Verdict = VerdictStorage
+			})), want: []AdviceCode{}},
 
 		{name: "expired while acknowledging, completed ones near the timeout",
 			facts: flink(&model.JobConfig{TimeoutMs: i64(10_000)}, func(f *adviceFacts) {
@@ -258,13 +334,16 @@ func TestTimeoutAdviceQuotesTheP99(t *testing.T) {
 }
 
 // On a real recording (Flink 1.20, the mixed-load capture whose verdict is
-// backpressure), the analysis advises unaligned checkpoints when they are
-// off, and not when the configuration says they are on.
+// backpressure; its barriers queue at Slow Map, which reads the source over a
+// FORWARD edge), the analysis says Flink keeps that input aligned, whether
+// unaligned checkpoints are on or off. With that edge a HASH one instead, it
+// advises unaligned checkpoints when they are off, and not when the
+// configuration says they are on.
 func TestAdviceOnARealRecording(t *testing.T) {
 	rec := capturetest.Read(t, capturetest.Sample("flink120-mixed.ckpt.gz"))
 	job, metrics := rec.Jobs[0], rec.MetricSamples
 	mine := rec.CheckpointsOf(job.ID)
-	run := func(cfg *model.JobConfig) JobAnalysis {
+	run := func(job model.Job, cfg *model.JobConfig) JobAnalysis {
 		a := NewAnalyzer(job, nil, metrics)
 		a.SetConfig(cfg)
 		for i := range mine {
@@ -273,27 +352,47 @@ func TestAdviceOnARealRecording(t *testing.T) {
 		ja, _ := a.Finish(nil)
 		return ja
 	}
-	off := run(&model.JobConfig{Unaligned: bp(false)})
-	if off.Correlation.Verdict != VerdictBackpressure {
-		t.Fatalf("verdict %s; the recording's is backpressure", off.Correlation.Verdict)
-	}
-	adv := find(off.Advice, AdviceUnaligned)
-	if adv == nil {
-		t.Fatalf("advice %v, want %s", codes(off.Advice), AdviceUnaligned)
-	}
-	if !strings.HasSuffix(adv.Text, ": Slow Map.") {
-		t.Errorf("advice names another slow operator than the verdict's (Slow Map): %s", adv.Text)
-	}
 	stored := map[int64]bool{}
 	for _, c := range mine {
 		stored[c.ID] = true
 	}
-	for _, id := range adv.Evidence.CheckpointIDs {
-		if !stored[id] {
-			t.Errorf("evidence cites checkpoint %d, not in the recording", id)
+	// wantAt checks that the analysis advises code (and not the other),
+	// naming Slow Map, on checkpoints of the recording.
+	wantAt := func(ja JobAnalysis, code, not AdviceCode, suffix string) {
+		t.Helper()
+		adv := find(ja.Advice, code)
+		if adv == nil || find(ja.Advice, not) != nil {
+			t.Fatalf("advice %v, want %s and not %s", codes(ja.Advice), code, not)
+		}
+		if !strings.HasSuffix(adv.Text, suffix) {
+			t.Errorf("advice names another slow operator than the verdict's (Slow Map): %s", adv.Text)
+		}
+		for _, id := range adv.Evidence.CheckpointIDs {
+			if !stored[id] {
+				t.Errorf("evidence cites checkpoint %d, not in the recording", id)
+			}
 		}
 	}
-	if on := run(&model.JobConfig{Unaligned: bp(true)}); find(on.Advice, AdviceUnaligned) != nil {
-		t.Errorf("unaligned advised while the configuration has it on")
+
+	off := run(job, &model.JobConfig{Unaligned: bp(false)})
+	if off.Correlation.Verdict != VerdictBackpressure {
+		t.Fatalf("verdict %s; the recording's is backpressure", off.Correlation.Verdict)
+	}
+	const forwardFix = "what helps is a faster Slow Map or a higher parallelism for it; where its data may be redistributed, " +
+		"a rebalance before it makes that input all-to-all, and unaligned checkpoints then apply there; buffer debloating " +
+		"(taskmanager.network.memory.buffer-debloat.enabled: true) keeps less data in flight, so aligned barriers queue less."
+	wantAt(off, AdviceAlignedInput, AdviceUnaligned, forwardFix)
+	wantAt(run(job, &model.JobConfig{Unaligned: bp(true)}), AdviceAlignedInput, AdviceUnaligned, forwardFix)
+
+	hashed := job
+	hashed.Edges = slices.Clone(job.Edges)
+	for i, e := range hashed.Edges {
+		if e.ShipStrategy == "FORWARD" && e.Target == "2c893a3eb04f42bf85ab34544f6f051f" { // Slow Map
+			hashed.Edges[i].ShipStrategy = "HASH"
+		}
+	}
+	wantAt(run(hashed, &model.JobConfig{Unaligned: bp(false)}), AdviceUnaligned, AdviceAlignedInput, ": Slow Map.")
+	if on := run(hashed, &model.JobConfig{Unaligned: bp(true)}); find(on.Advice, AdviceUnaligned) != nil || find(on.Advice, AdviceAlignedInput) != nil {
+		t.Errorf("advice %v while the configuration has unaligned checkpoints on and every input could be unaligned", codes(on.Advice))
 	}
 }

@@ -993,7 +993,7 @@ func (a *Analyzer) notes(ja *JobAnalysis, job model.Job) {
 
 // adviceFacts gathers what the advice rules read from the finished analysis.
 func (a *Analyzer) adviceFacts(ja *JobAnalysis) *adviceFacts {
-	f := &adviceFacts{engine: a.job.Engine, cfg: a.cfg, corr: ja.Correlation}
+	f := &adviceFacts{engine: a.job.Engine, cfg: a.cfg, corr: ja.Correlation, alignedInput: alignedInputs(a.g, a.job.Edges)}
 	completed := 0
 	for k := range a.corr {
 		if a.corr[k].completed {

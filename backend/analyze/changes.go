@@ -412,6 +412,10 @@ var adviceFixes = map[AdviceCode][]adviceFix{
 	AdviceTolerable:   {{keyTolerable, raised}},
 	AdviceTimeout:     {{keyTimeout, raised}},
 	AdviceInterval:    {{keyMinPause, raised}, {keyInterval, raised}},
+
+	// Unaligned checkpoints do not apply where it speaks; its other remedies
+	// (a faster or wider operator, a rebalance) are no configuration key.
+	AdviceAlignedInput: {{keyDebloat, setTo("true")}},
 }
 
 // FollowAdvice says, for each advice item (in order), whether a change of

@@ -158,6 +158,7 @@ func TestFollowAdvice(t *testing.T) {
 		advice(AdviceTimeout, 24, 27),     // lowered, not raised; and 27 is after the episode
 		advice(AdviceInterval, 20),        // the min pause was set
 		advice(AdviceFinalize),            // no evidence to place
+		advice(AdviceAlignedInput, 27),    // unaligned checkpoints turned on do not apply it
 	}, changes, episodes)
 	want := []AdviceFollowUp{
 		{Code: AdviceUnaligned, Status: AdviceApplied, Change: &unaligned, Key: "execution.checkpointing.unaligned.enabled"},
@@ -165,6 +166,7 @@ func TestFollowAdvice(t *testing.T) {
 		{Code: AdviceTimeout, Status: AdviceCurrent},
 		{Code: AdviceInterval, Status: AdviceApplied, Change: &longer, Key: "execution.checkpointing.min-pause"},
 		{Code: AdviceFinalize, Status: AdviceCurrent},
+		{Code: AdviceAlignedInput, Status: AdviceCurrent},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("follow-ups = %s\nwant         %s", js(got), js(want))

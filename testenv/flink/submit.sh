@@ -11,7 +11,7 @@
 #     --no-wait            return as soon as Flink accepted the job
 #     --jar PATH           submit this job jar instead of the knob job (testenv/iceberg does);
 #                          builds of it with another hash ("<name>-<hash>.jar") are deleted
-#   job args (see README.md): --rate N --sleep-ms N --state-bytes-per-record N --slow-snapshot-ms N
+#   job args (see README.md): --rate N --sleep-ms N --slow-map-input forward|rebalance --state-bytes-per-record N --slow-snapshot-ms N
 #     --slow-snapshot-every N --fail-every N --checkpoint-timeout-ms N --interval-ms N --parallelism N --tolerable-failures N
 #     --unaligned --name NAME --min-pause-ms N --max-concurrent N --state-backend hashmap|rocksdb
 #     --incremental --state-max-bytes N --state-incompressible B --slow-snapshot-spread B

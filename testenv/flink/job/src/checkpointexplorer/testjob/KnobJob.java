@@ -56,6 +56,9 @@ public final class KnobJob {
         DEFAULTS.put("rate", "100"); // records per second over all source subtasks; 0 = unlimited
         DEFAULTS.put("record-bytes", "1024"); // padding per record, so buffers fill like a real job's
         DEFAULTS.put("sleep-ms", "0"); // sleep per record in "Slow Map"
+        // The edge into "Slow Map": forward (pointwise), which Flink keeps aligned even with unaligned
+        // checkpoints on, or rebalance (all-to-all), where unaligned barriers overtake the queue.
+        DEFAULTS.put("slow-map-input", "forward");
         DEFAULTS.put("state-bytes-per-record", "0"); // keyed state added per record in "Stateful Counter"
         DEFAULTS.put("state-max-bytes", "33554432"); // per subtask cap so the TaskManager heap survives
         DEFAULTS.put("state-incompressible", "false"); // pseudo-random payload: snapshots cannot compress it
@@ -117,8 +120,20 @@ public final class KnobJob {
 
         DataStream<Rec> numbers =
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "Numbers").uid("numbers");
+        DataStream<Rec> slowInput;
+        switch (args.get("slow-map-input")) {
+            case "forward":
+                slowInput = numbers;
+                break;
+            case "rebalance":
+                slowInput = numbers.rebalance();
+                break;
+            default:
+                throw new IllegalArgumentException(
+                        "--slow-map-input " + args.get("slow-map-input") + ": want forward or rebalance");
+        }
         DataStream<Rec> slowed =
-                numbers.map(new SlowMap(Long.parseLong(args.get("sleep-ms"))))
+                slowInput.map(new SlowMap(Long.parseLong(args.get("sleep-ms"))))
                         .name("Slow Map")
                         .uid("slow-map");
         DataStream<Rec> counted =
