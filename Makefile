@@ -39,8 +39,9 @@ frontend/dist/index.html: frontend/node_modules/.installed $(FE_SOURCES)
 
 frontend: frontend/dist/index.html
 
-# The UI's contract with the backend (frontend/src/lib/contract.gen.ts) from the Go types;
-# a test in test-go fails when the checked-in file differs from what this writes.
+# The UI's contract with the backend (frontend/src/lib/contract.gen.ts, and types.gen.ts: each
+# type as the UI reads it, with the Go doc comments) from the Go types; a test in test-go fails
+# when the checked-in files differ from what this writes.
 generate:
 	go run ./app/contractgen
 

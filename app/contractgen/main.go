@@ -4,11 +4,13 @@
 // (a nil slice, map or pointer is null; omitempty makes a field optional and
 // never null, since encoding/json leaves out a nil one), a string-literal
 // union for each named string type whose package declares constants of it,
-// the methods themselves (AppMethods), the events (EventPayloads, from
-// app.Events), and for every result type that can hold a null slice or map
-// a normalize function giving Normalized<T>: the same value with those as
-// empty ones. `make generate` runs it; CI fails when the file it writes
-// differs from the one checked in.
+// each field with its Go doc comment, the methods themselves (AppMethods),
+// the events (EventPayloads, from app.Events), and for every result type that
+// can hold a null slice or map a normalize function giving Normalized<T>: the
+// same value with those as empty ones. Next to it, frontend/src/lib/types.gen.ts gives each of those
+// types as the views read it, under its Go name and with its doc comment
+// (api.ts re-exports them). `make generate` runs it; CI fails when a file it
+// writes differs from the one checked in.
 //
 // Why not a ready generator: Wails' `wails generate module` builds and runs
 // the app to reflect on its bindings and writes classes that do not model
@@ -33,32 +35,48 @@ import (
 	"checkpoint-explorer/app"
 )
 
+// The files contractgen writes.
+const (
+	contractFile = "contract.gen.ts"
+	typesFile    = "types.gen.ts"
+)
+
 func main() {
-	out := flag.String("o", "frontend/src/lib/contract.gen.ts", "the file to write")
-	root := flag.String("root", ".", "the module's directory (for parameter names and constants)")
+	dir := flag.String("dir", "frontend/src/lib", "the directory to write "+contractFile+" and "+typesFile+" in")
+	root := flag.String("root", ".", "the module's directory (for parameter names, constants and doc comments)")
 	flag.Parse()
-	b, err := generateFrom(*root)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "contractgen:", err)
-		os.Exit(1)
-	}
-	if err := os.WriteFile(*out, b, 0o644); err != nil {
+	if err := write(*root, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "contractgen:", err)
 		os.Exit(1)
 	}
 }
 
-// generateFrom is the contract of the module in root.
-func generateFrom(root string) ([]byte, error) {
+// write writes the contract of the module in root into dir.
+func write(root, dir string) error {
+	files, err := generateFrom(root)
+	if err != nil {
+		return err
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// generateFrom is the contract of the module in root: each file's content
+// by its name.
+func generateFrom(root string) (map[string][]byte, error) {
 	names, err := paramNames(filepath.Join(root, "app"))
 	if err != nil {
 		return nil, err
 	}
-	consts, err := newConstants(root)
+	src, err := newSource(root)
 	if err != nil {
 		return nil, err
 	}
-	return generate(names, consts)
+	return generate(names, src)
 }
 
 // paramNames reads the parameter names of App's methods from the source
@@ -105,9 +123,9 @@ type gen struct {
 	structs map[reflect.Type]bool
 	// enums are the named string types met with the values their package
 	// declares as constants (none: a plain string).
-	enums  map[reflect.Type][]string
-	consts *constants
-	names  map[reflect.Type]string
+	enums map[reflect.Type][]string
+	src   *source
+	names map[reflect.Type]string
 	// needs memoises needsNorm.
 	needs map[reflect.Type]bool
 }
@@ -135,8 +153,8 @@ type NormalizedField<V> = [NonNullable<V>] extends [readonly unknown[]]
 
 `
 
-func generate(params map[string][]string, consts *constants) ([]byte, error) {
-	g := &gen{structs: map[reflect.Type]bool{}, enums: map[reflect.Type][]string{}, consts: consts, needs: map[reflect.Type]bool{}}
+func generate(params map[string][]string, src *source) (map[string][]byte, error) {
+	g := &gen{structs: map[reflect.Type]bool{}, enums: map[reflect.Type][]string{}, src: src, needs: map[reflect.Type]bool{}}
 	t := reflect.TypeFor[*app.App]()
 	type method struct {
 		name    string
@@ -172,7 +190,9 @@ func generate(params map[string][]string, consts *constants) ([]byte, error) {
 		}
 		methods = append(methods, me)
 	}
+	events := map[reflect.Type]bool{}
 	for _, e := range app.Events {
+		events[reflect.TypeOf(e)] = true
 		if err := g.collect(reflect.TypeOf(e), false); err != nil {
 			return nil, err
 		}
@@ -224,6 +244,11 @@ func generate(params map[string][]string, consts *constants) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "export interface %s {\n", g.names[st])
 		for _, f := range fields {
+			doc, err := g.src.fieldDoc(f.in, f.goName)
+			if err != nil {
+				return nil, err
+			}
+			writeDoc(&b, "  ", doc)
 			fmt.Fprintf(&b, "  %s%s: %s;\n", f.name, map[bool]string{true: "?", false: ""}[f.optional], f.ts)
 		}
 		b.WriteString("}\n\n")
@@ -250,13 +275,67 @@ func generate(params map[string][]string, consts *constants) ([]byte, error) {
 	b.WriteString("}\n\n")
 
 	b.WriteString(normalizedType)
+	views, err := g.views(types, events)
+	if err != nil {
+		return nil, err
+	}
 	structs := slices.DeleteFunc(types, func(t reflect.Type) bool { return t.Kind() != reflect.Struct || g.structs[t] || !g.needsNorm(t) })
 	for _, st := range structs {
 		if err := g.normalizer(&b, st); err != nil {
 			return nil, err
 		}
 	}
+	return map[string][]byte{contractFile: b.Bytes(), typesFile: views}, nil
+}
+
+// views is types.gen.ts: each of types (the contract's, in order) under its
+// name, as the views read it. api.ts's wrappers normalise what a method
+// answers, so a struct an answer reaches is Normalized<T>; an argument's
+// struct, an event's payload (on hands it over as sent) and an enum are the
+// contract's own.
+func (g *gen) views(types []reflect.Type, events map[reflect.Type]bool) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("// Code generated by app/contractgen (make generate); DO NOT EDIT.\n")
+	b.WriteString("// The contract's types as the views read them, by their names in contract.gen.ts,\n")
+	b.WriteString("// each with its Go doc comment; api.ts re-exports them. What a method answers is\n")
+	b.WriteString("// Normalized (api.ts's wrappers give its null slices and maps as empty ones); an\n")
+	b.WriteString("// argument, an event's payload and an enum are as the contract has them.\n")
+	b.WriteString("/* eslint-disable */\n")
+	b.WriteString("import type * as wire from './" + strings.TrimSuffix(contractFile, ".ts") + "';\n")
+	b.WriteString("import type { Normalized } from './" + strings.TrimSuffix(contractFile, ".ts") + "';\n\n")
+	for _, t := range types {
+		doc, err := g.src.doc(t)
+		if err != nil {
+			return nil, err
+		}
+		if doc == "" {
+			doc = t.String()
+		}
+		writeDoc(&b, "", doc)
+		view := "wire." + g.names[t]
+		if t.Kind() == reflect.Struct && !g.structs[t] && !events[t] {
+			view = "Normalized<" + view + ">"
+		}
+		fmt.Fprintf(&b, "export type %s = %s;\n\n", g.names[t], view)
+	}
 	return b.Bytes(), nil
+}
+
+// writeDoc writes text, if any, as a doc comment indented by indent.
+func writeDoc(b *bytes.Buffer, indent, text string) {
+	if text == "" {
+		return
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "*/", "*\\/"), "\n")
+	if len(lines) == 1 {
+		fmt.Fprintf(b, "%s/** %s */\n", indent, lines[0])
+		return
+	}
+	b.WriteString(indent + "/**\n")
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight(indent+" * "+l, " ") + "\n")
+	}
+	b.WriteString(indent + " */\n")
 }
 
 // collect records the named types t refers to; input: reached from an argument.
@@ -275,7 +354,7 @@ func (g *gen) collect(t reflect.Type, input bool) error {
 		if _, seen := g.enums[t]; seen {
 			return nil
 		}
-		vs, err := g.consts.of(t)
+		vs, err := g.src.constants(t)
 		if err != nil {
 			return err
 		}
@@ -325,11 +404,20 @@ type field struct {
 	omitempty bool
 	ts        string
 	t         reflect.Type
+	// goName is the Go field's name; in, the struct that declares it.
+	goName string
+	in     reflect.Type
+}
+
+// declaredField is a field of a struct or of one it embeds: in declares it.
+type declaredField struct {
+	reflect.StructField
+	in reflect.Type
 }
 
 // rawFields are t's JSON fields, embedded structs' promoted in place.
-func (g *gen) rawFields(t reflect.Type) []reflect.StructField {
-	var out []reflect.StructField
+func (g *gen) rawFields(t reflect.Type) []declaredField {
+	var out []declaredField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -347,7 +435,7 @@ func (g *gen) rawFields(t reflect.Type) []reflect.StructField {
 			}
 		}
 		if f.IsExported() {
-			out = append(out, f)
+			out = append(out, declaredField{f, t})
 		}
 	}
 	return out
@@ -371,7 +459,7 @@ func (g *gen) fields(t reflect.Type) []field {
 		default:
 			ts = g.ts(f.Type)
 		}
-		out = append(out, field{name: name, optional: omitempty, omitempty: omitempty, ts: ts, t: f.Type})
+		out = append(out, field{name: name, optional: omitempty, omitempty: omitempty, ts: ts, t: f.Type, goName: f.Name, in: f.in})
 	}
 	return out
 }

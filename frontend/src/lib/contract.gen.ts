@@ -12,38 +12,76 @@ export interface AckPoint {
 
 /** analyze.AckProgress */
 export interface AckProgress {
+  /** Total and Acknowledged count subtasks (SeaTunnel: tasks); absent when unknown. */
   total?: number;
   acknowledged?: number;
+  /** Pending counts subtasks that never acknowledged (failed or running checkpoints). */
   pending?: number;
+  /**
+   * P50Ms, P90Ms and P100Ms are ms after trigger when 50 %, 90 % and 100 %
+   * of subtasks had acknowledged; absent when that was never reached or is not known.
+   */
   p50_ms?: number;
   p90_ms?: number;
   p100_ms?: number;
+  /**
+   * Sampled is set when the progress comes from polling in-flight counts
+   * (SeaTunnel, or Flink without subtask stats): each time is then the
+   * first poll that saw the fraction, an upper bound.
+   */
   sampled?: boolean;
+  /**
+   * Stragglers are the last subtasks to acknowledge, latest first; for a
+   * checkpoint that did not complete, the subtasks that never acknowledged,
+   * upstream vertices first.
+   */
   stragglers?: Straggler[];
+  /**
+   * Curve is (ms since trigger, fraction acknowledged), starting at (0, 0),
+   * downsampled to a bounded number of points. Only CheckpointAckProgress fills it.
+   */
   curve?: AckPoint[];
 }
 
 /** analyze.Advice */
 export interface Advice {
+  /** Code names the rule (AdviceUnaligned, …). */
   code: AdviceCode;
   severity: AdviceSeverity;
+  /**
+   * Title and Text are the English; TitlePart and TextParts the same as
+   * templates, for the UI to say in the user's language.
+   */
   title: string;
   text: string;
   title_part: ReasonPart;
   text_parts: ReasonPart[] | null;
+  /**
+   * ConfigKeys are the keys to change, each in Flink 2.x's spelling and,
+   * where it differs, 1.x's after it (or SeaTunnel's env keys).
+   */
   config_keys: string[] | null;
+  /**
+   * Current holds the values the engine reported for those keys; a key
+   * it did not report is absent.
+   */
   current: Record<string, string> | null;
   evidence: AdviceEvidence;
   docs_url: string;
 }
 
 /** analyze.AdviceCode (its constants) */
-export type AdviceCode = 'unaligned_checkpoints' | 'timeout_vs_p99' | 'incremental_checkpoints' | 'rocksdb_for_large_state' | 'sync_snapshot' | 'interval_back_to_back' | 'tolerable_failures' | 'finalize_or_commit';
-export const AdviceCodeValues: readonly AdviceCode[] = ['unaligned_checkpoints', 'timeout_vs_p99', 'incremental_checkpoints', 'rocksdb_for_large_state', 'sync_snapshot', 'interval_back_to_back', 'tolerable_failures', 'finalize_or_commit'];
+export type AdviceCode = 'unaligned_checkpoints' | 'aligned_input' | 'timeout_vs_p99' | 'incremental_checkpoints' | 'rocksdb_for_large_state' | 'sync_snapshot' | 'interval_back_to_back' | 'tolerable_failures' | 'finalize_or_commit';
+export const AdviceCodeValues: readonly AdviceCode[] = ['unaligned_checkpoints', 'aligned_input', 'timeout_vs_p99', 'incremental_checkpoints', 'rocksdb_for_large_state', 'sync_snapshot', 'interval_back_to_back', 'tolerable_failures', 'finalize_or_commit'];
 
 /** analyze.AdviceEvidence */
 export interface AdviceEvidence {
+  /**
+   * CheckpointIDs are the checkpoints that show it (at most 20, the
+   * clearest first).
+   */
   checkpoint_ids: number[] | null;
+  /** Figures are the numbers the text quotes, by name (e.g. "p99_ms"). */
   figures: Record<string, number> | null;
 }
 
@@ -52,6 +90,7 @@ export interface AdviceOutcome {
   code: AdviceCode;
   status: AdviceStatus;
   change?: Change;
+  /** Key is the key an applied change set. */
   key?: string;
   effect?: Effect;
 }
@@ -82,9 +121,11 @@ export const AuthKindValues: readonly AuthKind[] = ['none', 'basic', 'bearer'];
 
 /** app.BackfillResult */
 export interface BackfillResult {
+  /** cached checkpoints that lacked backpressure samples */
   checkpoints: number;
   ranges: number;
   samples: number;
+  /** partial data: stored, with what Prometheus said */
   warning?: string;
 }
 
@@ -98,6 +139,11 @@ export interface Bar {
   first_id: number;
   last_id: number;
   pipeline: number;
+  /**
+   * EndedUnseen counts the bar's checkpoints stored in progress that have
+   * ended unseen (CheckpointAnalysis.EndedUnseen; savepoints are not told
+   * apart here: a span does not carry its kind).
+   */
   ended_unseen?: number;
 }
 
@@ -110,11 +156,25 @@ export interface Bottleneck {
   phase: Phase;
   vertex_id?: string;
   vertex_name?: string;
+  /** Subtask is the subtask index; absent for finalize, which belongs to the whole checkpoint. */
   subtask?: number;
+  /**
+   * PhaseMs is the phase's duration on the critical path; absent when the
+   * critical path is pending (its phase is then inferred, not measured).
+   */
   phase_ms?: number;
   end_to_end_ms: number;
+  /**
+   * Pending is set for a failed or running checkpoint: the critical path is
+   * the subtasks that never acknowledged, and Phase is where they were stuck.
+   */
   pending?: boolean;
+  /** PendingSubtasks counts the subtasks that never acknowledged. */
   pending_subtasks?: number;
+  /**
+   * Origin, for a start-delay or alignment bottleneck, is where the
+   * barriers queued: often upstream of the vertex named above.
+   */
   origin?: Origin;
 }
 
@@ -135,6 +195,12 @@ export interface Cause {
   subtask?: number;
   ms: number;
   share: number;
+  /**
+   * For barriers queued behind an upstream (start delay or alignment with
+   * an upstream), what the sampled metrics say in the checkpoint's window:
+   * the upstream's backpressure (it is held back) and this vertex's busy
+   * ratio (it is the slow one), 0..1; absent without samples.
+   */
   upstream_backpressure?: number;
   busy?: number;
 }
@@ -142,7 +208,12 @@ export interface Cause {
 /** model.Change */
 export interface Change {
   kind: ChangeKind;
+  /**
+   * TimeMs is when it took effect, as well as the data tells (see
+   * docs/phases.md): checkpoints triggered from then on are "after" it.
+   */
   time_ms: number;
+  /** Source is where it was seen (ChangeFrom…). */
   source: string;
   cluster?: string;
   job_id?: string;
@@ -151,15 +222,27 @@ export interface Change {
 
 /** model.ChangeDetail */
 export interface ChangeDetail {
+  /** Keys are a config change's settings, each old → new ("" = not set). */
   keys?: ConfigKeyChange[];
+  /** A rescale: the vertex and its parallelism before and after. */
   vertex_id?: string;
   vertex_name?: string;
   from?: number;
   to?: number;
+  /** Text is a note's text. */
   text?: string;
+  /**
+   * A restart: the checkpoint it aborted and the reason template code of
+   * that abort (f_job_region, f_job_reset, …), and the engine's restore
+   * count after it, where known.
+   */
   checkpoint_id?: number;
   reason?: string;
   restored?: number;
+  /**
+   * A resubmission: the run it follows, and the savepoint that run ended
+   * with (its last checkpoint was a completed savepoint), if it did.
+   */
   previous_job_id?: string;
   savepoint?: string;
 }
@@ -167,7 +250,12 @@ export interface ChangeDetail {
 /** analyze.ChangeEffect */
 export interface ChangeEffect {
   kind: ChangeKind;
+  /**
+   * TimeMs is when it took effect, as well as the data tells (see
+   * docs/phases.md): checkpoints triggered from then on are "after" it.
+   */
   time_ms: number;
+  /** Source is where it was seen (ChangeFrom…). */
   source: string;
   cluster?: string;
   job_id?: string;
@@ -185,19 +273,43 @@ export interface CheckpointAnalysis {
   pipeline?: number;
   kind?: CheckpointKind;
   status: Status;
+  /** TriggerMs is when it was triggered; EndMs when it completed or failed (absent while running). */
   trigger_ms: number;
   end_ms?: number;
   duration_ms: number;
   checkpointed_size: number;
+  /**
+   * Phases are the critical path's phases (the last subtask to acknowledge)
+   * plus finalize; absent phases are omitted.
+   */
   phases: Phases;
   bottleneck?: Bottleneck;
+  /**
+   * Causes split the end-to-end time along the barrier path, largest first
+   * (docs/phases.md); absent without per-subtask stats.
+   */
   causes?: Cause[];
   ack_progress?: AckProgress;
   failure?: CheckpointFailure;
   backpressure?: Pressure;
+  /** Slow lists what exceeded its baseline in this checkpoint. */
   slow?: SlowFlag[];
+  /**
+   * Commit is the sink commit that followed it, where the committer's
+   * metrics were sampled (shared by the checkpoints of one window).
+   */
   commit?: Commit;
+  /**
+   * Source is the record's origin (model.Checkpoint.Source): "" the
+   * engine's API, "jobmanager_log" the log alone (no per-subtask stats).
+   */
   source?: CheckpointSource;
+  /**
+   * EndedUnseen marks a checkpoint stored in progress that has ended
+   * although nobody saw how: a later checkpoint of its pipeline completed,
+   * and Flink ends every pending checkpoint but a savepoint then
+   * (EndsPendingOnCompletion). Its status stays the last one seen.
+   */
   ended_unseen?: boolean;
 }
 
@@ -210,8 +322,11 @@ export interface CheckpointBrief {
   duration_ms: number;
   checkpointed_size: number;
   bottleneck?: Bottleneck;
+  /** Causes are the checkpoint's causes along the barrier path (CheckpointAnalysis.Causes). */
   causes?: Cause[];
+  /** DetailLoss is the checkpoint's model.Checkpoint.DetailLoss: why it has no bottleneck. */
   detail_loss?: DetailLoss;
+  /** Source is model.Checkpoint.Source ("jobmanager_log": no per-subtask stats). */
   source?: CheckpointSource;
 }
 
@@ -220,6 +335,7 @@ export interface CheckpointDetail {
   cluster: string;
   job_id: string;
   id: number;
+  /** Pipeline is SeaTunnel's unit of checkpointing; 0 for Flink. */
   pipeline?: number;
   kind: CheckpointKind;
   status: Status;
@@ -227,21 +343,43 @@ export interface CheckpointDetail {
   latest_ack_ms?: number;
   completion_ms?: number;
   failure_ms?: number;
+  /** EndToEndMs is trigger → latest ack (Flink) or → completion (SeaTunnel). */
   end_to_end_ms: number;
+  /** FinalizeMs is last ack → completion/commit where the engine shows it; nil otherwise. */
   finalize_ms?: number;
   state_size: number;
   checkpointed_size: number;
   processed_data: number;
   persisted_data: number;
+  /** StateBlobs is SeaTunnel's stateSize: a count of non-empty state blobs, not bytes. */
   state_blobs?: number;
   num_subtasks: number;
   num_acknowledged: number;
   failure_message?: string;
+  /**
+   * FailureCause is the root cause the engine's log gives for a failure
+   * (the innermost exception), where it was read.
+   */
   failure_cause?: string;
+  /**
+   * Declined names the task whose decline failed the checkpoint, where the
+   * engine's log says.
+   */
   declined?: Decline;
   external_path?: string;
+  /**
+   * Source says where the record came from: "" the engine's checkpoint
+   * API; OriginJobManagerLog when only the JobManager log had it (no
+   * per-subtask stats then); OriginTraces when only a tracing backend had it.
+   */
   source?: CheckpointSource;
+  /** Tasks holds per-vertex stats; empty when the engine gives none or they were trimmed. */
   tasks?: TaskStats[];
+  /**
+   * DetailLoss says why a final checkpoint has no Tasks although its engine
+   * reports them (DetailTrimmed or DetailMissed), or that only part of them
+   * came (DetailPartial); empty otherwise.
+   */
   detail_loss?: DetailLoss;
   vertex_names: Record<string, string> | null;
 }
@@ -250,13 +388,37 @@ export interface CheckpointDetail {
 export interface CheckpointFailure {
   signature: string;
   message: string;
+  /**
+   * Phase is the phase the checkpoint was in when it failed (what was still
+   * pending); absent when neither the message nor the stats tell.
+   */
   phase?: Phase;
+  /**
+   * Basis says how Phase was found: from the message, or inferred from
+   * which subtasks acknowledged. BasisParts are its clauses, for the UI to
+   * say in the user's language (as Correlation.ReasonParts).
+   */
   basis: string;
   basis_parts: ReasonPart[] | null;
+  /** Expired is set when the checkpoint timed out ("Checkpoint expired before completing"). */
   expired?: boolean;
+  /**
+   * JobLevel is set when the checkpoint was aborted because the job (or a
+   * task) was stopping, failing or restarting: no phase is to blame, and
+   * Phase stays absent.
+   */
   job_level?: boolean;
+  /**
+   * Vertices are the vertices named in the message, or else the most
+   * upstream vertices still pending (the ones the others waited for).
+   */
   vertices?: VertexRef[];
+  /** AfterMs is trigger → failure, when the failure time is known. */
   after_ms?: number;
+  /**
+   * Cause is the root cause and Task the declining task ("Map (2/4)#0"),
+   * where the engine's log gives them.
+   */
   cause?: string;
   task?: string;
 }
@@ -280,9 +442,14 @@ export interface CheckpointRow {
   num_subtasks: number;
   num_acknowledged: number;
   failure_message: string;
+  /** FailureCause, Declined and Source: what the JobManager log adds (model.Checkpoint). */
   failure_cause?: string;
   declined?: Decline;
   source?: CheckpointSource;
+  /**
+   * EndedUnseen: stored in progress, it has ended unseen
+   * (analyze.CheckpointAnalysis.EndedUnseen).
+   */
   ended_unseen?: boolean;
 }
 
@@ -301,6 +468,11 @@ export interface CheckpointView {
   note_parts: ReasonPart[] | null;
   vertices: Vertex[] | null;
   edges: Edge[] | null;
+  /**
+   * Advice holds the items of the analysis of the 30 minutes before the
+   * checkpoint whose evidence cites its id, in the analysis's order (most
+   * important first).
+   */
   advice: Advice[] | null;
 }
 
@@ -319,20 +491,33 @@ export interface ClusterInput {
   auth: Auth;
   ca_file: string;
   insecure_skip_verify: boolean;
+  /** PrometheusNames and ReporterURLs: see model.Cluster. */
   prometheus_names?: Record<string, string>;
   reporter_urls?: string[];
+  /** RequestsPerSecond and MaxInFlight: the request budget (0: the default). */
   requests_per_second?: number;
   max_in_flight?: number;
+  /** JobManagerLog: auto (""), on or off (Flink only). */
   jobmanager_log?: JobManagerLogMode;
+  /**
+   * TracesURL and TracesService: a Jaeger query URL and the service name of
+   * Flink's spans there (Flink only; model.Cluster).
+   */
   traces_url?: string;
   traces_service?: string;
+  /** Lanes: the custom lanes of the cluster's job timelines (model.Lane). */
   lanes?: Lane[];
 }
 
 /** analyze.Commit */
 export interface Commit {
   at_ms: number;
+  /**
+   * DurationMs is the last commit's duration at AtMs (Iceberg's
+   * lastCommitDurationMs).
+   */
   duration_ms?: number;
+  /** Files, Records and Committables were committed in the window. */
   files?: number;
   records?: number;
   committables?: number;
@@ -345,15 +530,19 @@ export interface CompareResult {
   b: CheckpointBrief;
   end_to_end: Delta;
   checkpointed_size: Delta;
+  /** Phases are the checkpoint-level (critical path) phases and finalize. */
   phases: PhaseDelta[] | null;
   vertices: VertexDelta[] | null;
+  /** Reason says why this pair was chosen when it was chosen by default. */
   reason?: string;
 }
 
 /** model.ConfigGap */
 export interface ConfigGap {
   part: ConfigPart;
+  /** Endpoint is the request that failed, e.g. "GET /jobs/:jid/config". */
   endpoint: string;
+  /** Error is why (as the client words it: secrets already redacted). */
   error: string;
 }
 
@@ -378,12 +567,24 @@ export interface ConnectionTest {
 
 /** analyze.Correlation */
 export interface Correlation {
+  /** Backpressure is end-to-end duration against upstream backpressure. */
   backpressure: Spearman;
+  /** AlignmentBackpressure is start_delay + alignment on the critical path against upstream backpressure. */
   alignment_backpressure: Spearman;
+  /** CheckpointedSize is end-to-end duration against checkpointed bytes. */
   checkpointed_size: Spearman;
+  /**
+   * AsyncShare is, among the slowest quarter of completed checkpoints with
+   * a bottleneck, the share whose bottleneck is async; absent without phases.
+   */
   async_share?: number;
   verdict: Verdict;
+  /** Basis is what the verdict rests on; absent when healthy or inconclusive. */
   basis?: Basis;
+  /**
+   * Reason is why, in English words; ReasonParts are its clauses, for the
+   * UI to say in the user's language.
+   */
   reason: string;
   reason_parts: ReasonPart[] | null;
 }
@@ -399,7 +600,9 @@ export interface Decline {
   vertex_id?: string;
   subtask: number;
   attempt: number;
+  /** Task is the task's name with its subtask, e.g. "Map (2/4)#0", where the log gives it. */
   task?: string;
+  /** Message is the decline's own exception message. */
   message?: string;
 }
 
@@ -426,8 +629,13 @@ export interface Effect {
   at_ms: number;
   before: EffectSide;
   after: EffectSide;
+  /** EndToEndP50 and EndToEndP90 are the end-to-end percentiles' shift. */
   end_to_end_p50_ms: Shift;
   end_to_end_p90_ms: Shift;
+  /**
+   * Finding is the sentence in English; FindingParts its clauses, for the
+   * UI to say in the user's language (as Correlation.ReasonParts).
+   */
   finding: string;
   finding_parts: ReasonPart[] | null;
 }
@@ -436,14 +644,29 @@ export interface Effect {
 export interface EffectSide {
   from_ms: number;
   to_ms: number;
+  /**
+   * Bound is what cut the side away from the moment: BoundChange,
+   * BoundWindow, or "" (the data's end).
+   */
   bound?: string;
   completed: number;
   failed: number;
+  /** FailureRate is Failed over Completed + Failed; null with neither. */
   failure_rate: number | null;
+  /** Failures group the failed ones by signature, most frequent first. */
   failures: FailureCount[] | null;
+  /**
+   * PhaseShares are each phase's mean share of the critical path (and
+   * finalize) over the completed checkpoints that have phases (WithPhases).
+   */
   phase_shares: PhaseShare[] | null;
   with_phases: number;
+  /** QueuedAt is where barriers queued most often (the bottleneck's origin). */
   queued_at?: QueuedAt;
+  /**
+   * CheckpointedSizeP50 and UpstreamBackpressureP50 are medians over the
+   * completed checkpoints (backpressure: those with samples); null without.
+   */
   checkpointed_size_p50_bytes: number | null;
   upstream_backpressure_p50: number | null;
 }
@@ -465,13 +688,24 @@ export interface EngineCounts {
 export interface Episode {
   first_id: number;
   last_id: number;
+  /** StartMs is the first's trigger time, EndMs the last's end. */
   start_ms: number;
   end_ms: number;
+  /**
+   * Slow and Failed count its slow and failed checkpoints; Ordinary the
+   * ordinary ones inside it.
+   */
   slow: number;
   failed: number;
   ordinary: number;
+  /** Cause is the most frequent cause of its slow and failed checkpoints. */
   cause?: EpisodeCause;
+  /**
+   * EndedBy is the first change after its last checkpoint's trigger and
+   * by the end of the first ordinary checkpoint after it, if any.
+   */
   ended_by?: Change;
+  /** Open is set when it lasts to the last checkpoint analysed. */
   open?: boolean;
 }
 
@@ -496,7 +730,9 @@ export interface ExportRequest {
   from_ms: number;
   to_ms: number;
   path: string;
+  /** Format is capture (the default), perfetto, otlp or csv (docs/interop.md). */
   format?: string;
+  /** PerSubtask makes a csv export one row per subtask phase. */
   per_subtask?: boolean;
 }
 
@@ -524,15 +760,26 @@ export interface FailureCell {
 /** analyze.FailureCluster */
 export interface FailureCluster {
   signature: string;
+  /** Example is the first message seen with this signature. */
   example: string;
   count: number;
+  /** Phase is the most common phase among the cluster's failures; absent if none was known. */
   phase?: Phase;
   expired?: boolean;
+  /**
+   * JobLevel is set when the failures were aborts by the job stopping,
+   * failing or restarting (CheckpointFailure.JobLevel).
+   */
   job_level?: boolean;
   checkpoint_ids: number[] | null;
   vertices: VertexRef[] | null;
+  /** FirstMs and LastMs are the failure times (trigger time where the failure time is unknown). */
   first_ms: number;
   last_ms: number;
+  /**
+   * Cause and Task are the first root cause and declining task the
+   * engine's log gave for the cluster's failures.
+   */
   cause?: string;
   task?: string;
 }
@@ -572,21 +819,59 @@ export interface FleetJob {
   name: string;
   state: string;
   attention: Attention;
+  /**
+   * WindowEndMs is when the window ends: now, or for a capture the job's
+   * newest checkpoint.
+   */
   window_end_ms: number;
+  /**
+   * Completed and Failed count the window's checkpoints (savepoints
+   * aside); Failed includes the Expired ones (the timeout ended them).
+   */
   completed: number;
   failed: number;
   expired: number;
   in_progress: number;
+  /**
+   * Missed counts the checkpoints known to exist but never seen: gaps
+   * detected in the window, and those stored in progress that ended unseen.
+   */
   missed: number;
+  /**
+   * P50Ms and P90Ms are the completed checkpoints' end-to-end times in the
+   * window, BaselineP90Ms the baseline's (FleetBaselineSpanMs); null
+   * without any.
+   */
   p50_ms: number | null;
   p90_ms: number | null;
   baseline_p90_ms: number | null;
+  /**
+   * SinceMs is the trigger time of the checkpoint the trouble began with;
+   * null for a healthy job or one without data.
+   */
   since_ms: number | null;
+  /**
+   * LatestFailure is the signature of the newest failure's cluster (as
+   * the failure clusters name it); "" without failures.
+   */
   latest_failure: string;
+  /** Verdict is the analysis's answer over the window. */
   verdict: Verdict;
+  /**
+   * IntervalMs and TimeoutMs are the job's configured checkpoint interval
+   * and timeout where known: the rules of slow use them.
+   */
   interval_ms?: number;
   timeout_ms?: number;
+  /**
+   * Sparkline is the end-to-end time of the newest final checkpoints
+   * (FleetSparkline at most), oldest first.
+   */
   sparkline: SparkPoint[] | null;
+  /**
+   * Runs are the logical job's runs, oldest first, when it has more than
+   * one (LogicalJobs): the row is the newest run's, its baseline theirs too.
+   */
   runs?: FleetRun[];
 }
 
@@ -615,15 +900,30 @@ export interface GapSpan {
 
 /** collect.Health */
 export interface Health {
+  /**
+   * State is the worst of the cluster's pollers: error (a poll failed),
+   * partial (polls work but some requests fail: details, metrics, the
+   * finished jobs), ok, or connecting (nothing answered yet).
+   */
   state: HealthState;
   last_error: string;
+  /** Problems lists each failing part, naming the job and endpoint. */
   problems?: string[];
+  /**
+   * Missed is how many checkpoint ids the followed jobs' engines reported
+   * that were not stored (gaps and unaccounted ids, this run).
+   */
   missed?: number;
   last_ok_ms: number;
   requests_per_sec: number;
   requests?: number;
+  /**
+   * BudgetPerSec is the cluster's request budget; HeldBack the share of the
+   * last minute's requests that waited for it (Budget.HeldBack).
+   */
   budget_per_sec?: number;
   held_back?: number;
+  /** BudgetLimited: HeldBack reached BudgetLimited, the budget sets the pace. */
   budget_limited?: boolean;
 }
 
@@ -655,9 +955,11 @@ export interface HeatmapRequest {
   cluster: string;
   job: string;
   kind: HeatmapKind;
+  /** Phase is the vertex heatmap's (end_to_end when empty); the others have none. */
   phase?: Phase;
   from_ms: number;
   to_ms: number;
+  /** Buckets is the target number of time buckets or checkpoint columns. */
   buckets: number;
 }
 
@@ -692,6 +994,7 @@ export interface ImportResult {
   metric_samples: number;
   gaps: number;
   skipped: number;
+  /** Renamed: sources named anew because the cache held their names (the file is its own source). */
   renamed?: Renamed[];
 }
 
@@ -699,7 +1002,12 @@ export interface ImportResult {
 export interface JobConfig {
   cluster: string;
   job_id: string;
+  /**
+   * SeenMs is when this configuration was first collected; a job keeps a
+   * history of configurations, newest last.
+   */
   seen_ms: number;
+  /** Mode is "exactly_once" or "at_least_once". */
   mode?: string;
   interval_ms?: number;
   timeout_ms?: number;
@@ -707,13 +1015,34 @@ export interface JobConfig {
   max_concurrent?: number;
   tolerable_failures?: number;
   unaligned?: boolean;
+  /**
+   * AlignedTimeoutMs is the aligned-checkpoint timeout after which a
+   * barrier switches to unaligned (0 = never).
+   */
   aligned_timeout_ms?: number;
+  /**
+   * StateBackend is the engine's name for it, lower case: "hashmap",
+   * "rocksdb", "forst", … ("" = not reported).
+   */
   state_backend?: string;
   incremental?: boolean;
   changelog?: boolean;
   checkpoint_storage?: string;
+  /** BufferDebloat is taskmanager.network.memory.buffer-debloat.enabled. */
   buffer_debloat?: boolean;
+  /**
+   * Keys are the raw key/value pairs the values above were read from
+   * (the job's and the JobManager's configuration, the engine's spelling),
+   * for advice to quote; secrets are never kept (keys naming a password,
+   * secret, token or key are dropped).
+   */
   keys?: Record<string, string>;
+  /**
+   * Unknown lists the parts of the read that did not answer (none when
+   * all did): what only they say is unset here because it is unknown, not
+   * because the engine left it out. The parts that answered are kept all
+   * the same; a later read that agrees with them fills the rest in (Agrees).
+   */
   unknown?: ConfigGap[];
 }
 
@@ -746,6 +1075,10 @@ export interface JobSummary {
   failed: number;
   in_progress: number;
   ended_unseen: number;
+  /**
+   * Gaps is how many checkpoints are known to be missing (gaps minus
+   * checkpoints stored inside them later).
+   */
   gaps: number;
   first_trigger_ms: number;
   last_trigger_ms: number;
@@ -764,10 +1097,22 @@ export interface Lane {
 
 /** analyze.Lanes */
 export interface Lanes {
+  /** Backpressure is a 0..1 ratio, the maximum over vertices. */
   backpressure: Point[] | null;
+  /** Size is the checkpointed bytes of each completed checkpoint. */
   size: Point[] | null;
+  /**
+   * Commit is the duration (ms) of the sink's last commit, as sampled from
+   * its committer's metrics, or, where the engine gives no commit duration
+   * (SeaTunnel 2.3.13), the records written and not yet committed
+   * (CommitUnit says which); empty where the job has neither.
+   */
   commit: Point[] | null;
   commit_unit?: string;
+  /**
+   * Custom are the cluster's custom lanes that have samples in the range
+   * (model.Lane), in the order given.
+   */
   custom: CustomLane[] | null;
 }
 
@@ -775,9 +1120,14 @@ export interface Lanes {
 export interface LogState {
   state: LogStateKind;
   reason?: string;
+  /**
+   * ReadMs is when the log was last read; SizeBytes its size then (or the
+   * size that exceeded LimitBytes).
+   */
   read_ms?: number;
   size_bytes?: number;
   limit_bytes?: number;
+  /** Checkpoints is how many of the job's checkpoints the last read held. */
   checkpoints: number;
 }
 
@@ -815,6 +1165,7 @@ export interface PhaseCell {
   count: number;
   max_ms: number;
   p90_ms: number;
+  /** MaxID is the checkpoint with the largest value, to open from the cell. */
   max_id: number;
   max_pipeline?: number;
 }
@@ -836,7 +1187,9 @@ export interface PhaseHeatmap {
 /** analyze.PhaseRow */
 export interface PhaseRow {
   phase: Phase;
+  /** MaxMs is the row's largest value, to scale its colours. */
   max_ms: number;
+  /** Cells are the buckets that hold a value, in time order. */
   cells: PhaseCell[] | null;
 }
 
@@ -864,13 +1217,31 @@ export interface Point {
 
 /** analyze.Pressure */
 export interface Pressure {
+  /** Max is the highest backpressure ratio (0..1) of any vertex in the window. */
   max?: number;
+  /**
+   * Upstream is the highest backpressure ratio of the vertices upstream of
+   * the bottleneck vertex (UpstreamOf); of all vertices when the edges or
+   * the bottleneck are unknown (UpstreamOf absent).
+   */
   upstream?: number;
   upstream_of?: string;
+  /** Samples counts the backpressure samples used. */
   samples: number;
+  /**
+   * Basis says which samples were used: "window" (from the trigger to one
+   * sampling interval after the end: a rate sampled then is averaged over
+   * the checkpoint's time) or "nearest" (none did; the last one within an
+   * interval before the trigger). Nearest is the same, as a flag.
+   */
   basis?: string;
   nearest?: boolean;
+  /** Busy is the highest busy ratio (0..1) in the window. */
   busy?: number;
+  /**
+   * SampledAlignmentMs is the highest checkpointAlignmentTime gauge value in
+   * the window: evidence of where the time went when there are no subtask stats.
+   */
   sampled_alignment_ms?: number;
 }
 
@@ -881,6 +1252,7 @@ export interface PruneResult {
   ack_samples: number;
   metric_samples: number;
   gaps: number;
+  /** FreedBytes is how much the database and WAL files shrank on disk. */
   freed_bytes: number;
 }
 
@@ -903,22 +1275,60 @@ export interface ReasonPart {
 export interface Reconciliation {
   cluster: string;
   job_id: string;
+  /**
+   * AtMs is the time of the last successful poll; Polls and FailedPolls
+   * count the list polls of this run of the collector.
+   */
   at_ms: number;
   polls: number;
   failed_polls: number;
+  /**
+   * FirstID and LatestID bound the ids accounted for (pipeline 0, or the
+   * smallest first and largest latest over pipelines).
+   */
   first_id: number;
   latest_id: number;
+  /** IDs is how many ids the span holds (summed over pipelines). */
   ids: number;
   stored: number;
   gaps: number;
   unaccounted: number;
+  /**
+   * EngineCounted is how many checkpoints the engine's counters say were
+   * triggered over the span (-1 when the engine sends no counters);
+   * WithoutID is how many of those never got an id in its history (a
+   * trigger that failed before the checkpoint started: Flink counts it as
+   * failed, and there is nothing to store).
+   */
   engine_counted: number;
   without_id: number;
+  /**
+   * TriggerFailures say why, where the engine's log tells (Flink's
+   * JobManager log, once read): the failed triggers it logged over the
+   * span, grouped by reason (at most MaxTriggerFailureReasons). Empty when
+   * the log is off, not read yet, or logged none.
+   */
   trigger_failures?: TriggerFailureReason[];
+  /**
+   * Engine holds the engine's counters at the last successful poll (summed
+   * over pipelines); nil when it sends none.
+   */
   engine?: EngineCounts;
+  /**
+   * FromLog is how many ids of the span were stored from the engine's log
+   * (they had left its API's history unseen: gaps filled); Earlier how many
+   * checkpoints before the span the log gave (history beyond the API's).
+   */
   from_log: number;
   earlier: number;
+  /** Log is the state of the engine's log reader; nil where there is none. */
   log?: LogState;
+  /**
+   * EngineForgotMs is when the engine was first seen to have dropped the
+   * job's checkpoint history while the cache held some (a SeaTunnel job
+   * stopped without a savepoint loses it at once): from then on the cache
+   * is the only record. 0 while the engine keeps it.
+   */
   engine_forgot_ms?: number;
 }
 
@@ -926,22 +1336,60 @@ export interface Reconciliation {
 export interface ReconciliationView {
   cluster: string;
   job_id: string;
+  /**
+   * AtMs is the time of the last successful poll; Polls and FailedPolls
+   * count the list polls of this run of the collector.
+   */
   at_ms: number;
   polls: number;
   failed_polls: number;
+  /**
+   * FirstID and LatestID bound the ids accounted for (pipeline 0, or the
+   * smallest first and largest latest over pipelines).
+   */
   first_id: number;
   latest_id: number;
+  /** IDs is how many ids the span holds (summed over pipelines). */
   ids: number;
   stored: number;
   gaps: number;
   unaccounted: number;
+  /**
+   * EngineCounted is how many checkpoints the engine's counters say were
+   * triggered over the span (-1 when the engine sends no counters);
+   * WithoutID is how many of those never got an id in its history (a
+   * trigger that failed before the checkpoint started: Flink counts it as
+   * failed, and there is nothing to store).
+   */
   engine_counted: number;
   without_id: number;
+  /**
+   * TriggerFailures say why, where the engine's log tells (Flink's
+   * JobManager log, once read): the failed triggers it logged over the
+   * span, grouped by reason (at most MaxTriggerFailureReasons). Empty when
+   * the log is off, not read yet, or logged none.
+   */
   trigger_failures?: TriggerFailureReason[];
+  /**
+   * Engine holds the engine's counters at the last successful poll (summed
+   * over pipelines); nil when it sends none.
+   */
   engine?: EngineCounts;
+  /**
+   * FromLog is how many ids of the span were stored from the engine's log
+   * (they had left its API's history unseen: gaps filled); Earlier how many
+   * checkpoints before the span the log gave (history beyond the API's).
+   */
   from_log: number;
   earlier: number;
+  /** Log is the state of the engine's log reader; nil where there is none. */
   log?: LogState;
+  /**
+   * EngineForgotMs is when the engine was first seen to have dropped the
+   * job's checkpoint history while the cache held some (a SeaTunnel job
+   * stopped without a savepoint loses it at once): from then on the cache
+   * is the only record. 0 while the engine keeps it.
+   */
   engine_forgot_ms?: number;
   missed: number;
 }
@@ -950,16 +1398,27 @@ export interface ReconciliationView {
 export interface Renamed {
   from: string;
   to: string;
+  /**
+   * Jobs are the file's job ids the cache already held under From: without
+   * the new name the file would have replaced their checkpoints.
+   */
   jobs?: string[];
 }
 
 /** app.Report */
 export interface Report {
   job: JobRef;
+  /** FromMs and ToMs span the analysed checkpoints (first trigger, last end). */
   from_ms: number;
   to_ms: number;
+  /** Missed counts checkpoints known to exist but never seen (gaps). */
   missed: number;
+  /** PhasesAvailable lists the phases present in at least one checkpoint. */
   phases_available: Phase[] | null;
+  /**
+   * Notes say what the data cannot show, so absent values are not mistaken
+   * for zero; NoteParts are the same, for the UI to say in the user's language.
+   */
   notes: string[] | null;
   note_parts: ReasonPart[] | null;
   checkpoints: CheckpointAnalysis[] | null;
@@ -967,12 +1426,31 @@ export interface Report {
   slow_phases: SlowRun[] | null;
   slow_checkpoints: SlowRun[] | null;
   correlation: Correlation;
+  /**
+   * Advice says what to change, from the evidence above and the job's
+   * configuration (docs/advice.md); most important first.
+   */
   advice: Advice[] | null;
   summary: Summary;
+  /**
+   * Reconciliation is the collector's latest account of the engine's
+   * checkpoint ids and counters against what was stored (nil if none).
+   */
   reconciliation?: Reconciliation;
+  /**
+   * Config is the job's configuration in effect at the range's end, as the
+   * advice read it (nil when none was collected); its unknown parts are
+   * those of the read that did not answer.
+   */
   config?: JobConfig;
+  /** Changes are the changes of the report's run in its range, by time. */
   changes: ChangeEffect[] | null;
+  /** Episodes are its slow and failed checkpoints read as episodes. */
   episodes: Episode[] | null;
+  /**
+   * AdviceFollowUp says, per advice item in the advice's order, what
+   * became of it (FollowAdvice).
+   */
   advice_follow_up: AdviceOutcome[] | null;
 }
 
@@ -999,14 +1477,21 @@ export interface RetentionView {
 
 /** alert.Rule */
 export interface Rule {
+  /**
+   * Name identifies the rule in log lines, metrics and notifications;
+   * empty, it is made from the kind and the scope (DefaultName).
+   */
   name?: string;
   kind: Kind;
   cluster: string;
   job_id?: string;
   job_name?: string;
+  /** Count and WindowMs: failures_in_window's threshold and window. */
   count?: number;
   window_ms?: number;
+  /** Factor: slower_than_baseline's k, at least 1. */
   factor?: number;
+  /** ForMs: no_completion's T. */
   for_ms?: number;
 }
 
@@ -1021,7 +1506,12 @@ export interface Shift {
 
 /** analyze.SlowFlag */
 export interface SlowFlag {
+  /** Phase is the slow phase, or end_to_end for the whole checkpoint. */
   phase: Phase;
+  /**
+   * VertexID is the vertex for per-subtask phases (whose value is the
+   * maximum over the vertex's subtasks); absent for end_to_end and finalize.
+   */
   vertex_id?: string;
   value_ms: number;
   median_ms: number;
@@ -1035,12 +1525,19 @@ export interface SlowRun {
   vertex_name?: string;
   pipeline?: number;
   checkpoint_ids: number[] | null;
+  /** FirstMs and LastMs are the trigger times of the run's first and last checkpoint. */
   first_ms: number;
   last_ms: number;
   max_ms: number;
+  /** BaselineMedianMs and ThresholdMs are the baseline when the run started. */
   baseline_median_ms: number;
   threshold_ms: number;
+  /** Open is set when the run lasts to the last checkpoint analysed: it is still slow. */
   open?: boolean;
+  /**
+   * NewNormal is set when the run ended because it lasted BaselineWindow
+   * checkpoints and the baseline accepted the new level.
+   */
   new_normal?: boolean;
 }
 
@@ -1058,16 +1555,28 @@ export interface SourceView {
   username?: string;
   ca_file: string;
   insecure_skip_verify: boolean;
+  /** PrometheusNames and ReporterURLs: see model.Cluster. */
   prometheus_names?: Record<string, string>;
   reporter_urls?: string[];
+  /** RequestsPerSecond and MaxInFlight: the request budget (0: the default). */
   requests_per_second?: number;
   max_in_flight?: number;
+  /** JobManagerLog: auto (""), on or off (Flink only). */
   jobmanager_log?: JobManagerLogMode;
+  /**
+   * TracesURL and TracesService: a Jaeger query URL and the service name of
+   * Flink's spans there (Flink only; model.Cluster).
+   */
   traces_url?: string;
   traces_service?: string;
+  /** Lanes: the custom lanes of the cluster's job timelines (model.Lane). */
   lanes?: Lane[];
   kind: SourceKind;
   read_only: boolean;
+  /**
+   * Health is the collector's account of a configured cluster (its problems
+   * and missed ids included); captures are "offline".
+   */
   health: Health;
 }
 
@@ -1097,6 +1606,7 @@ export interface Straggler {
   vertex_id: string;
   vertex_name?: string;
   subtask: number;
+  /** AckAfterMs is when it acknowledged (ms after trigger); absent if it never did. */
   ack_after_ms?: number;
 }
 
@@ -1105,11 +1615,16 @@ export interface SubtaskRow {
   vertex_id: string;
   vertex_name?: string;
   subtask: number;
+  /** Acknowledged is false for a subtask still pending (or that never acked): its phases are absent. */
   acknowledged: boolean;
   end_to_end_ms?: number;
   phases: Phases;
   checkpointed_size?: number;
   unaligned?: boolean;
+  /**
+   * Critical marks the checkpoint's critical path: the last subtask to
+   * acknowledge, or, if not all did, every subtask that did not.
+   */
   critical?: boolean;
 }
 
@@ -1137,6 +1652,10 @@ export interface Summary {
   completed: number;
   failed: number;
   in_progress: number;
+  /**
+   * EndedUnseen counts checkpoints stored in progress that have ended
+   * unseen (CheckpointAnalysis.EndedUnseen); InProgress leaves them out.
+   */
   ended_unseen: number;
   missed: number;
   first_ms: number;
@@ -1145,7 +1664,9 @@ export interface Summary {
   duration_p90_ms: number;
   duration_p99_ms: number;
   duration_max_ms: number;
+  /** Slowest are the ids of the longest completed checkpoints, longest first. */
   slowest: number[] | null;
+  /** SizeP50 and SizeMax are checkpointed bytes of completed checkpoints. */
   size_p50_bytes: number;
   size_max_bytes: number;
 }
@@ -1162,6 +1683,10 @@ export interface TaskStats {
   num_subtasks: number;
   num_acknowledged: number;
   subtasks?: SubtaskStats[];
+  /**
+   * Missing says the vertex's per-subtask stats were asked for and could not
+   * be fetched (the checkpoint's DetailLoss is DetailPartial).
+   */
   missing?: boolean;
 }
 
@@ -1173,6 +1698,7 @@ export interface Timeline {
   bars: Bar[] | null;
   gaps: GapSpan[] | null;
   lanes: Lanes;
+  /** Total is how many checkpoints fall in the range before merging. */
   total: number;
 }
 
@@ -1189,31 +1715,54 @@ export interface TimelineRequest {
 export interface TraceJob {
   id: string;
   name: string;
+  /** Checkpoints counts those seen (a lower bound: each answer is one page). */
   checkpoints: number;
   first_trigger_ms: number;
   latest_trigger_ms: number;
+  /** Cached says the cache already holds the job. */
   cached: boolean;
 }
 
 /** app.TracesResult */
 export interface TracesResult {
+  /** Read is how many of the job's checkpoints the traces held in the ranges asked. */
   read: number;
+  /** Added is how many of them the cache did not have and now stores (marked as from traces). */
   added: number;
+  /**
+   * DetailsFilled is how many cached checkpoints whose per-subtask stats were missed gained
+   * them from the spans.
+   */
   details_filled: number;
+  /**
+   * Resolved is how many cached checkpoints left in progress (gone from the engine's history
+   * before they ended) the spans gave the end of.
+   */
   resolved: number;
+  /** Windows is how many time ranges were asked for; Requests how many requests that took. */
   windows: number;
   requests: number;
+  /**
+   * IncompleteWindows counts ranges not read whole (the request bound ran out, or a range
+   * still held more than a page at its narrowest); Warning then says so.
+   */
   incomplete_windows: number;
   warning?: string;
 }
 
 /** model.TriggerFailureReason */
 export interface TriggerFailureReason {
+  /**
+   * Reason is the short reason; "" stands for the other reasons, beyond
+   * the MaxTriggerFailureReasons-1 most frequent.
+   */
   reason: string;
   count: number;
   first_ms: number;
   last_ms: number;
+  /** Task is the task the latest of them named, "" if none. */
   task?: string;
+  /** Example is the latest one's whole message. */
   example: string;
 }
 
@@ -1233,6 +1782,7 @@ export interface Vertex {
   id: string;
   name: string;
   parallelism: number;
+  /** Pipeline groups vertices checkpointed together (SeaTunnel); 0 for Flink. */
   pipeline?: number;
 }
 
