@@ -17,6 +17,12 @@
 # at traces.checkpoint.span-detail-level CHILDREN_SPANS_PER_SUBTASK (a key 1.x ignores); service name
 # FLINK_TRACES_SERVICE_NAME (default flink-testenv). Unset (the default), the cluster has no trace
 # reporter. Give a traced cluster its own FLINK_RUN_DIR (flinkenv.DedicatedTraced does).
+#
+# FLINK_SCHEDULER (adaptive or default) writes jobmanager.scheduler: a job on an adaptive cluster
+# can be rescaled through PUT /jobs/:jobid/resource-requirements (adaptive also keeps the last 10
+# rescales in 2.3's /jobs/:jobid/rescales/history). Unset (the default), the config names no
+# scheduler (Flink's default one). Give such a cluster its own FLINK_RUN_DIR
+# (flinkenv.DedicatedAdaptive does).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 t0=$(date +%s.%N)
@@ -67,11 +73,29 @@ if [[ -n "$jm_pid$tm_pid" && -f "$FLINK_VERSION_FILE" && "$(cat "$FLINK_VERSION_
   die "$FLINK_RUN_DIR runs Flink $(cat "$FLINK_VERSION_FILE"), not $FLINK_VERSION; stop it first or use another FLINK_RUN_DIR"
 fi
 echo "$FLINK_VERSION" >"$FLINK_VERSION_FILE"
+
+# started_with VAR FILE: $VAR when set, else (restart-jm.sh starting one half again) what FILE
+# says the running half was started with, else empty.
+started_with() {
+  if [[ -z "${!1+set}" && -n "$jm_pid$tm_pid" && -f "$2" ]]; then
+    cat "$2"
+  else
+    echo "${!1:-}"
+  fi
+}
+
+# record_setting FILE WHAT VALUE: a running half must have been started with VALUE (FILE's);
+# FILE records it for the next start.
+record_setting() {
+  local had
+  had="$(cat "$1" 2>/dev/null || true)"
+  [[ -z "$jm_pid$tm_pid" || "$had" == "$3" ]] ||
+    die "$FLINK_RUN_DIR runs with $2 '$had', not '$3'; stop it first or use another FLINK_RUN_DIR"
+  echo "$3" >"$1"
+}
+
 TRACES_FILE="$FLINK_RUN_DIR/traces"
-TRACES_ENDPOINT="${FLINK_TRACES_OTLP_ENDPOINT:-}"
-if [[ -z "${FLINK_TRACES_OTLP_ENDPOINT+set}" && -n "$jm_pid$tm_pid" && -f "$TRACES_FILE" ]]; then
-  TRACES_ENDPOINT="$(cat "$TRACES_FILE")" # restart-jm.sh: keep what the running half was started with
-fi
+TRACES_ENDPOINT="$(started_with FLINK_TRACES_OTLP_ENDPOINT "$TRACES_FILE")"
 TRACES_SERVICE="${FLINK_TRACES_SERVICE_NAME:-flink-testenv}"
 if [[ -n "$TRACES_ENDPOINT" ]]; then
   [[ "$TRACES_ENDPOINT" =~ ^http://(127\.[0-9]+\.[0-9]+\.[0-9]+|localhost|\[::1\]):[0-9]+/?$ ]] ||
@@ -87,10 +111,10 @@ if [[ -n "$TRACES_ENDPOINT" ]]; then
       die "no $OTEL_PLUGIN_SRC/flink-metrics-otel-$FLINK_VERSION.jar"
   fi
 fi
-if [[ -n "$jm_pid$tm_pid" && "$(cat "$TRACES_FILE" 2>/dev/null || true)" != "$TRACES_ENDPOINT" ]]; then
-  die "$FLINK_RUN_DIR runs with trace endpoint '$(cat "$TRACES_FILE" 2>/dev/null || true)', not '$TRACES_ENDPOINT'; stop it first or use another FLINK_RUN_DIR"
-fi
-echo "$TRACES_ENDPOINT" >"$TRACES_FILE"
+record_setting "$TRACES_FILE" "trace endpoint" "$TRACES_ENDPOINT"
+SCHEDULER="$(started_with FLINK_SCHEDULER "$FLINK_RUN_DIR/scheduler")"
+[[ "$SCHEDULER" =~ ^(|adaptive|default)$ ]] || die "FLINK_SCHEDULER=$SCHEDULER: want adaptive or default"
+record_setting "$FLINK_RUN_DIR/scheduler" scheduler "$SCHEDULER"
 if [[ -n "$TRACES_ENDPOINT" ]]; then
   # A plugins dir of this cluster's own: the shared one (metrics-prometheus) plus metrics-otel,
   # copied (Flink's plugin finder does not follow a symlinked plugin dir).
@@ -199,6 +223,18 @@ EOF
 state.checkpoints.dir: "file://$FLINK_RUN_DIR/checkpoints"
 state.savepoints.dir: "file://$FLINK_RUN_DIR/savepoints"
 EOF
+  fi
+  if [[ -n "$SCHEDULER" ]]; then
+    cat >>"$FLINK_CONF/config.yaml" <<EOF
+# FLINK_SCHEDULER: adaptive rescales a running job to the resource requirements it is given.
+jobmanager.scheduler: $SCHEDULER
+EOF
+    if [[ "$SCHEDULER" == adaptive ]]; then
+      cat >>"$FLINK_CONF/config.yaml" <<EOF
+# Flink 2.3's /jobs/:jobid/rescales/history (off by default; earlier versions ignore the key).
+web.adaptive-scheduler.rescale-history.size: 10
+EOF
+    fi
   fi
   if [[ -n "$TRACES_ENDPOINT" ]]; then
     cat >>"$FLINK_CONF/config.yaml" <<EOF

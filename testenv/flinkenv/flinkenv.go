@@ -176,6 +176,15 @@ func DedicatedTracedVersion(t testing.TB, name, version, otlpEndpoint, serviceNa
 	return dedicated(t, name, version, "FLINK_TRACES_OTLP_ENDPOINT="+otlpEndpoint, "FLINK_TRACES_SERVICE_NAME="+serviceName)
 }
 
+// DedicatedAdaptive is Dedicated (DefaultVersion, or FLINK_VERSION) with Flink's adaptive
+// scheduler (jobmanager.scheduler: adaptive): a running job is rescaled by changing its resource
+// requirements (PUT /jobs/:jobid/resource-requirements), which restarts it at the new
+// parallelism from its latest checkpoint.
+func DedicatedAdaptive(t testing.TB, name string) Env {
+	t.Helper()
+	return dedicated(t, name, envVersion(), "FLINK_SCHEDULER=adaptive")
+}
+
 func dedicated(t testing.TB, name, version string, extra ...string) Env {
 	t.Helper()
 	envscript.SkipUnlessReal(t, realCluster)
