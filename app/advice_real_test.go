@@ -122,6 +122,36 @@ func waitDetailed(t *testing.T, a *App, d time.Duration, n int, jids ...string) 
 	}
 }
 
+// waitSourcesBackpressured waits until the source ("Numbers") of each job shows in the cache as
+// backpressured (over 500 ms/s) and returns when: Flink's gauge is a trailing average that rises
+// in the job's first half minute while the barriers queue from the start, so the evidence is
+// judged on the checkpoints from then on.
+func waitSourcesBackpressured(t *testing.T, a *App, jids ...string) (fromMs int64) {
+	t.Helper()
+	waitFor(t, 2*time.Minute, "the sources' backpressure in the cache", func() bool {
+		for _, jid := range jids {
+			if maxMetric(t, a, jid, vertexByNameEventually(t, a, jid, "Numbers"), model.MetricBackPressuredMsPerSec) <= 500 {
+				return false
+			}
+		}
+		return true
+	})
+	return time.Now().UnixMilli()
+}
+
+// finalSince are the job's final checkpoints triggered from fromMs on; with completed, only the
+// completed ones with their details.
+func finalSince(t *testing.T, a *App, jid string, fromMs int64, completed bool) []model.Checkpoint {
+	t.Helper()
+	var out []model.Checkpoint
+	for _, c := range finalCheckpoints(t, a, jid) {
+		if c.TriggerMs >= fromMs && (!completed || c.Status == model.StatusCompleted && len(c.Tasks) > 0) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // wantAdvice, a subtest "advice" (so a scenario's evidence passes or fails apart from the
 // rule), fails unless the report advises code with evidence: checkpoint ids, all of them
 // stored checkpoints of the job; more checks on the item follow in more.
@@ -359,15 +389,7 @@ func checkUnalignedAdvice(t *testing.T, env flinkenv.Env) {
 	unaligned := env.Submit(t, append(append([]string{"--name", "ce-advice-bp-unaligned", "--unaligned", "true"}, rebalanced...), bpArgs...)...)
 	forward := env.Submit(t, append([]string{"--name", "ce-advice-bp-forward"}, bpArgs...)...)
 	a := newAdviceApp(t, env.RESTURL)
-	waitFor(t, 2*time.Minute, "the sources' backpressure in the cache", func() bool {
-		for _, jid := range []string{aligned, unaligned, forward} {
-			if maxMetric(t, a, jid, vertexByNameEventually(t, a, jid, "Numbers"), model.MetricBackPressuredMsPerSec) <= 500 {
-				return false
-			}
-		}
-		return true
-	})
-	fromMs := time.Now().UnixMilli()
+	fromMs := waitSourcesBackpressured(t, a, aligned, unaligned, forward)
 	waitFor(t, 2*time.Minute, "10 completed checkpoints of each job after the backpressure showed, all with details", func() bool {
 		n := func(jid string) (after int) {
 			for _, c := range finalCheckpoints(t, a, jid) {
@@ -674,18 +696,9 @@ func checkCausesOnACluster(t *testing.T, env flinkenv.Env) {
 	snapOnlySnap := vertexByNameEventually(t, a, snapOnly, "Slow Snapshot")
 	// The source's backpressure shows in Flink's metrics some seconds after the job starts (1.20
 	// later than 2.3): the verdict is judged on the checkpoints after it does.
-	waitFor(t, 2*time.Minute, "the source's backpressure in the cache", func() bool {
-		return maxMetric(t, a, mixed, src, model.MetricBackPressuredMsPerSec) > 500
-	})
-	fromMs := time.Now().UnixMilli()
+	fromMs := waitSourcesBackpressured(t, a, mixed)
 	waitFor(t, 2*time.Minute, "10 completed checkpoints of each job, of the mixed one after its backpressure showed", func() bool {
-		after := 0
-		for _, c := range finalCheckpoints(t, a, mixed) {
-			if c.TriggerMs >= fromMs {
-				after++
-			}
-		}
-		return after >= 10 && len(finalCheckpoints(t, a, snapOnly)) >= 10
+		return len(finalSince(t, a, mixed, fromMs, false)) >= 10 && len(finalCheckpoints(t, a, snapOnly)) >= 10
 	})
 	a.stopCollector()
 

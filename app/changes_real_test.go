@@ -27,21 +27,10 @@ func TestChangeMeasuredAcrossAResubmissionWithUnalignedCheckpoints(t *testing.T)
 	args := []string{"--name", fmt.Sprintf("ce-change-%d", start.UnixNano()), "--rate", "0", "--sleep-ms", "5", "--slow-map-input", "rebalance"}
 	aligned := env.Submit(t, args...)
 	a := newAdviceApp(t, env.RESTURL)
-	// Flink's backpressure gauge is a trailing average that takes the job's first half minute to
-	// rise while the barriers queue from the start: the advice is judged from when it showed.
-	src := vertexByNameEventually(t, a, aligned, "Numbers")
-	waitFor(t, 2*time.Minute, "the source's backpressure in the cache", func() bool {
-		return maxMetric(t, a, aligned, src, model.MetricBackPressuredMsPerSec) > 500
-	})
-	fromMs := time.Now().UnixMilli()
+	// The advice is judged from when the source's backpressure showed.
+	fromMs := waitSourcesBackpressured(t, a, aligned)
 	waitFor(t, 3*time.Minute, "8 completed checkpoints of the aligned run since the backpressure showed", func() bool {
-		n := 0
-		for _, c := range finalCheckpoints(t, a, aligned) {
-			if c.TriggerMs >= fromMs && c.Status == model.StatusCompleted && len(c.Tasks) > 0 {
-				n++
-			}
-		}
-		return n >= 8
+		return len(finalSince(t, a, aligned, fromMs, true)) >= 8
 	})
 	jobConfigEventually(t, a, aligned)
 	savepoint := env.StopWithSavepoint(t, aligned, 3*time.Minute)
