@@ -1,11 +1,12 @@
-// DEV ONLY: the screenshots of docs/user-guide.md and docs-zh/user-guide.md.
+// DEV ONLY: the screenshots of docs/user-guide.md, docs/alerts.md and their Chinese pages.
 // Needs a running `checkpoint-explorer serve` on a fresh data dir (the bundled
 // samples open on first run); uploads the demo capture of testdata/gen-capture.mjs
 // and shoots every view in English and Chinese into ../../docs/images/. What no
-// sample or capture holds — a cluster's custom lanes, the jobs in its traces —
-// is shot from dev/serve-fake.mjs (the built dist/ with dev/fake-bridge.js), so
-// dist/ must be built (`make frontend`); so is the fleet, whose canned rows span
-// several clusters and both engines. Without CE_URL only those are shot.
+// sample or capture holds — a cluster's custom lanes, the jobs in its traces, a
+// job's changes and their before/after, alert rules — is shot from
+// dev/serve-fake.mjs (the built dist/ with dev/fake-bridge.js), so dist/ must be
+// built (`make frontend`); so is the fleet, whose canned rows span several
+// clusters and both engines. Without CE_URL only those are shot.
 //
 //   CE_URL=http://127.0.0.1:PORT/?token=... node dev/docs-shots.mjs
 import { mkdirSync } from 'node:fs';
@@ -164,8 +165,11 @@ async function serveShots() {
       await go(`#/heatmap?cluster=${enc(FLINK)}&job=${flinkJob}&kind=vertex&phase=alignment`, 'heatmap-chart');
       await page.screenshot({ path: name('heatmap-vertex') });
 
-      await go(`#/compare?cluster=${enc(FLINK)}&job=${flinkJob}`, 'compare-phases');
-      await page.screenshot({ path: name('compare') });
+      // The before/after panel (no change chosen) above the pair: the phase table fits in 1300.
+      await tall(1300, async () => {
+        await go(`#/compare?cluster=${enc(FLINK)}&job=${flinkJob}`, 'compare-phases');
+        await page.screenshot({ path: name('compare') });
+      });
 
       await go(`#/retention?cluster=${enc(FLINK)}&job=${flinkJob}`, 'overhead-table');
       await page.screenshot({ path: name('retention') });
@@ -214,12 +218,19 @@ async function serveShots() {
 // The fake bridge's prod-flink has two custom lanes and a sink committer on orders-enrichment,
 // and a Jaeger whose spans hold a job Flink no longer lists (nightly-compaction); its fleet spans
 // three sources and both engines, a failing job on top; orders-enrichment has changes with their
-// before/after (a restart, unaligned checkpoints turned on, a rescale).
-const fake = await fakePage({ viewport: { width: 1440, height: 900 }, pageErrors: [] });
-try {
-  const { page } = fake;
-  const { go, setLang } = pageHelpers(() => page, 'docs');
-  for (const lang of ['en', 'zh']) {
+// before/after (a restart, unaligned checkpoints turned on, a rescale). It starts with no alert
+// rule: the Alerts… shot saves three through the bridge, one of each kind with parameters.
+const ALERT_RULES = [
+  { kind: 'failures_in_window', cluster: 'prod-flink', job_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', count: 3, window_ms: 900_000 },
+  { kind: 'slower_than_baseline', cluster: 'prod-flink', factor: 3 },
+  { name: 'doris-stuck', kind: 'no_completion', cluster: 'zeta-staging', job_name: 'mysql-to-doris', for_ms: 1_800_000 },
+];
+// One fake page per language, in its locale, so that each starts from the fake's first screen.
+for (const lang of ['en', 'zh']) {
+  const fake = await fakePage({ viewport: { width: 1440, height: 900 }, pageErrors: [], locale: lang === 'zh' ? 'zh-CN' : 'en-US' });
+  try {
+    const { page } = fake;
+    const { go, setLang, call } = pageHelpers(() => page, 'docs');
     await setLang(lang);
     // The fleet (the first screen), the second job selected (↓ ↓; the fleet keeps it when it
     // comes back), the pointer out of the way.
@@ -255,10 +266,22 @@ try {
     await page.getByTestId('ba-finding').waitFor();
     await page.waitForTimeout(300);
     await page.getByTestId('before-after').screenshot({ path: shotPath(lang, 'before-after') });
+    // Alerts…: the rules listed in words, the first one chosen so the form shows its count and window.
+    await call('SetAlertRules', ALERT_RULES);
+    await page.getByTestId('alerts-button').click();
+    await page.getByTestId('alert-rule').nth(ALERT_RULES.length - 1).waitFor();
+    await page.getByTestId('alert-rule-edit').first().click();
+    await page.locator(`[data-testid="alert-job"] option[value="${ALERT_RULES[0].job_id}"]`).waitFor({ state: 'attached' });
+    await page.getByTestId('alert-preview').waitFor();
+    await page.mouse.move(5, 880);
+    await page.waitForTimeout(300);
+    await page.getByTestId('alerts-dialog').screenshot({ path: shotPath(lang, 'alerts') });
+    await page.keyboard.press('Escape');
+    await page.getByTestId('alerts-dialog').waitFor({ state: 'hidden' });
     console.log(`docs screenshots from the fake bridge (${lang}) written to ${out}`);
+  } finally {
+    await fake.stop();
   }
-} finally {
-  await fake.stop();
 }
 
 // UI screenshots survive a 256-colour palette unchanged to the eye at about 40 % of the size.
