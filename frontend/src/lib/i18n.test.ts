@@ -40,6 +40,13 @@ describe('message catalogues', () => {
     expect(mismatched).toEqual([]);
   });
 
+  it('write every placeholder as i18next fills it: {{name}}, never {name}', () => {
+    // A single-brace {n} shows as written: the fleet's runs badge read "{n} runs".
+    const single = (v: unknown) => /(^|[^{])\{\s*\w+\s*\}(?!\})/.test(String(v));
+    const bad = [...enKeys, ...zhKeys].filter(([, v]) => single(v)).map(([k, v]) => `${k}: ${v}`);
+    expect(bad).toEqual([]);
+  });
+
   it('translate to Chinese rather than copying English (except names and units)', () => {
     const same = [...enKeys.keys()].filter((k) => enKeys.get(k) === zhKeys.get(k));
     // Product, engine and format names, abbreviations and the ID column stay as they are.
