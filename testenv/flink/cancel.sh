@@ -20,7 +20,13 @@ done
 
 for jid in "${ids[@]}"; do
   code="$(curl -sS -o /dev/null -w '%{http_code}' -X PATCH "$url/jobs/$jid?mode=cancel")" || die "cancel $jid: request failed"
-  [[ "$code" == 202 || "$code" == 200 ]] || die "cancel $jid: HTTP $code"
+  if [[ "$code" == 409 ]]; then
+    # Flink refuses to cancel a job that has ended already (stopped with a savepoint, finished).
+    state="$(curl -sf --max-time 2 "$url/jobs/$jid/status" | jq -r .status 2>/dev/null || true)"
+    [[ "$state" =~ ^(CANCELED|FAILED|FINISHED)$ ]] || die "cancel $jid: HTTP 409 (state ${state:-unknown})"
+  else
+    [[ "$code" == 202 || "$code" == 200 ]] || die "cancel $jid: HTTP $code"
+  fi
   deadline=$(($(date +%s) + ${FLINK_CANCEL_TIMEOUT:-60}))
   until [[ "$(curl -sf --max-time 2 "$url/jobs/$jid/status" | jq -r .status 2>/dev/null)" =~ ^(CANCELED|FAILED|FINISHED)$ ]]; do
     (($(date +%s) < deadline)) || die "job $jid not cancelled after ${FLINK_CANCEL_TIMEOUT:-60}s"
