@@ -115,7 +115,7 @@ func (f collectFlags) exportOptions() (app.ExportOptions, error) {
 		if !ok || strings.TrimSpace(k) == "" {
 			return o, fmt.Errorf("collect: --export-header-keychain %q: want KEY=NAME", kv)
 		}
-		v, err := app.ExportSecret(name)
+		v, err := exportSecret(name)
 		if err != nil {
 			return o, fmt.Errorf("collect: --export-header-keychain %s: %w", k, err)
 		}
@@ -132,7 +132,7 @@ func (f collectFlags) exportOptions() (app.ExportOptions, error) {
 		o.OTLP.BearerToken = v
 	}
 	if f.exportTokenKeychain != "" {
-		v, err := app.ExportSecret(f.exportTokenKeychain)
+		v, err := exportSecret(f.exportTokenKeychain)
 		if err != nil {
 			return o, fmt.Errorf("collect: --export-token-keychain: %w", err)
 		}

@@ -250,15 +250,25 @@ func TestCollectorStoresEveryCheckpointOnceAndMarksMissedOnesAsGaps(t *testing.T
 	}
 	accountedFor(t, cps, gaps)
 	eng.detailsFetchedOnce(t)
-	// Every stored final checkpoint carries its subtask rows.
+	// Every stored final checkpoint carries its subtask rows, or says they were missed: on a
+	// loaded machine a poll can come after a checkpoint shown completed left the engine's
+	// history of 10 (400 ms here) before its details were asked.
 	completed := func(c model.Checkpoint) bool { return c.Status == model.StatusCompleted }
-	for _, full := range withDetails(t, st, cps, completed) {
-		c := full
-		if len(full.Tasks) != 1 || len(full.Tasks[0].Subtasks) != 1 {
-			t.Errorf("checkpoint %d stored without its subtask stats", c.ID)
+	var missed []int64
+	all := withDetails(t, st, cps, completed)
+	for _, c := range all {
+		switch {
+		case len(c.Tasks) == 1 && len(c.Tasks[0].Subtasks) == 1:
+		case len(c.Tasks) == 0 && c.DetailLoss == model.DetailMissed:
+			missed = append(missed, c.ID)
+		default:
+			t.Errorf("checkpoint %d stored with %d tasks and detail loss %q: want its subtask stats, or missed", c.ID, len(c.Tasks), c.DetailLoss)
 		}
 	}
-	t.Logf("stored %d checkpoints, %d gaps, last id %d", len(cps), len(gaps), cps[len(cps)-1].ID)
+	if len(missed) > len(all)/2 {
+		t.Errorf("%d of %d completed checkpoints missed their details: %v", len(missed), len(all), missed)
+	}
+	t.Logf("stored %d checkpoints, %d gaps, last id %d; details missed: %v", len(cps), len(gaps), cps[len(cps)-1].ID, missed)
 }
 
 // An engine that drops a job's checkpoint history (SeaTunnel, a job stopped without a savepoint)
