@@ -4,7 +4,31 @@
 
 # free_port prints a free TCP port on 127.0.0.1.
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  # Below the kernel's ephemeral range: a port from it (bind to :0) can be taken meanwhile by any
+  # outgoing connection's local end, and a busy run makes thousands (a JobManager failed to bind
+  # its reporter port that way); random, so concurrent starts rarely pick the same.
+  python3 - <<'PY'
+import random, socket
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    low = 32768
+lo, hi = 10000, max(10001, low - 1)
+for _ in range(200):
+    p = random.randint(lo, hi)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+else:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
+PY
 }
 
 # port_free reports whether PORT can be bound on 127.0.0.1 now. SO_REUSEADDR as Netty and the
