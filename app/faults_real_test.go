@@ -875,8 +875,14 @@ func TestFlinkCollectorLosesNothingThroughTCPFaults(t *testing.T) {
 	phase("requests lost (timeout toxic upstream)", 4*time.Second, proxy.Timeout(t, toxienv.Upstream, 0))
 	timeoutEnded := time.Now()
 	// A hung request outlives the toxic by up to its 5 s timeout; then the
-	// collector retries within a quarter of the span.
-	phase("clean", 6500*time.Millisecond)
+	// collector retries within a quarter of the span. The link stays clean
+	// until a list answer got through (6.5 s at least; longer on a loaded
+	// machine, whose polls come late), at most 30 s.
+	t.Logf("%5.1f s: clean until a list answer gets through", time.Since(start).Seconds())
+	time.Sleep(6500 * time.Millisecond)
+	for deadline := time.Now().Add(25 * time.Second); !counter.lastListOK(time.Now()).at.After(timeoutEnded) && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+	}
 	cutFrom := time.Now()
 	t.Logf("%5.1f s: cut for 20 s", time.Since(start).Seconds())
 	<-proxy.CutFor(t, 20*time.Second)
