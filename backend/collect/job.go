@@ -1128,12 +1128,11 @@ func (j *jobPoller) forgetBelow(p int, floor int64) {
 // while a checkpoint runs longer than usual, every longCheckpointEvery, so
 // that a slow checkpoint gets samples inside its window; and, until the
 // engine first answers with values (Flink's fetcher starts some seconds after
-// a job), every emptyRetryEvery (polls come that often meanwhile),
-// emptyRetries times at most.
+// a job), every emptyRetryEvery, emptyRetries times at most (half a minute).
 const (
 	longCheckpointEvery = 2 * time.Second
 	emptyRetryEvery     = time.Second
-	emptyRetries        = 15
+	emptyRetries        = 30
 	// recentDurations is how many completed checkpoints the usual duration is the median of.
 	recentDurations = 20
 )
@@ -1188,7 +1187,10 @@ func (j *jobPoller) sampleMetrics(ctx context.Context, traits Traits, long bool)
 		return nil
 	}
 	since := now.Sub(j.lastMetrics)
-	extra := long && since >= longCheckpointEvery || j.awaitingMetrics()
+	// The early tries are paced by time, not by polls: polls can come faster (in-flight
+	// sampling), and fifteen of them could pass before Flink's fetcher has its first values,
+	// leaving the first sample to the regular cadence 10 s later.
+	extra := long && since >= longCheckpointEvery || j.awaitingMetrics() && since >= emptyRetryEvery
 	if since < traits.MetricsEvery && !(extra && j.spare()) {
 		return nil
 	}

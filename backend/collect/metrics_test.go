@@ -43,9 +43,11 @@ func (e *metricsEngine) callCount() int {
 	return len(e.calls)
 }
 
-// Until the engine first answers with values, metrics are asked for at
-// every poll (a few times), not once per 10 s: the first samples come with
-// the engine's first values.
+// Until the engine first answers with values, metrics are asked for once a
+// second (emptyRetryEvery), not once per 10 s, and not at every poll: polls
+// come faster (here every ~30 ms), and a try per poll spent the tries before
+// Flink's fetcher had values. The first samples come with the engine's first
+// values.
 func TestCollectorSamplesMetricsSoonAfterEmptyAnswers(t *testing.T) {
 	st := openStore(t)
 	eng := &metricsEngine{rollingEngine: &rollingEngine{start: time.Now(), interval: 100 * time.Millisecond, dur: 5 * time.Millisecond,
@@ -53,11 +55,22 @@ func TestCollectorSamplesMetricsSoonAfterEmptyAnswers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := startPolling(ctx, fastOptions(st, nil), eng)
-	time.Sleep(1500 * time.Millisecond)
+	for deadline := time.Now().Add(9 * time.Second); eng.callCount() < 4 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
 	m.Stop()
-	// 3 empty answers, then values; then nothing until 10 s later.
-	if n := eng.callCount(); n != 4 {
-		t.Errorf("metrics asked for %d times in 1.5 s, want 4 (3 empty answers, then the first values; then the 10 s cadence)", n)
+	// 3 empty answers a second apart, then values; then nothing until 10 s later.
+	eng.mu.Lock()
+	calls := append([]time.Time(nil), eng.calls...)
+	eng.mu.Unlock()
+	if len(calls) != 4 {
+		t.Errorf("metrics asked for %d times, want 4 (3 empty answers, then the first values; then the 10 s cadence)", len(calls))
+	}
+	for i := 1; i < len(calls); i++ {
+		if d := calls[i].Sub(calls[i-1]); d < emptyRetryEvery-50*time.Millisecond {
+			t.Errorf("try %d came %v after the one before, want about %v", i+1, d, emptyRetryEvery)
+		}
 	}
 	ms, err := st.MetricSamples(context.Background(), store.Query{Cluster: "c1", JobID: "job-1"})
 	if err != nil || len(ms) != 1 {
