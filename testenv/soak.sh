@@ -20,6 +20,18 @@
 #      allows, the rest from testenv/soak/fakeflink (Flink's REST shapes, 10-deep history); one
 #      `serve` collects everything. Prints checkpoints missed (must be 0), the app's CPU and peak
 #      RSS, requests per cluster against its budget, and the timeline's frame p95 meanwhile.
+#   4. export (not in the default phases: SOAK_PHASES=export make soak, about 17 minutes): one
+#      team collector, `collect --export-otlp`, over SOAK_EXPORT_CLUSTERS × SOAK_EXPORT_JOBS
+#      (200 × 10) fakeflink jobs checkpointing every SOAK_EXPORT_INTERVAL (10s), the clusters
+#      added with `clusters add --test=false` to a fresh data dir, sending to testenv/soak/otlpsink
+#      (a counting OTLP/HTTP receiver) for SOAK_EXPORT_MINUTES (15); after a steady state the
+#      endpoint is cut for SOAK_EXPORT_OUTAGE (5m), then brought back. Prints checkpoints exported
+#      per second in steady state and while draining, the collector's CPU and peak RSS, the spool
+#      (pending on /metrics) at its largest and the time from the endpoint's return until pending
+#      is back to its steady level. Failures: a final checkpoint older than a few intervals not
+#      exported, fewer distinct trace ids at the receiver than checkpoints marked exported, a
+#      checkpoint dropped or refused, more gaps during the outage and the drain than in as long a
+#      steady stretch, no drain within the outage's length after the run.
 #
 # Knobs (environment): SOAK_PHASES ("crash long long-import load"; crash is crash-collect crash-import
 # crash-retention), SOAK_KILLS (200) or SOAK_KILLS_COLLECT,
@@ -28,7 +40,8 @@
 # retention figure, % of the generated size), SOAK_LONG_RET_TIMEOUT (s, 900); SOAK_MINUTES,
 # SOAK_LOAD_CLUSTERS, SOAK_LOAD_JOBS, SOAK_LOAD_RPS (request budget per cluster, 80),
 # SOAK_REAL_JOBS_23 (3), SOAK_REAL_JOBS_120 (2; 0 = no Flink 1.20), SOAK_TIMELINE (1: run the
-# timeline bench during the load); SOAK_CACHE_LONG (1: keep the generated long-history cache in
+# timeline bench during the load); SOAK_EXPORT_CLUSTERS, SOAK_EXPORT_JOBS, SOAK_EXPORT_INTERVAL,
+# SOAK_EXPORT_MINUTES, SOAK_EXPORT_OUTAGE (durations as 90s, 5m); SOAK_CACHE_LONG (1: keep the generated long-history cache in
 # testenv/.cache/soak/ for the next run, keyed by the generator, the schema and the sizes); SOAK_KEEP=1 keeps the work directory; CE_BIN (the binary,
 # default build/bin/checkpoint-explorer).
 #
@@ -83,12 +96,25 @@ cd "$root"
 
 log "work directory $W; binary $CE; phases: $PHASES; $(machine_load)"
 mkdir -p "$W/bin"
-for t in genhistory fakeflink dbcheck; do
+for t in genhistory fakeflink dbcheck otlpsink; do
   go build -o "$W/bin/$t" "./testenv/soak/$t" || die "build testenv/soak/$t"
 done
 command -v sqlite3 >/dev/null || log "no sqlite3 CLI: checking caches with testenv/soak/dbcheck"
 
 UNLIMITED='{"max_checkpoints_per_job": 0, "max_age_ms": 0, "max_bytes": 0}'
+
+# until_output PID TRIES CMD...: runs CMD every 0.1 s, at most TRIES times, until it prints
+# something (printed) or PID has exited: a process's address, once it says where it listens.
+until_output() {
+  local pid="$1" tries="$2" i out
+  shift 2
+  for ((i = 0; i < tries; i++)); do
+    out="$("$@" 2>/dev/null)"
+    [[ -n "$out" ]] && { echo "$out"; return; }
+    [[ -d "/proc/$pid" ]] || return
+    sleep 0.1
+  done
+}
 
 # flink_url VERSION: starts (idempotently) the shared test cluster of that version, prints its URL.
 flink_url() {
@@ -402,6 +428,21 @@ long_import() {
 
 # ---------------------------------------------------------------------------------------------
 # 3. Load.
+# reconcile DB: the reconciliation from a cache, as jobs|stored|holes|gaps|unaccounted|details
+# missed|summaries|from the log: every id from the first the app saw to the newest it stored is
+# stored or a gap (holes: ids not stored, recorded as gaps or not); plus the collector's own count
+# of unaccounted ids.
+reconcile() {
+  sq "$1" "
+    WITH j AS (SELECT cluster, job_id, count(*) AS n, min(id) AS lo, max(id) AS hi, sum(detail_trimmed = 2) AS dmiss,
+               sum(has_tasks = 0 AND status IN ('COMPLETED', 'FAILED') AND source != 'jobmanager_log') AS summ,
+               sum(source = 'jobmanager_log') AS fromlog FROM checkpoints GROUP BY cluster, job_id),
+         g AS (SELECT cluster, job_id, sum(to_id - from_id + 1) AS gaps FROM gaps GROUP BY cluster, job_id),
+         r AS (SELECT cluster, job_id, json_extract(data, '$.unaccounted') AS un FROM reconciliations)
+    SELECT count(*), sum(n), sum(hi - lo + 1 - n), coalesce(sum(g.gaps), 0), coalesce(sum(r.un), 0), sum(dmiss), sum(summ), sum(fromlog)
+    FROM j LEFT JOIN g USING (cluster, job_id) LEFT JOIN r USING (cluster, job_id)"
+}
+
 load() {
   local D="$W/load" nc="${SOAK_LOAD_CLUSTERS:-5}" nj="${SOAK_LOAD_JOBS:-10}" rps="${SOAK_LOAD_RPS:-80}"
   local real23="${SOAK_REAL_JOBS_23:-3}" real120="${SOAK_REAL_JOBS_120:-2}" i jid
@@ -454,12 +495,8 @@ load() {
   "$CE" --data-dir "$D" serve >"$W/load-serve.out" 2>"$W/load-serve.err" &
   local spid=$!
   track "$spid"
-  local surl=""
-  for ((i = 0; i < 100; i++)); do
-    surl="$(serve_url "$W/load-serve.out")"
-    [[ -n "$surl" ]] && break
-    sleep 0.1
-  done
+  local surl
+  surl="$(until_output "$spid" 100 serve_url "$W/load-serve.out")"
   [[ -n "$surl" ]] || { fail "load: serve did not start: $(tail -3 "$W/load-serve.err")"; return; }
   local c0 t0 dur=$((MINUTES * 60)) bench_at bench_done=0 tl=""
   # Measured from the first minute on: the start (first history of 50 jobs at once) is not steady.
@@ -498,19 +535,8 @@ load() {
   stop_ours "$spid"
   stop_ours "$fpid"
 
-  # Reconciliation from the cache: every id from the first the app saw to the newest it stored,
-  # stored or a gap; plus the collector's own count of unaccounted ids.
-  local rec
-  rec="$(sq "$D/cache.db" "
-    WITH j AS (SELECT cluster, job_id, count(*) AS n, min(id) AS lo, max(id) AS hi, sum(detail_trimmed = 2) AS dmiss,
-               sum(has_tasks = 0 AND status IN ('COMPLETED', 'FAILED') AND source != 'jobmanager_log') AS summ,
-               sum(source = 'jobmanager_log') AS fromlog FROM checkpoints GROUP BY cluster, job_id),
-         g AS (SELECT cluster, job_id, sum(to_id - from_id + 1) AS gaps FROM gaps GROUP BY cluster, job_id),
-         r AS (SELECT cluster, job_id, json_extract(data, '$.unaccounted') AS un FROM reconciliations)
-    SELECT count(*), sum(n), sum(hi - lo + 1 - n), coalesce(sum(g.gaps), 0), coalesce(sum(r.un), 0), sum(dmiss), sum(summ), sum(fromlog)
-    FROM j LEFT JOIN g USING (cluster, job_id) LEFT JOIN r USING (cluster, job_id)")"
   local jobs stored holes gaps unacc dmiss summ fromlog
-  IFS='|' read -r jobs stored holes gaps unacc dmiss summ fromlog <<<"$rec"
+  IFS='|' read -r jobs stored holes gaps unacc dmiss summ fromlog <<<"$(reconcile "$D/cache.db")"
   # An id between a job's first and newest stored one that is not stored was missed (recorded as
   # a gap or not); the collector's unaccounted ids come on top.
   local missed=$((holes + unacc))
@@ -543,6 +569,230 @@ load() {
   cancel_ours
 }
 
+# ---------------------------------------------------------------------------------------------
+# 4. Export: one team collector (`collect --export-otlp`) over SOAK_EXPORT_CLUSTERS fake clusters,
+# through an endpoint outage.
+
+# secs_of DURATION: whole seconds of 90, 90s, 5m or 1.5h.
+secs_of() { awk -v d="$1" 'BEGIN{u=substr(d, length(d)); m=(u=="h")?3600:(u=="m")?60:1; printf "%d", (d+0)*m}'; }
+
+# export_sample T0 METRICS_URL SINK_URL PID FILE: one sample of the export, printed and appended
+# to FILE: seconds since T0, then from the collector's /metrics the checkpoints exported, pending,
+# export errors, dropped and refused, checkpoints recorded as gaps, the checkpoints and bytes of
+# the cache; the collector's CPU ticks; the receiver's distinct trace ids and its lag (seconds
+# since the end of the newest checkpoint it got; -1: none yet); the machine's 1-minute load.
+# Nothing when /metrics did not answer.
+export_sample() {
+  local t m sink
+  t=$(awk -v a="$1" -v b="$(now_ms)" 'BEGIN{printf "%.1f", (b-a)/1000}')
+  m="$(curl -sf --max-time 10 "$2" | awk '{n=$1; sub(/\{.*/, "", n); v[n]+=$NF}
+    END{printf "%d %d %d %d %d %d %d %d", v["checkpoint_explorer_export_checkpoints_total"], v["checkpoint_explorer_export_pending"],
+      v["checkpoint_explorer_export_errors_total"], v["checkpoint_explorer_export_dropped_total"], v["checkpoint_explorer_export_refused_total"],
+      v["checkpoint_explorer_checkpoints_missed_total"], v["checkpoint_explorer_store_checkpoints"], v["checkpoint_explorer_store_bytes"]}')" || return 0
+  [[ -n "$m" ]] || return 0
+  sink="$(curl -sf --max-time 10 "$3/stats" | jq -r '"\(.distinct_traces) \(.newest_checkpoint_end_ms)"' |
+    awk -v now="$(now_ms)" '{printf "%d %.1f", $1, ($2 > 0 ? (now - $2) / 1000 : -1)}')"
+  echo "$t $m $(proc_cpu_ticks "$4") ${sink:-0 -1} $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$5"
+}
+
+# Figures from export_sample's lines: ex_field N SAMPLE is field N (1 t, 2 exported, 3 pending,
+# 4 errors, 5 dropped, 6 refused, 7 missed, 8 stored, 9 bytes, 10 CPU ticks, 11 traces, 12 lag,
+# 13 load);
+# ex_rate N A B the field's growth per second from sample A to B; ex_cpu A B the collector's CPU
+# between them (% of one core); ex_secs A B the seconds between them.
+ex_field() { echo "$2" | cut -d' ' -f"$1"; }
+ex_rate() {
+  awk -v a="$(ex_field "$1" "$2")" -v b="$(ex_field "$1" "$3")" -v ta="$(ex_field 1 "$2")" -v tb="$(ex_field 1 "$3")" \
+    'BEGIN{r = (tb > ta) ? (b - a) / (tb - ta) : 0; printf (r < 10 ? "%.1f" : "%.0f"), r}'
+}
+ex_cpu() {
+  awk -v a="$(ex_field 10 "$1")" -v b="$(ex_field 10 "$2")" -v ta="$(ex_field 1 "$1")" -v tb="$(ex_field 1 "$2")" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN{printf "%.1f", (tb > ta) ? 100 * (b - a) / hz / (tb - ta) : 0}'
+}
+ex_secs() { awk -v a="$(ex_field 1 "$1")" -v b="$(ex_field 1 "$2")" 'BEGIN{printf "%.0f", b - a}'; }
+# span_text SECONDS: "15 min" or "90 s".
+span_text() { if (($1 % 60 == 0)); then echo "$(($1 / 60)) min"; else echo "$1 s"; fi; }
+
+export_phase() {
+  local D="$W/export" nc="${SOAK_EXPORT_CLUSTERS:-200}" nj="${SOAK_EXPORT_JOBS:-10}" i
+  local iv total outage
+  iv=$(secs_of "${SOAK_EXPORT_INTERVAL:-10s}")
+  total=$(awk -v m="${SOAK_EXPORT_MINUTES:-15}" 'BEGIN{printf "%d", m*60}')
+  outage=$(secs_of "${SOAK_EXPORT_OUTAGE:-5m}")
+  # Warm-up: every job's first history (10 checkpoints each) is collected and exported at once at
+  # the start; measured from then on (or once it is sent, if later). The steady window and the
+  # time after the outage share what is left.
+  local warm=$((total >= 600 ? 120 : total / 6))
+  local out_at=$((warm + (total - warm - outage) / 2))
+  ((iv > 0 && out_at > warm)) || { fail "export: SOAK_EXPORT_MINUTES ($total s) leaves no steady state before a $outage s outage"; return; }
+  local rate
+  rate=$(awk -v n=$((nc * nj)) -v s="$iv" 'BEGIN{printf (n / s < 10 ? "%.1f" : "%.0f"), n / s}')
+  wait_ci
+  mkdir -p "$D"
+  local specs=()
+  for ((i = 1; i <= nc; i++)); do specs+=(-cluster "name=export-$i,jobs=$nj"); done
+  "$W/bin/fakeflink" -interval "${iv}s" -ports-file "$W/export-fake.ports" "${specs[@]}" 2>"$W/export-fakeflink.log" &
+  local fpid=$!
+  track "$fpid"
+  "$W/bin/otlpsink" -ports-file "$W/export-sink.ports" 2>"$W/export-sink.log" &
+  local opid=$!
+  track "$opid"
+  for ((i = 0; i < 100; i++)); do [[ -s "$W/export-fake.ports" && -s "$W/export-sink.ports" ]] && break; sleep 0.1; done
+  [[ -s "$W/export-fake.ports" ]] || { fail "export: fakeflink did not start: $(tail -3 "$W/export-fakeflink.log")"; return; }
+  [[ -s "$W/export-sink.ports" ]] || { fail "export: otlpsink did not start: $(tail -3 "$W/export-sink.log")"; return; }
+  local otlp ctl
+  otlp="$(awk '$1=="otlp"{print $2}' "$W/export-sink.ports")"
+  ctl="$(awk '$1=="control"{print $2}' "$W/export-sink.ports")"
+
+  # A fresh data dir, the clusters added as a team would (default request budget), retention
+  # wide enough that nothing is dropped: the spool is measured, not its bound.
+  write_config "$D" '{"max_checkpoints_per_job": 5000, "max_age_ms": 2592000000, "max_bytes": 8589934592}'
+  local t name u
+  t=$(now_ms)
+  while read -r name u; do
+    "$CE" --data-dir "$D" -q clusters add --name "$name" --url "$u" --test=false >/dev/null 2>>"$W/export-add.err" ||
+      { fail "export: clusters add $name: $(tail -2 "$W/export-add.err")"; return; }
+  done <"$W/export-fake.ports"
+  log "export: $nc clusters added in $((($(now_ms) - t) / 1000)) s; $nc × $nj jobs checkpointing every $iv s ($rate final checkpoints/s), one collect --export-otlp $otlp (otlpsink: a counting OTLP/HTTP receiver), $total s with a $outage s outage from $out_at s"
+
+  "$CE" --data-dir "$D" collect --metrics-addr 127.0.0.1:0 --export-otlp "$otlp" >"$W/export-collect.out" 2>"$W/export-collect.err" &
+  local cpid=$!
+  track "$cpid"
+  local murl
+  murl="$(until_output "$cpid" 300 grep -o -m1 'http://127\.0\.0\.1:[0-9]*/metrics' "$W/export-collect.out")"
+  [[ -n "$murl" ]] || { fail "export: collect did not start: $(tail -3 "$W/export-collect.err")"; return; }
+  local t0 samples="$W/export-samples.txt" s
+  t0=$(now_ms)
+  echo "# t exported pending errors dropped refused missed stored bytes cpu_ticks traces lag_s load" >"$samples"
+  # Marks: the sample at the end of the warm-up (W), when the endpoint is cut (O), when it is back
+  # (R), when pending is back to its steady level (Dr) and at the end (E).
+  local sW="" sO="" sR="" sDr="" sE="" level=0 lag_level=$((3 * iv)) el down=0 up=0 deadline=$((total + outage))
+  local exported pending lag next
+  while :; do
+    el=$((($(now_ms) - t0) / 1000))
+    [[ -d "/proc/$cpid" ]] || { fail "export: collect exited at $el s: $(tail -3 "$W/export-collect.err")"; return; }
+    s="$(export_sample "$t0" "$murl" "$ctl" "$cpid" "$samples")"
+    if [[ -n "$s" ]]; then
+      read -r _ exported pending _ _ _ _ _ _ _ _ lag _ <<<"$s"
+      lag=${lag%.*}
+      # The steady state starts once the first histories are sent (pending and the receiver's lag
+      # down), at the latest halfway to the outage.
+      if [[ -z "$sW" ]] && ((el >= warm)) && ((pending <= nc * nj && lag >= 0 && lag <= 3 * iv || el >= (warm + out_at) / 2)); then
+        sW="$s"
+      fi
+      # The steady level: the largest pending between the warm-up and the outage, at least one
+      # checkpoint per job (pending is counted every 30 s, less what was sent since, so it may
+      # show less than is left while draining), and the largest lag of the receiver, at least
+      # three intervals: drained is when both are back to theirs.
+      if [[ -n "$sW" ]] && ((!down)); then
+        level=$((pending > level ? pending : level))
+        lag_level=$((lag > lag_level ? lag : lag_level))
+      fi
+      if ((!down && el >= out_at)); then
+        sO="$s" down=1
+        curl -sf -X POST "$ctl/down" || fail "export: could not cut the endpoint"
+        log "export: endpoint cut at $el s (pending $pending, steady level $level)"
+      fi
+      if ((down && !up && el >= out_at + outage)); then
+        sR="$s" up=1
+        curl -sf -X POST "$ctl/up" || fail "export: could not bring the endpoint back"
+        log "export: endpoint back at $el s (pending $pending, as last counted)"
+      fi
+      if ((up)) && [[ -z "$sDr" ]] && ((exported > $(ex_field 2 "$sR") && pending <= (level > nc * nj ? level : nc * nj) && lag >= 0 && lag <= lag_level)); then
+        sDr="$s"
+        log "export: drained at $el s: pending $pending, the receiver $lag s behind"
+      fi
+      sE="$s"
+    fi
+    ((el >= total)) && [[ -n "$sDr" ]] && break
+    ((el >= deadline)) && break
+    # /metrics every 10 s as a Prometheus would scrape it (each scrape counts the cache's rows:
+    # part of the collector's CPU), every 5 s while the spool drains, and at each mark.
+    next=$((el + 10))
+    ((up && ${#sDr} == 0)) && next=$((el + 5))
+    for i in "$warm" "$out_at" $((out_at + outage)) "$total"; do ((i > el && i < next)) && next=$i; done
+    sleep_ms $((t0 + next * 1000 - $(now_ms) > 200 ? t0 + next * 1000 - $(now_ms) : 200))
+  done
+  local hwm
+  hwm=$(proc_hwm_kb "$cpid")
+  [[ -n "$sDr" ]] || fail "export: pending was not back to its steady level ($level) $((deadline - out_at - outage)) s after the endpoint returned: $(echo "$sE" | cut -d' ' -f3)"
+
+  # In the end every final checkpoint the cache holds is exported once: those older than a few
+  # intervals (details fetched, or marked missed) must have an exports row; the last ones may
+  # still wait for their details.
+  # (The exports rows are looked up by their key, the target first: without it each lookup
+  # scans them all.)
+  local old=$((iv * 6 > 120 ? iv * 6 : 120)) waiting=-1 target unexported
+  target="$(sq "$D/cache.db" "SELECT group_concat(DISTINCT target) FROM exports")"
+  unexported="NOT EXISTS (SELECT 1 FROM exports e WHERE e.target = '$target' AND e.cluster = c.cluster AND e.job_id = c.job_id
+    AND e.pipeline = c.pipeline AND e.checkpoint_id = c.id)"
+  for ((i = 0; i < 24; i++)); do
+    waiting="$(sq "$D/cache.db" "SELECT count(*) FROM checkpoints c WHERE status IN ('COMPLETED', 'FAILED') AND trigger_ms < $(now_ms) - $((old * 1000)) AND $unexported")"
+    # Not drained: no use waiting for it.
+    [[ "$waiting" == 0 || -z "$sDr" ]] && break
+    sleep 5
+  done
+  ((waiting == 0)) || fail "export: $waiting final checkpoints older than $old s were never exported"
+  local sink
+  sink="$(curl -sf "$ctl/stats")"
+  stop_ours "$cpid"
+  local sinkstop
+  sinkstop="$(curl -sf "$ctl/stats")"
+  stop_ours "$opid"
+  stop_ours "$fpid"
+  [[ -n "$sinkstop" ]] && sink="$sinkstop"
+
+  local finals rows refused orphans unsent
+  IFS='|' read -r finals rows refused orphans unsent <<<"$(sq "$D/cache.db" "SELECT
+    (SELECT count(*) FROM checkpoints WHERE status IN ('COMPLETED', 'FAILED')),
+    (SELECT count(*) FROM exports WHERE refused = 0), (SELECT count(*) FROM exports WHERE refused != 0),
+    (SELECT count(*) FROM exports e WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.cluster = e.cluster AND c.job_id = e.job_id AND c.pipeline = e.pipeline AND c.id = e.checkpoint_id)),
+    (SELECT count(*) FROM checkpoints c WHERE status IN ('COMPLETED', 'FAILED') AND $unexported)")"
+  [[ "$target" != *,* ]] || fail "export: more than one export target in the cache: $target"
+  local traces ckspans dups spans requests
+  traces=$(echo "$sink" | jq -r .distinct_traces)
+  requests=$(echo "$sink" | jq -r .requests)
+  ckspans=$(echo "$sink" | jq -r .checkpoint_spans)
+  dups=$(echo "$sink" | jq -r .duplicates)
+  spans=$(echo "$sink" | jq -r .spans)
+  ((traces >= rows)) || fail "export: the receiver counted $traces distinct trace ids, fewer than the $rows checkpoints the cache marks exported"
+  ((refused == 0 && orphans == 0)) || fail "export: $refused checkpoints marked refused, $orphans marked exported that the cache no longer holds"
+  local jobs stored holes gaps unacc dmiss summ fromlog
+  IFS='|' read -r jobs stored holes gaps unacc dmiss summ fromlog <<<"$(reconcile "$D/cache.db")"
+  ((jobs >= nc * nj)) || fail "export: only $jobs of $((nc * nj)) jobs were collected"
+
+  # The first sample after the return in which the endpoint had taken checkpoints again.
+  local sFirst="" maxpend maxbytes
+  [[ -n "$sR" ]] && sFirst="$(awk -v tr="$(ex_field 1 "$sR")" -v er="$(ex_field 2 "$sR")" '!/^#/ && $1 > tr && $2 > er {print; exit}' "$samples")"
+  maxpend=$(awk '!/^#/ && $3 > m {m = $3} END{print m + 0}' "$samples")
+  maxbytes=$(awk '!/^#/ && $9 > m {m = $9} END{print m + 0}' "$samples")
+  # The first histories (10 checkpoints a job) are a backlog too: the fastest export between two
+  # samples of the warm-up.
+  # loads A B: the machine's load between samples A and B, "lo–hi".
+  loads() { awk -v a="$(ex_field 1 "$1")" -v b="$(ex_field 1 "$2")" '!/^#/ && $1 >= a && $1 <= b { if (!n++ || $13 < lo) lo = $13; if ($13 > hi) hi = $13 } END{printf "%.0f–%.0f", lo, hi}' "$samples"; }
+  local warmpeak
+  warmpeak=$(awk -v w="$warm" '!/^#/ && $1 <= w { if (n++ && $1 > t) { r = ($2 - e) / ($1 - t); if (r > m) m = r } t = $1; e = $2 } END{printf "%.0f", m}' "$samples")
+  local gapsW gapsO gapsDr allowed=0
+  gapsW=$(ex_field 7 "$sW") gapsO=$(ex_field 7 "$sO") gapsDr=$(ex_field 7 "${sDr:-$sE}")
+  # Gaps while the endpoint was out and draining must not outnumber those of as long a stretch
+  # of the steady state: the export must not hold collection back.
+  if ((gapsO > gapsW)); then
+    allowed=$(awk -v g=$((gapsO - gapsW)) -v s="$(ex_secs "$sW" "$sO")" -v o="$(ex_secs "$sO" "${sDr:-$sE}")" 'BEGIN{printf "%d", g*o/s + 0.999}')
+  fi
+  ((gapsDr - gapsO <= allowed)) || fail "export: $((gapsDr - gapsO)) checkpoints recorded as gaps during the outage and the drain (steady state: $((gapsO - gapsW)) in $(ex_secs "$sW" "$sO") s)"
+  ((refused == 0 && $(ex_field 5 "$sE") == 0)) || fail "export: the collector counted $(ex_field 5 "$sE") dropped, $(ex_field 6 "$sE") refused"
+
+  summary "export: one collect --export-otlp over $jobs jobs on $nc clusters (fakeflink, checkpoints every $iv s: the fleet makes $rate final checkpoints/s), to otlpsink (a counting OTLP/HTTP receiver, not Jaeger), $(span_text "$total") with a $(span_text "$outage") outage: $stored checkpoints stored ($finals final), $rows exported ($(awk -v s="$spans" -v c="$ckspans" 'BEGIN{printf "%.0f", c ? s/c : 0}') spans each); receiver: $traces distinct trace ids (>= exported) in $requests requests, $dups received twice; $([[ "$waiting" == 0 ]] && echo "every final checkpoint older than $old s exported once" || echo "$waiting final checkpoints older than $old s not exported"), $unsent final ones unsent at the stop; dropped $(ex_field 5 "$sE"), refused $refused"
+  summary "export: steady state ($(ex_field 1 "$sW" | cut -d. -f1)–$(ex_field 1 "$sO" | cut -d. -f1) s): $(ex_rate 2 "$sW" "$sO") checkpoints exported/s, collector CPU $(ex_cpu "$sW" "$sO") % of one core (machine load $(loads "$sW" "$sO")), pending at most $level, the receiver at most $lag_level s behind the newest checkpoint; at the start the first histories went at up to $warmpeak/s"
+  summary "export: outage $outage s: collection went on ($(ex_rate 8 "$sO" "$sR") checkpoints stored/s, CPU $(ex_cpu "$sO" "$sR") %, load $(loads "$sO" "$sR")), the spool grew to $maxpend pending, the cache to $(mib "$maxbytes"); gaps recorded during the outage and the drain: $((gapsDr - gapsO)) (steady state: $((gapsO - gapsW)) in $(ex_secs "$sW" "$sO") s)"
+  if [[ -n "$sDr" && -n "$sFirst" ]]; then
+    summary "export: endpoint back: first checkpoints taken within $(ex_secs "$sR" "$sFirst") s (the export's retry backoff, at most 1 min), pending and the receiver's lag back to their steady levels $(ex_secs "$sR" "$sDr") s after the return; while draining $(ex_rate 2 "$sR" "$sDr") checkpoints exported/s from the return, $(ex_rate 2 "$sFirst" "$sDr")/s once sending, collector CPU $(ex_cpu "$sR" "$sDr") % (load $(loads "$sR" "$sDr"))"
+  elif [[ -n "$sR" ]]; then
+    summary "export: endpoint back: first checkpoints taken within $([[ -n "$sFirst" ]] && ex_secs "$sR" "$sFirst" || echo "(none)") s; not drained in the $(ex_secs "$sR" "$sE") s after the return: $(ex_rate 2 "$sR" "$sE") checkpoints exported/s while the fleet made $rate/s, pending $(ex_field 3 "$sE") at the end, collector CPU $(ex_cpu "$sR" "$sE") % (load $(loads "$sR" "$sE"))"
+  fi
+  summary "export: collector peak RSS $((hwm / 1024)) MiB, CPU $(ex_cpu "$sW" "$sE") % of one core from the warm-up to the end; reconciliation: $holes ids not stored, $gaps in gaps, $unacc unaccounted; $dmiss kept as summaries with details missed ($(machine_load))"
+}
+
 t_start=$(now_ms)
 for p in $PHASES; do
   case "$p" in
@@ -561,7 +811,8 @@ for p in $PHASES; do
     long) long_history ;;
     long-import) long_import ;;
     load) load ;;
-    *) die "unknown phase $p (crash, crash-collect, crash-import, crash-retention, long, long-import, load)" ;;
+    export) export_phase ;;
+    *) die "unknown phase $p (crash, crash-collect, crash-import, crash-retention, long, long-import, load, export)" ;;
   esac
 done
 
