@@ -485,14 +485,9 @@ var baseStacks sync.Map
 // goroutineLabel is the runtime/pprof label newFaultApp gives the app's goroutines.
 const goroutineLabel = "ce-test"
 
-// goroutines returns the count of the goroutines labelled label that are not
-// idle HTTP connections, and the stacks of those running the collector's code.
-func goroutines(label string) (int, []string) {
-	n, ours, _ := labelledGoroutines(label)
-	return n, ours
-}
-
-// labelledGoroutines is goroutines with the stacks of all that it counts.
+// labelledGoroutines returns the count of the goroutines labelled label that
+// are not idle HTTP connections or pool openers, the stacks of those running
+// the collector's code, and the stacks of all it counts.
 func labelledGoroutines(label string) (int, []string, []string) {
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
