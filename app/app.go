@@ -21,6 +21,7 @@ import (
 	"checkpoint-explorer/app/places"
 	"checkpoint-explorer/backend/alert"
 	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/fleet"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -129,6 +130,9 @@ type appCore struct {
 	logFile *os.File
 	metrics *appMetrics
 	alerts  *alert.Engine
+	// fleet answers the fleet view, the alerts and status: a live update
+	// re-reads the rows of the jobs whose checkpoints were stored.
+	fleet *fleet.Cache
 }
 
 // FileDialogs is what the desktop window offers for picking files.
@@ -213,6 +217,7 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	a.store = st
+	a.fleet = fleet.NewCache(st, fleet.CacheOptions{})
 	a.metrics = newAppMetrics(a)
 	if a.alerts, err = newAlerts(a, cfg.AlertRules); err != nil {
 		st.Close()
@@ -317,6 +322,7 @@ func closeApp(a *App) error {
 	a.stopCollector()
 	a.wg.Wait()
 	a.alerts.Close()
+	a.fleet.Close()
 	err := a.store.Close()
 	if a.logFile != nil {
 		a.logFile.Close()

@@ -81,7 +81,16 @@ func (ExportProgressEvent) EventName() string { return "export-progress" }
 // Events is every event, once.
 var Events = []Event{CheckpointsEvent{}, HealthEvent{}, SourcesEvent{}, ImportProgressEvent{}, ImportErrorEvent{}, ImportDoneEvent{}, ExportProgressEvent{}, OpenJobEvent{}}
 
-func (a *App) emit(e Event) { a.events.emit(e.EventName(), e) }
+// emit tells the doors of e; the fleet's answers learn of it first.
+func (a *App) emit(e Event) {
+	switch e := e.(type) {
+	case CheckpointsEvent:
+		a.fleet.Touched(e.Cluster, e.Job)
+	case SourcesEvent:
+		a.fleet.Reset()
+	}
+	a.events.emit(e.EventName(), e)
+}
 
 // progressEvery is how often long work (an import, an export) tells its
 // progress; tests set 0 to see every step.

@@ -9,7 +9,6 @@ import (
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/collect"
-	"checkpoint-explorer/backend/fleet"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
@@ -309,7 +308,7 @@ func (a *App) Fleet(req FleetRequest) (analyze.Fleet, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
 	configured := func(name string) bool { _, ok := a.configuredCluster(name); return ok }
-	return fleet.Read(ctx, a.store, configured, req.Cluster, req.WindowMs, time.Now().UnixMilli())
+	return a.fleet.Read(ctx, configured, req.Cluster, req.WindowMs, time.Now().UnixMilli())
 }
 
 // CheckpointRow is one line of the checkpoint table.

@@ -1,0 +1,157 @@
+package fleet
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/backend/store"
+)
+
+// A Cache re-reads only the rows of the jobs touched since its last answer;
+// the rest wait for the whole read that comes FullEvery after the last one,
+// in the background, or after Reset.
+func TestCacheRereadsTouchedRows(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "cache.db"))
+	putJobs(t, st,
+		model.Job{Cluster: "prod", ID: "a", Name: "a", Engine: model.EngineFlink, State: "RUNNING"},
+		model.Job{Cluster: "prod", ID: "b", Name: "b", Engine: model.EngineFlink, State: "RUNNING"},
+		model.Job{Cluster: "test", ID: "t", Name: "t", Engine: model.EngineFlink, State: "RUNNING"},
+	)
+	putCheckpoints(t, st, append(checkpoints("prod", "a", now-30*minute, nil, 20, 40), checkpoints("prod", "b", now-30*minute, nil, 20, 40)...))
+	clock := time.UnixMilli(now)
+	c := NewCache(st, CacheOptions{FullEvery: 10 * time.Minute, Now: func() time.Time { return clock }})
+	defer c.Close()
+	all := func(string) bool { return true }
+	read := func(only string) analyze.Fleet {
+		t.Helper()
+		f, err := c.Read(ctx, all, only, 0, clock.UnixMilli())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	attention := func(f analyze.Fleet) map[string]analyze.Attention {
+		out := map[string]analyze.Attention{}
+		for _, r := range f.Jobs {
+			out[r.Cluster+"/"+r.JobID] = r.Attention
+		}
+		return out
+	}
+	want := func(what string, f analyze.Fleet, w map[string]analyze.Attention, first string) {
+		t.Helper()
+		got := attention(f)
+		if len(got) != len(w) || len(f.Jobs) == 0 || f.Jobs[0].Cluster+"/"+f.Jobs[0].JobID != first {
+			t.Fatalf("%s: rows %v (first %s/%s), want %v first %s", what, got, f.Jobs[0].Cluster, f.Jobs[0].JobID, w, first)
+		}
+		for k, v := range w {
+			if got[k] != v {
+				t.Errorf("%s: %s is %s, want %s", what, k, got[k], v)
+			}
+		}
+	}
+	want("the first read", read(""), map[string]analyze.Attention{"prod/a": analyze.AttentionHealthy, "prod/b": analyze.AttentionHealthy, "test/t": analyze.AttentionNoData}, "prod/a")
+	prodOnly := read("prod")
+
+	// Both jobs' next checkpoints fail; only a's store is told.
+	failing := func(job string, fromID int64) []model.Checkpoint {
+		var out []model.Checkpoint
+		for i := range int64(3) {
+			trig := now - 5*minute + i*minute
+			out = append(out, model.Checkpoint{Cluster: "prod", JobID: job, ID: fromID + i, TriggerMs: trig, Status: model.StatusFailed,
+				FailureMs: trig + 40, FailureMessage: "Checkpoint expired before completing."})
+		}
+		return out
+	}
+	putCheckpoints(t, st, append(failing("a", 21), failing("b", 21)...))
+	c.Touched("prod", "a")
+	clock = clock.Add(time.Second)
+	want("a touched", read(""), map[string]analyze.Attention{"prod/a": analyze.AttentionFailing, "prod/b": analyze.AttentionHealthy, "test/t": analyze.AttentionNoData}, "prod/a")
+	want("a touched, prod only", read("prod"), map[string]analyze.Attention{"prod/a": analyze.AttentionFailing, "prod/b": analyze.AttentionHealthy}, "prod/a")
+	if attention(prodOnly)["prod/a"] != analyze.AttentionHealthy {
+		t.Error("an answer given changed after: the caller's rows must be its own")
+	}
+
+	// FullEvery after the last whole read, a Read answers at once and reads
+	// the whole fleet in the background: the next answer has b failing.
+	clock = clock.Add(10 * time.Minute)
+	want("the whole read due", read(""), map[string]analyze.Attention{"prod/a": analyze.AttentionFailing, "prod/b": analyze.AttentionHealthy, "test/t": analyze.AttentionNoData}, "prod/a")
+	c.wg.Wait()
+	f := read("")
+	if got := attention(f); got["prod/b"] != analyze.AttentionFailing {
+		t.Errorf("after the whole read: %v, want b failing", got)
+	}
+
+	// A job resubmitted under a new id: its new run touched, its row stands
+	// for both runs and the old run's row goes.
+	putJobs(t, st,
+		model.Job{Cluster: "prod", ID: "a", Name: "a", Engine: model.EngineFlink, State: "CANCELED", StartMs: now - 40*minute, EndMs: now - 2*minute},
+		model.Job{Cluster: "prod", ID: "a2", Name: "a", Engine: model.EngineFlink, State: "RUNNING", StartMs: now - minute},
+	)
+	putCheckpoints(t, st, checkpoints("prod", "a2", now-minute+1000, nil, 1, 40))
+	c.Touched("prod", "a2")
+	f = read("")
+	rows := attention(f)
+	if _, old := rows["prod/a"]; old || len(rows) != 3 {
+		t.Fatalf("after a's new run: rows %v, want a2 in place of a", rows)
+	}
+	for _, r := range f.Jobs {
+		if r.JobID == "a2" && len(r.Runs) != 2 {
+			t.Errorf("a2's runs %+v, want a's and a2's", r.Runs)
+		}
+	}
+
+	// A job the cache was not told of shows after Reset (the sources changed).
+	putJobs(t, st, model.Job{Cluster: "test", ID: "u", Name: "u", Engine: model.EngineFlink, State: "RUNNING"})
+	if _, ok := attention(read(""))["test/u"]; ok {
+		t.Fatal("a job no one told of read before the whole read is due")
+	}
+	c.Reset()
+	if _, ok := attention(read(""))["test/u"]; !ok {
+		t.Error("after Reset: no row of test/u")
+	}
+}
+
+// A failed read loses no touch: the next Read re-reads the job.
+func TestCacheKeepsTouchesOfAFailedRead(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "cache.db"))
+	putJobs(t, st, model.Job{Cluster: "prod", ID: "a", Name: "a", Engine: model.EngineFlink, State: "RUNNING"})
+	putCheckpoints(t, st, checkpoints("prod", "a", now-30*minute, nil, 20, 40))
+	c := NewCache(st, CacheOptions{FullEvery: time.Hour, Now: func() time.Time { return time.UnixMilli(now) }})
+	defer c.Close()
+	all := func(string) bool { return true }
+	if _, err := c.Read(context.Background(), all, "", 0, now); err != nil {
+		t.Fatal(err)
+	}
+	putCheckpoints(t, st, checkpoints("prod", "a", now-30*minute, map[int]bool{17: true, 18: true, 19: true}, 20, 40))
+	c.Touched("prod", "a")
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Read(gone, all, "", 0, now); err == nil {
+		t.Fatal("a read with its context cancelled did not fail")
+	}
+	f, err := c.Read(context.Background(), all, "", 0, now)
+	if err != nil || len(f.Jobs) != 1 || f.Jobs[0].Attention != analyze.AttentionFailing {
+		t.Errorf("after a failed read: %+v, %v; want a failing", f.Jobs, err)
+	}
+}
+
+func putJobs(t *testing.T, st *store.Store, jobs ...model.Job) {
+	t.Helper()
+	for _, j := range jobs {
+		if err := st.PutJob(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func putCheckpoints(t *testing.T, st *store.Store, cps []model.Checkpoint) {
+	t.Helper()
+	if err := st.PutCheckpoints(context.Background(), cps); err != nil {
+		t.Fatal(err)
+	}
+}
