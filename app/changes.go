@@ -75,7 +75,7 @@ func (a *App) onNotes(cluster, job string, change func(context.Context) error) e
 func (a *App) changeContext(ctx context.Context, in *analysisInput, heads []model.Checkpoint, own []analyze.CheckpointAnalysis) (*analyze.ChangeContext, error) {
 	rr, err := a.store.RunRecords(ctx, in.job, analyze.OtherRuns)
 	in.parallelism.Onto(heads)
-	ci := analyze.ChangeInputs{Job: in.job, Checkpoints: heads, Configs: rr.Configs, Notes: rr.Notes}
+	ci := analyze.ChangeInputs{Job: in.job, Checkpoints: heads, Configs: rr.Configs, Notes: rr.Notes, Restores: rr.Restores}
 	for _, r := range rr.Runs {
 		ci.Previous = append(ci.Previous, analyze.PriorRun{Job: r, Last: rr.Last[r.ID]})
 	}

@@ -30,11 +30,9 @@ type ChangeInputs struct {
 	// each task's VertexID and NumSubtasks, restarts the failure message.
 	// Checkpoints of previous runs may be added to see rescales across them.
 	Checkpoints []model.Checkpoint
-	// Restores are sightings of the engine's restore counter over time
-	// (model.EngineCounts.Restored at each poll). The cache keeps only the
-	// last poll's (model.Reconciliation.Engine), which has no history: the
-	// collector must hand them over as it polls for this to mark restarts.
-	Restores []RestoreSighting
+	// Restores are the engine's restore counts over time (the store's
+	// RestoreCounts of Job), in any order.
+	Restores []model.RestoreCount
 	// Notes are the user's notes (kind note), passed through.
 	Notes []model.Change
 }
@@ -45,16 +43,6 @@ type PriorRun struct {
 	// Last is the run's newest checkpoint, nil when unknown: a completed
 	// savepoint there says the run was stopped with it.
 	Last *model.Checkpoint
-}
-
-// RestoreSighting is the engine's restore count for a job at one poll.
-type RestoreSighting struct {
-	AtMs     int64
-	Restored int64
-	// LastRestoreMs is when the engine says it last restored the job (Flink's
-	// latest.restored.restore_timestamp), 0 when it does not say: the restart
-	// is then placed at AtMs, the poll that saw the count grow.
-	LastRestoreMs int64
 }
 
 // DetectChanges lists a job's changes from what was collected, sorted by
@@ -275,7 +263,7 @@ func abortReason(msg string) string {
 
 // restartsSeen are the restarts the checkpoints' aborts and the restore
 // counter show.
-func restartsSeen(job model.Job, cps []model.Checkpoint, sightings []RestoreSighting) []model.Change {
+func restartsSeen(job model.Job, cps []model.Checkpoint, sightings []model.RestoreCount) []model.Change {
 	var out []model.Change
 	order := sortedOrder(cps)
 	inStretch := false // the previous final checkpoint was a restart abort
@@ -296,7 +284,7 @@ func restartsSeen(job model.Job, cps []model.Checkpoint, sightings []RestoreSigh
 		inStretch = true
 	}
 	s := slices.Clone(sightings)
-	slices.SortStableFunc(s, func(a, b RestoreSighting) int { return cmp.Compare(a.AtMs, b.AtMs) })
+	slices.SortStableFunc(s, func(a, b model.RestoreCount) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	for i := 1; i < len(s); i++ {
 		if s[i].Restored <= s[i-1].Restored {
 			continue

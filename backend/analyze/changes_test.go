@@ -92,7 +92,7 @@ func TestDetectRescalesAndRestarts(t *testing.T) {
 		tasksAt(9, 70_000, 4),
 		failed(10, 80_000, "FailoverRegion is restarting."), // the last: nothing shows the job went on
 	}
-	got := DetectChanges(ChangeInputs{Job: job, Checkpoints: cps, Restores: []RestoreSighting{
+	got := DetectChanges(ChangeInputs{Job: job, Checkpoints: cps, Restores: []model.RestoreCount{
 		{AtMs: 55_000, Restored: 0}, {AtMs: 62_000, Restored: 1}, // the abort at 60,500 marks it already
 		{AtMs: 75_000, Restored: 2, LastRestoreMs: 72_000}, // nothing else did
 	}})

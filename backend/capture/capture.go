@@ -25,7 +25,7 @@ const Format = "checkpoint-explorer-capture"
 
 // Version is the format version this package writes. Readers accept any 1.x:
 // minor versions only add fields or record types, which older readers skip.
-const Version = "1.4"
+const Version = "1.5"
 
 // supportedMajor is the major version this package reads.
 const supportedMajor = 1
@@ -49,7 +49,11 @@ const (
 	// TypeJobNote (1.4): a note the user wrote on a job's timeline (a
 	// model.Change of kind note), after the job's record.
 	TypeJobNote = "job_note"
-	TypeEnd     = "end"
+	// TypeRestoreCount (1.5): the engine's restore count of a job as a poll
+	// saw it (model.RestoreCount), each that differs from the one before,
+	// oldest first, after the job's record.
+	TypeRestoreCount = "restore_count"
+	TypeEnd          = "end"
 )
 
 // SourceCapture is the MetricSample.Source of values converted from a foreign file.

@@ -41,6 +41,7 @@ func ConvertFile(ctx context.Context, in, out string) (err error) {
 		Reconciliation: toWriter(&w, (*Writer).Reconciliation),
 		JobConfig:      toWriter(&w, (*Writer).JobConfig),
 		JobNote:        toWriter(&w, (*Writer).JobNote),
+		RestoreCount:   toWriter(&w, (*Writer).RestoreCount),
 	}
 	if _, err := ReadFile(ctx, in, Limits{}, v); err != nil {
 		return fmt.Errorf("capture: convert %s: %w", in, err)

@@ -66,3 +66,27 @@ func TestJobNoteBesideUnknownRecords(t *testing.T) {
 		t.Errorf("read %d notes, summary %+v (%v); want the note and one skipped record", n, sum, err)
 	}
 }
+
+// A job's restore counts go into a capture as restore_count records and read
+// back the same; one without a time or with a negative count is refused.
+func TestRestoreCountRoundTrip(t *testing.T) {
+	want := []model.RestoreCount{
+		{Cluster: "prod-flink", JobID: "469237c073b0c1ea872fc0403694fc68", AtMs: 1779924600000},
+		{Cluster: "prod-flink", JobID: "469237c073b0c1ea872fc0403694fc68", AtMs: 1779924610000, Restored: 1, LastRestoreMs: 1779924605000},
+	}
+	got, sum, file := writeRead(t, want, (*Writer).RestoreCount, func(v *Visitor) *func(model.RestoreCount) error { return &v.RestoreCount })
+	if sum.RestoreCounts != 2 || sum.Skipped != 0 || sum.Records() != 5 {
+		t.Errorf("summary = %+v, want 2 restore counts of 5 records", sum)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read\n%+v\nwant\n%+v", got, want)
+	}
+	if !strings.Contains(file, `{"type":"restore_count","cluster":"prod-flink","job_id":"469237c073b0c1ea872fc0403694fc68","at_ms":1779924610000,"restored":1,"last_restore_ms":1779924605000}`) {
+		t.Errorf("no restore_count line in the file:\n%s", file)
+	}
+	wantRefused(t, "1.5", []refusal{
+		{`{"type":"restore_count","job_id":"j","at_ms":5,"restored":1}`, "empty cluster"},
+		{`{"type":"restore_count","cluster":"c","job_id":"j","at_ms":0,"restored":1}`, "at_ms 0"},
+		{`{"type":"restore_count","cluster":"c","job_id":"j","at_ms":5,"restored":-1}`, "restored -1"},
+	})
+}

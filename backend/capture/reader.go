@@ -35,6 +35,8 @@ type Visitor struct {
 	JobConfig func(model.JobConfig) error
 	// JobNote receives each note on a job's timeline (files of 1.4 on).
 	JobNote func(model.Change) error
+	// RestoreCount receives each of a job's restore counts (files of 1.5 on).
+	RestoreCount func(model.RestoreCount) error
 	// BytesRead, when set, counts the bytes ReadFile has read from the file
 	// (compressed, as on disk): a caller's progress against the file's size.
 	BytesRead *atomic.Int64
@@ -56,12 +58,14 @@ type Summary struct {
 	JobConfigs int64 `json:"job_configs,omitempty"`
 	// JobNotes count the notes on the jobs' timelines.
 	JobNotes int64 `json:"job_notes,omitempty"`
-	Skipped  int64 `json:"skipped"`
+	// RestoreCounts count the jobs' restore count records.
+	RestoreCounts int64 `json:"restore_counts,omitempty"`
+	Skipped       int64 `json:"skipped"`
 }
 
 // Records is the number of records after the header (the end record excluded).
 func (s Summary) Records() int64 {
-	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.JobConfigs + s.JobNotes + s.Skipped
+	return s.Clusters + s.Jobs + s.Checkpoints + s.AckSamples + s.MetricSamples + s.Gaps + s.Reconciliations + s.JobConfigs + s.JobNotes + s.RestoreCounts + s.Skipped
 }
 
 const ioBufSize = 64 << 10
@@ -270,6 +274,8 @@ func (rd *reader) record(typ string, line []byte) error {
 		return readRecord(rd, typ, line, &rd.sum.JobConfigs, validateJobConfigWithoutSecrets, rd.v.JobConfig)
 	case TypeJobNote:
 		return readRecord(rd, typ, line, &rd.sum.JobNotes, validateJobNote, rd.v.JobNote)
+	case TypeRestoreCount:
+		return readRecord(rd, typ, line, &rd.sum.RestoreCounts, validateRestoreCount, rd.v.RestoreCount)
 	default:
 		// A newer 1.x writer's record type: skipping it is the compatibility rule.
 		rd.sum.Skipped++

@@ -116,6 +116,17 @@ func (s *Sink) PutJobConfig(_ context.Context, c model.JobConfig) error {
 func (s *Sink) PutReconciliation(_ context.Context, r model.Reconciliation) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The restore count when it differs from the job's last: the file keeps
+	// its history, like the cache.
+	if e := r.Engine; e != nil {
+		last, ok := s.recon[r.JobID]
+		if !ok || last.Engine == nil || last.Engine.Restored != e.Restored || last.Engine.LastRestoreMs != e.LastRestoreMs {
+			rc := model.RestoreCount{Cluster: r.Cluster, JobID: r.JobID, AtMs: r.AtMs, Restored: e.Restored, LastRestoreMs: e.LastRestoreMs}
+			if err := s.w.RestoreCount(rc); err != nil {
+				return err
+			}
+		}
+	}
 	s.recon[r.JobID] = r
 	s.st.EngineCounted, s.st.Missed, s.st.Unaccounted = 0, 0, 0
 	for _, r := range s.recon {

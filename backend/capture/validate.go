@@ -370,6 +370,14 @@ func validateJobConfig(jc *model.JobConfig, lim Limits) error {
 	return c.err
 }
 
+func validateRestoreCount(rc *model.RestoreCount, lim Limits) error {
+	c := jobRecord(TypeRestoreCount, lim, rc.Cluster, rc.JobID)
+	if rc.AtMs <= 0 || rc.Restored < 0 || rc.LastRestoreMs < 0 {
+		c.fail("at_ms %d, restored %d, last_restore_ms %d: want a time, a count of 0 or more, a time or 0", rc.AtMs, rc.Restored, rc.LastRestoreMs)
+	}
+	return c.err
+}
+
 func validateJobNote(n *model.Change, lim Limits) error {
 	c := jobRecord(TypeJobNote, lim, n.Cluster, n.JobID)
 	if n.Kind != model.ChangeNote {

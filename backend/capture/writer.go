@@ -102,6 +102,12 @@ func (w *Writer) JobNote(c model.Change) error {
 	return writeRecord(w, TypeJobNote, &c, validateJobNote)
 }
 
+// RestoreCount writes one of a job's restore counts (oldest first, after
+// its job record).
+func (w *Writer) RestoreCount(rc model.RestoreCount) error {
+	return writeRecord(w, TypeRestoreCount, &rc, validateRestoreCount)
+}
+
 // writeRecord writes v as a record of typ if it passes validate; a record
 // that does not is not written.
 func writeRecord[T any](w *Writer, typ string, v *T, validate func(*T, Limits) error) error {

@@ -1061,6 +1061,7 @@ func (j *jobPoller) reconcile(ctx context.Context, nowMs int64) error {
 			r.Engine.Failed += a.counts.Failed
 			r.Engine.InProgress += a.counts.InProgress
 			r.Engine.Restored += a.counts.Restored
+			r.Engine.LastRestoreMs = max(r.Engine.LastRestoreMs, a.counts.LastRestoreMs)
 			r.EngineCounted += a.counted
 			r.WithoutID += max(0, a.counted-ids)
 		}

@@ -95,6 +95,10 @@ func Write(ctx context.Context, st *store.Store, r Request) (Result, error) {
 		if err := writeEach(notes, err, w.JobNote); err != nil {
 			return err
 		}
+		restores, err := st.RestoreCounts(ctx, r.Cluster.Name, r.Job.ID)
+		if err := writeEach(restores, err, w.RestoreCount); err != nil {
+			return err
+		}
 		if err := st.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
 			res.Checkpoints++
 			if r.Progress != nil {

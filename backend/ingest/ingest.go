@@ -190,7 +190,9 @@ func File(ctx context.Context, st *store.Store, path string, o Options) (Result,
 			Reconciliation: fromFile(names, nil, func(r *model.Reconciliation) (string, *string) { return "reconciliation", &r.Cluster },
 				w.PutReconciliation),
 			JobConfig: fromFile(names, nil, func(c *model.JobConfig) (string, *string) { return "job configuration", &c.Cluster }, w.PutJobConfig),
-			JobNote:   fromFile(names, nil, func(c *model.Change) (string, *string) { return "note", &c.Cluster }, w.(store.NoteWriter).PutNote),
+			JobNote:   fromFile(names, nil, func(c *model.Change) (string, *string) { return "note", &c.Cluster }, w.(store.TimelineWriter).PutNote),
+			RestoreCount: fromFile(names, nil, func(rc *model.RestoreCount) (string, *string) { return "restore count", &rc.Cluster },
+				w.(store.TimelineWriter).PutRestoreCount),
 		})
 		res.Skipped = sum.Skipped
 		if err != nil {

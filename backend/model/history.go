@@ -35,6 +35,23 @@ type EngineCounts struct {
 	Failed     int64 `json:"failed"`
 	InProgress int64 `json:"in_progress"`
 	Restored   int64 `json:"restored"`
+	// LastRestoreMs is when the engine says it last restored the job
+	// (Flink's latest.restored.restore_timestamp); 0 when it does not say.
+	LastRestoreMs int64 `json:"last_restore_ms,omitempty"`
+}
+
+// RestoreCount is an engine's restore count for a job as one poll saw it
+// (the store keeps each poll's whose count or time differs from the one
+// before): a count that grew between two is a restart, even one no aborted
+// checkpoint shows (docs/phases.md, "Changes and their effect").
+type RestoreCount struct {
+	Cluster  string `json:"cluster"`
+	JobID    string `json:"job_id"`
+	AtMs     int64  `json:"at_ms"`
+	Restored int64  `json:"restored"`
+	// LastRestoreMs is EngineCounts.LastRestoreMs: where the restart is
+	// placed when it falls between the two polls, else at AtMs.
+	LastRestoreMs int64 `json:"last_restore_ms,omitempty"`
 }
 
 // Reconciliation compares, for one job, the checkpoints its engine reported

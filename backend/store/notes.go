@@ -48,10 +48,12 @@ func (s *Store) PutNote(ctx context.Context, c model.Change) error {
 	return s.write(ctx, "put note", func(w *txWriter) error { return w.PutNote(c) })
 }
 
-// NoteWriter puts notes inside a transaction of Bulk (its Writer is one),
+// TimelineWriter puts what a job's timeline marks besides its checkpoints
+// (notes, restore counts) inside a transaction of Bulk (its Writer is one),
 // beside the records of the Writer interface.
-type NoteWriter interface {
+type TimelineWriter interface {
 	PutNote(model.Change) error
+	PutRestoreCount(model.RestoreCount) error
 }
 
 func (w *txWriter) PutNote(c model.Change) error {
@@ -135,6 +137,19 @@ type RunRecords struct {
 	// the job and its runs.
 	Configs []model.JobConfig
 	Notes   []model.Change
+	// Restores are the job's own restore counts (another run's count is
+	// its own engine record, which starts again at 0).
+	Restores []model.RestoreCount
+}
+
+// RestoreCounts returns a job's kept restore counts, oldest first.
+func (s *Store) RestoreCounts(ctx context.Context, cluster, jobID string) ([]model.RestoreCount, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT at_ms, restored, last_restore_ms FROM restore_counts
+		WHERE cluster = ? AND job_id = ? ORDER BY at_ms`, cluster, jobID)
+	return scanAll(rows, err, "restore counts of "+cluster+"/"+jobID, func(rows *sql.Rows, rc *model.RestoreCount) error {
+		rc.Cluster, rc.JobID = cluster, jobID
+		return rows.Scan(&rc.AtMs, &rc.Restored, &rc.LastRestoreMs)
+	})
 }
 
 // RunRecords reads them for job; others picks its other runs among the
@@ -156,6 +171,9 @@ func (s *Store) RunRecords(ctx context.Context, job model.Job, others func(model
 				rr.Last[j.ID] = &cps[len(cps)-1]
 			}
 		}
+	}
+	if err == nil {
+		rr.Restores, err = s.RestoreCounts(ctx, job.Cluster, job.ID)
 	}
 	return rr, err
 }

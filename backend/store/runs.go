@@ -11,7 +11,7 @@ import (
 // (cluster, job_id); task and subtask rows and metric samples follow their
 // checkpoint or series. The job record stays: it is the new run's.
 var runTables = []string{"checkpoints", "ack_samples", "metric_series", "gaps", "floors",
-	"reconciliations", "job_counts", "job_configs", "job_notes", "exports"}
+	"reconciliations", "job_counts", "job_configs", "job_notes", "restore_counts", "exports"}
 
 // RunID is the id a run of jobID that started at startMs is kept under once
 // a new run took jobID.

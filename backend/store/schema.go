@@ -34,6 +34,7 @@ var migrations = []migration{
 	{8, "each job's checkpoint spans in its index", schemaV8, nil, true},
 	{9, "notes on a job's timeline; checkpoints exported to a tracing backend", schemaV9, nil, false},
 	{10, "checkpoints a tracing backend refused for good", schemaV10, nil, false},
+	{11, "each job's engine restore counts over time", schemaV11, nil, false},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -506,4 +507,19 @@ CREATE TABLE exports (
 // exported, and are counted apart (ExportCount.Refused).
 const schemaV10 = `
 ALTER TABLE exports ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;
+`
+
+// schemaV11 keeps each job's engine restore count as the polls saw it, a row
+// whenever the count or the engine's last restore time differs from the row
+// before (model.RestoreCount): a count that grew marks a restart that no
+// aborted checkpoint may show.
+const schemaV11 = `
+CREATE TABLE restore_counts (
+	cluster         TEXT NOT NULL,
+	job_id          TEXT NOT NULL,
+	at_ms           INTEGER NOT NULL,
+	restored        INTEGER NOT NULL,
+	last_restore_ms INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (cluster, job_id, at_ms)
+) WITHOUT ROWID;
 `

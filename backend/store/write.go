@@ -111,7 +111,40 @@ func (w *txWriter) PutReconciliation(r model.Reconciliation) error {
 	if _, err := w.execStmt(sqlPutReconciliation, r.Cluster, r.JobID, r.AtMs, string(data)); err != nil {
 		return fmt.Errorf("reconciliation of %s/%s: %w", r.Cluster, r.JobID, err)
 	}
+	if r.Engine != nil {
+		rc := model.RestoreCount{Cluster: r.Cluster, JobID: r.JobID, AtMs: r.AtMs, Restored: r.Engine.Restored, LastRestoreMs: r.Engine.LastRestoreMs}
+		if err := w.PutRestoreCount(rc); err != nil {
+			return err
+		}
+	}
 	return w.tick()
+}
+
+// MaxRestoreCounts is how many restore counts a job keeps; the oldest beyond
+// it go (a job in a restart loop must not grow the cache without bound).
+const MaxRestoreCounts = 1000
+
+// PutRestoreCount keeps a job's restore count as a poll saw it, unless the
+// newest kept before it says the same (count and last restore time).
+func (s *Store) PutRestoreCount(ctx context.Context, rc model.RestoreCount) error {
+	return s.write(ctx, "put restore count", func(w *txWriter) error { return w.PutRestoreCount(rc) })
+}
+
+func (w *txWriter) PutRestoreCount(rc model.RestoreCount) error {
+	if rc.Cluster == "" || rc.JobID == "" || rc.AtMs <= 0 || rc.Restored < 0 {
+		return fmt.Errorf("restore count %d of job %q on cluster %q at %d: cluster, job and a time must be set, the count 0 or more",
+			rc.Restored, rc.JobID, rc.Cluster, rc.AtMs)
+	}
+	res, err := w.execStmt(sqlPutRestoreCount, rc.Cluster, rc.JobID, rc.AtMs, rc.Restored, rc.LastRestoreMs)
+	if err != nil {
+		return fmt.Errorf("restore count of %s/%s: %w", rc.Cluster, rc.JobID, err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		if _, err := w.execStmt(sqlTrimRestoreCounts, rc.Cluster, rc.JobID, MaxRestoreCounts); err != nil {
+			return fmt.Errorf("restore counts of %s/%s: %w", rc.Cluster, rc.JobID, err)
+		}
+	}
+	return nil
 }
 
 // MaxJobConfigs is how many configurations a job's history keeps; the
@@ -331,6 +364,15 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlPutMetric = `INSERT INTO metric_samples (series_id, time_ms, value, source) VALUES (?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET value = excluded.value, source = excluded.source`
+	// A count is kept when the newest before it differs (or there is none);
+	// the same poll again adds nothing.
+	sqlPutRestoreCount = `INSERT OR IGNORE INTO restore_counts (cluster, job_id, at_ms, restored, last_restore_ms)
+		SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
+			SELECT 1 FROM (SELECT restored, last_restore_ms FROM restore_counts
+				WHERE cluster = ?1 AND job_id = ?2 AND at_ms <= ?3 ORDER BY at_ms DESC LIMIT 1)
+			WHERE restored = ?4 AND last_restore_ms = ?5)`
+	sqlTrimRestoreCounts = `DELETE FROM restore_counts WHERE cluster = ?1 AND job_id = ?2 AND at_ms <
+		(SELECT at_ms FROM restore_counts WHERE cluster = ?1 AND job_id = ?2 ORDER BY at_ms DESC LIMIT 1 OFFSET ?3 - 1)`
 	sqlPutReconciliation = `INSERT INTO reconciliations (cluster, job_id, at_ms, data) VALUES (?, ?, ?, ?)
 		ON CONFLICT (cluster, job_id) DO UPDATE SET at_ms = excluded.at_ms, data = excluded.data
 		WHERE excluded.at_ms >= reconciliations.at_ms`
@@ -790,6 +832,7 @@ func (s *Store) DeleteCluster(ctx context.Context, name string) error {
 		`DELETE FROM reconciliations WHERE cluster = ?`,
 		`DELETE FROM job_configs WHERE cluster = ?`,
 		`DELETE FROM job_notes WHERE cluster = ?`,
+		`DELETE FROM restore_counts WHERE cluster = ?`,
 		`DELETE FROM exports WHERE cluster = ?`,
 		`DELETE FROM metric_series WHERE cluster = ?`,
 		`DELETE FROM floors WHERE cluster = ?`,

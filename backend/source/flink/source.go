@@ -154,7 +154,7 @@ func (s *Source) History(ctx context.Context, job *model.Job) (model.History, er
 		IntervalMs:  s.jobInterval(ctx, job.ID),
 		Counts: map[int]model.EngineCounts{0: {
 			Triggered: list.Counts.Total, Completed: list.Counts.Completed, Failed: list.Counts.Failed,
-			InProgress: list.Counts.InProgress, Restored: list.Counts.Restored,
+			InProgress: list.Counts.InProgress, Restored: list.Counts.Restored, LastRestoreMs: list.RestoredMs,
 		}},
 	}
 	now := time.Now().UnixMilli()
