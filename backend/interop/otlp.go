@@ -381,6 +381,9 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 				if ack, err := ms(sn.span.EndNano); err == nil {
 					st.AckMs, st.EndToEndMs = ack, ack-start
 				}
+				if e2e, ok := sn.attrs.int(attrEndToEnd); ok {
+					st.EndToEndMs = e2e
+				}
 				for _, m := range spanMetrics {
 					if v, ok := sn.attrs.int(m.name); ok {
 						m.set(&st, v)
