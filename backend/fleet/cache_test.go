@@ -155,3 +155,34 @@ func putCheckpoints(t *testing.T, st *store.Store, cps []model.Checkpoint) {
 		t.Fatal(err)
 	}
 }
+
+// A fleet whose whole read is long reads it again at most once per five
+// times its length, however short FullEvery is.
+func TestCacheSpacesLongWholeReads(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "cache.db"))
+	putJobs(t, st, model.Job{Cluster: "prod", ID: "a", Name: "a", Engine: model.EngineFlink, State: "RUNNING"})
+	clock := time.UnixMilli(now)
+	c := NewCache(st, CacheOptions{FullEvery: time.Minute, Now: func() time.Time { return clock }})
+	defer c.Close()
+	all := func(string) bool { return true }
+	read := func() {
+		t.Helper()
+		if _, err := c.Read(context.Background(), all, "", 0, clock.UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	e := c.entry(cacheKey{"", DefaultWindowMs})
+	e.took = 2 * time.Minute // as a large fleet's whole read
+	clock = clock.Add(5 * time.Minute)
+	read()
+	if e.running || !e.fullAt.Equal(time.UnixMilli(now)) {
+		t.Fatalf("a whole read 5 minutes after one that took 2: want none before 10 minutes")
+	}
+	clock = clock.Add(5 * time.Minute)
+	read()
+	c.wg.Wait()
+	if !e.fullAt.Equal(clock) {
+		t.Errorf("10 minutes after a whole read that took 2, the last began at %v, want %v", e.fullAt, clock)
+	}
+}
