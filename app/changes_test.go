@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -321,4 +322,69 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A run split from the earlier runs of its name is a row of its own in the
+// fleet, and its changes no longer count the earlier run's resubmission; a
+// job the cache does not hold is a bad request.
+func TestSplitRun(t *testing.T) {
+	a := newTestApp(t, Options{NoSample: true})
+	ctx := context.Background()
+	first, second := knobJob("run1", 1_000_000), knobJob("run2", 2_000_000)
+	first.State, first.EndMs = "CANCELED", 1_900_000
+	for _, j := range []model.Job{first, second} {
+		if err := a.store.PutJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.store.PutCheckpoints(ctx, []model.Checkpoint{changeCheckpoint("run1", 1, 1_100_000, 100, 10), changeCheckpoint("run2", 1, 2_100_000, 100, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SaveCluster(ClusterInput{Name: "prod", Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() map[string]string {
+		t.Helper()
+		f, err := a.Fleet(FleetRequest{WindowMs: 100 * 365 * 24 * 3600 * 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range f.Jobs {
+			out[r.JobID] = fmt.Sprintf("%d runs, split %q", len(r.Runs), r.SplitJobID)
+		}
+		return out
+	}
+	resubmits := func() int {
+		t.Helper()
+		cs, err := a.Changes("prod", "run2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range cs {
+			if c.Kind == model.ChangeResubmit {
+				n++
+			}
+		}
+		return n
+	}
+	if got, want := rows(), map[string]string{"run2": `2 runs, split ""`}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("before the split: %v, want %v", got, want)
+	}
+	if n := resubmits(); n != 1 {
+		t.Fatalf("before the split: %d resubmissions, want 1", n)
+	}
+	if err := a.SplitRun("prod", "run2", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rows(), map[string]string{"run1": `0 runs, split ""`, "run2": `0 runs, split "run2"`}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after the split: %v, want %v", got, want)
+	}
+	if n := resubmits(); n != 0 {
+		t.Errorf("after the split: %d resubmissions, want none", n)
+	}
+	if err := a.SplitRun("prod", "nope", true); !IsBadRequest(err) || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("splitting a job the cache does not hold: %v, want a bad request naming it", err)
+	}
 }

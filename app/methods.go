@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -309,6 +310,24 @@ func (a *App) Fleet(req FleetRequest) (analyze.Fleet, error) {
 	defer cancel()
 	configured := func(name string) bool { _, ok := a.configuredCluster(name); return ok }
 	return a.fleet.Read(ctx, configured, req.Cluster, req.WindowMs, time.Now().UnixMilli())
+}
+
+// SplitRun says whether a run of a job follows the earlier runs of its name
+// (docs/fleet.md, "Jobs across restarts"): split, it starts a logical job of
+// its own in the fleet, `status` and the job's changes; not split, it is
+// matched again by name and time.
+func (a *App) SplitRun(cluster, job string, split bool) error {
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	if err := a.store.SplitRun(ctx, cluster, job, split); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return badRequest("the cache holds no job %s on %q: `jobs` lists the known ones", job, cluster)
+		}
+		return err
+	}
+	a.log.Info("run split from the earlier runs of its name", "cluster", cluster, "job", job, "split", split)
+	a.emit(SourcesEvent{})
+	return nil
 }
 
 // CheckpointRow is one line of the checkpoint table.

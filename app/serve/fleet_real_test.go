@@ -36,7 +36,7 @@ type fleetJob struct {
 // ids on fail at its trigger (a file where Flink makes the checkpoint's directory: "IO-problem
 // detected"), and measures how long after Flink reported the first failure the row rose to the
 // top. On 1.20 a job stopped with a savepoint and resubmitted from it under the same name: one
-// row, two runs. The script also filters, sorts and opens a job with the keyboard; screenshots go
+// row, two runs, which the user splits into two rows from the runs menu and joins again. The script also filters, sorts and opens a job with the keyboard; screenshots go
 // to test-results/fleet-real-*.png.
 func TestFleetOnRealClusters(t *testing.T) {
 	begin := time.Now()

@@ -115,6 +115,10 @@ type FleetJob struct {
 	// Runs are the logical job's runs, oldest first, when it has more than
 	// one (LogicalJobs): the row is the newest run's, its baseline theirs too.
 	Runs []FleetRun `json:"runs,omitempty"`
+	// SplitJobID is the row's first run's id when the user split that run
+	// from the earlier runs of its name (model.Job.Split; App.SplitRun with
+	// false joins them again).
+	SplitJobID string `json:"split_job_id,omitempty"`
 }
 
 // SparkPoint is one final checkpoint on a sparkline.
@@ -385,8 +389,9 @@ const RunSlackMs = 60_000
 // jobs of one cluster, engine and name that ran one after another, each
 // starting after the one before had ended (within RunSlackMs of its end, or
 // any time after). Jobs of one name running side by side stay apart, as do
-// jobs without a name or a start time. Groups come in the order of their
-// first run.
+// jobs without a name or a start time; a run the user split (Job.Split)
+// starts a logical job of its own, which later runs may follow. Groups come
+// in the order of their first run.
 func LogicalJobs(jobs []model.Job) [][]model.Job {
 	sorted := slices.Clone(jobs)
 	slices.SortStableFunc(sorted, func(a, b model.Job) int { return cmp.Compare(a.StartMs, b.StartMs) })
@@ -398,18 +403,21 @@ func LogicalJobs(jobs []model.Job) [][]model.Job {
 	open := map[key][]int{} // the groups of a key, by index in groups
 	for _, j := range sorted {
 		k := key{j.Cluster, j.Name, j.Engine}
-		joined := false
-		if j.Name != "" && j.StartMs > 0 {
+		// The run follows the logical job whose last run ended last before it
+		// started (after a split, the split run's rather than the earlier one's).
+		follows := -1
+		if j.Name != "" && j.StartMs > 0 && !j.Split {
 			for _, gi := range open[k] {
 				last := groups[gi][len(groups[gi])-1]
-				if last.EndMs > 0 && model.JobEnded(last.State) && last.EndMs <= j.StartMs+RunSlackMs {
-					groups[gi] = append(groups[gi], j)
-					joined = true
-					break
+				if last.EndMs > 0 && model.JobEnded(last.State) && last.EndMs <= j.StartMs+RunSlackMs &&
+					(follows < 0 || last.EndMs > groups[follows][len(groups[follows])-1].EndMs) {
+					follows = gi
 				}
 			}
 		}
-		if !joined {
+		if follows >= 0 {
+			groups[follows] = append(groups[follows], j)
+		} else {
 			open[k] = append(open[k], len(groups))
 			groups = append(groups, []model.Job{j})
 		}

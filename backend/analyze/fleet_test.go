@@ -333,6 +333,7 @@ func TestLogicalJobs(t *testing.T) {
 	job := func(cluster, id, name, state string, start, end int64) model.Job {
 		return model.Job{Cluster: cluster, ID: id, Name: name, Engine: model.EngineFlink, State: state, StartMs: start, EndMs: end}
 	}
+	split := func(j model.Job) model.Job { j.Split = true; return j }
 	ids := func(groups [][]model.Job) [][]string {
 		var out [][]string
 		for _, g := range groups {
@@ -362,6 +363,10 @@ func TestLogicalJobs(t *testing.T) {
 		{"other cluster, no name, no start", []model.Job{job("c", "a", "orders", "CANCELED", 100, 200), job("d", "b", "orders", "RUNNING", 300, 0),
 			job("c", "n1", "", "CANCELED", 100, 200), job("c", "n2", "", "RUNNING", 300, 0), job("c", "z", "orders", "RUNNING", 0, 0)},
 			[][]string{{"z"}, {"a"}, {"n1"}, {"b"}, {"n2"}}},
+		// The user split b from a: b starts a logical job, and c, after b, follows b rather than a.
+		{"split", []model.Job{job("c", "a", "orders", "CANCELED", 100, 200), split(job("c", "b", "orders", "CANCELED", 300, 400)),
+			job("c", "c", "orders", "RUNNING", 500, 0)},
+			[][]string{{"a"}, {"b", "c"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := ids(LogicalJobs(tc.jobs)); !reflect.DeepEqual(got, tc.want) {

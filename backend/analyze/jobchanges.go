@@ -39,7 +39,9 @@ type AdviceOutcome struct {
 // OtherRuns are the other runs of job's logical job among jobs: those of
 // its cluster kept apart under its id (id@start, a run whose id a new one
 // took) or under another id with its name (and engine), one of the two
-// having ended by the time the other started.
+// having ended by the time the other started; not across a run the user
+// split from the runs before it (model.Job.Split), which starts a logical
+// job of its own.
 func OtherRuns(job model.Job, jobs []model.Job) []model.Job {
 	var out []model.Job
 	for _, j := range jobs {
@@ -47,11 +49,22 @@ func OtherRuns(job model.Job, jobs []model.Job) []model.Job {
 			continue
 		}
 		sameName := j.Name != "" && j.Name == job.Name && j.Engine == job.Engine
-		if runOf(j.ID) == runOf(job.ID) || sameName && (endedBefore(j, job) || endedBefore(job, j)) {
+		if (runOf(j.ID) == runOf(job.ID) || sameName && (endedBefore(j, job) || endedBefore(job, j))) && !splitBetween(j, job, jobs) {
 			out = append(out, j)
 		}
 	}
 	return out
+}
+
+// splitBetween reports whether a run of a's cluster the user split started
+// after the earlier of a and b and no later than the other.
+func splitBetween(a, b model.Job, jobs []model.Job) bool {
+	if a.StartMs > b.StartMs {
+		a, b = b, a
+	}
+	return slices.ContainsFunc(jobs, func(s model.Job) bool {
+		return s.Split && s.Cluster == a.Cluster && s.StartMs > a.StartMs && s.StartMs <= b.StartMs
+	})
 }
 
 // runOf is the job id a run was started under (a run kept apart is id@start).

@@ -102,6 +102,9 @@ func read(ctx context.Context, st *store.Store, configured func(cluster string) 
 		if err != nil {
 			return fmt.Errorf("fleet: job %s on %s: %w", newest.ID, newest.Cluster, err)
 		}
+		if runs[0].Split {
+			row.SplitJobID = runs[0].ID
+		}
 		if len(runs) > 1 {
 			for _, r := range runs {
 				row.Runs = append(row.Runs, analyze.FleetRun{JobID: r.ID, StartMs: r.StartMs, EndMs: r.EndMs, State: r.State})

@@ -172,6 +172,24 @@ func TestReadGroupsRunsOfOneJob(t *testing.T) {
 	if err != nil || len(live.Jobs) != 1 || !reflect.DeepEqual(live.Jobs[0], orders) {
 		t.Errorf("rows of prod/run1: %+v, %v; want the logical job's %+v", live.Jobs, err, orders)
 	}
+
+	// The user splits the new run from the first: a row each, the new run's saying so.
+	if err := st.SplitRun(ctx, "prod", "run2", true); err != nil {
+		t.Fatal(err)
+	}
+	if fl, err = Read(ctx, st, func(string) bool { return true }, "", 0, now); err != nil {
+		t.Fatal(err)
+	}
+	split := map[string]string{}
+	for _, r := range fl.Jobs {
+		split[r.JobID] = r.SplitJobID
+		if len(r.Runs) != 0 {
+			t.Errorf("row %s after the split has runs %+v", r.JobID, r.Runs)
+		}
+	}
+	if want := map[string]string{"run1": "", "run2": "run2", "beside": ""}; !reflect.DeepEqual(split, want) {
+		t.Errorf("rows after the split (job → split_job_id) %v, want %v", split, want)
+	}
 }
 
 // openStore opens the cache at path, closed when tb ends.

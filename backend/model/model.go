@@ -122,6 +122,10 @@ type Job struct {
 	Vertices  []Vertex `json:"vertices,omitempty"`
 	Edges     []Edge   `json:"edges,omitempty"`
 	UpdatedMs int64    `json:"updated_ms,omitempty"`
+	// Split: the user said this run does not follow the earlier runs of its
+	// name (docs/fleet.md, "Jobs across restarts"): it starts a logical job
+	// of its own. Kept by the cache apart from what the engine reports.
+	Split bool `json:"split,omitempty"`
 }
 
 // StateReplaced is the state of a run whose job id a newer run took (the cache

@@ -116,13 +116,13 @@ type JobSummary struct {
 	LastTriggerMs  int64 `json:"last_trigger_ms"`
 }
 
-const sqlJobCols = `cluster, job_id, name, engine, state, start_ms, end_ms, updated_ms, vertices, edges`
+const sqlJobCols = `cluster, job_id, name, engine, state, start_ms, end_ms, updated_ms, vertices, edges, run_split`
 
 func scanJob(sc interface{ Scan(...any) error }) (model.Job, error) {
 	var j model.Job
 	var vertices, edges sql.NullString
 	if err := sc.Scan(&j.Cluster, &j.ID, &j.Name, &j.Engine, &j.State, &j.StartMs, &j.EndMs, &j.UpdatedMs,
-		&vertices, &edges); err != nil {
+		&vertices, &edges, &j.Split); err != nil {
 		return j, err
 	}
 	if vertices.Valid {

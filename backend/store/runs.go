@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 
 	"checkpoint-explorer/backend/model"
@@ -34,6 +36,15 @@ func (s *Store) KeepRunApart(ctx context.Context, prev model.Job, newStartMs int
 			return err
 		}
 		kept = RunID(prev.ID, prev.StartMs)
+		// The user's split is the earlier run's: it goes with it, and the new run starts without.
+		var split bool
+		if err := w.tx.QueryRowContext(w.exec, `SELECT run_split FROM jobs WHERE cluster = ? AND job_id = ?`,
+			prev.Cluster, prev.ID).Scan(&split); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if _, err := w.tx.ExecContext(w.exec, `UPDATE jobs SET run_split = 0 WHERE cluster = ? AND job_id = ?`, prev.Cluster, prev.ID); err != nil {
+			return err
+		}
 		for _, table := range runTables {
 			if _, err := w.tx.ExecContext(w.exec, `UPDATE `+table+` SET job_id = ? WHERE cluster = ? AND job_id = ?`,
 				kept, prev.Cluster, prev.ID); err != nil {
@@ -41,7 +52,7 @@ func (s *Store) KeepRunApart(ctx context.Context, prev model.Job, newStartMs int
 			}
 		}
 		run := prev
-		run.ID = kept
+		run.ID, run.Split = kept, split
 		if !model.JobEnded(run.State) {
 			run.State = model.StateReplaced
 		}
@@ -51,4 +62,20 @@ func (s *Store) KeepRunApart(ctx context.Context, prev model.Job, newStartMs int
 		return w.PutJob(run)
 	})
 	return kept, err
+}
+
+// SplitRun keeps the user's word on whether a run of a job follows the
+// earlier runs of its name (split: it does not; model.Job.Split). ErrNotFound
+// when the cache holds no such job.
+func (s *Store) SplitRun(ctx context.Context, cluster, jobID string, split bool) error {
+	return s.write(ctx, "split run", func(w *txWriter) error {
+		res, err := w.tx.ExecContext(w.exec, `UPDATE jobs SET run_split = ? WHERE cluster = ? AND job_id = ?`, split, cluster, jobID)
+		if err != nil {
+			return fmt.Errorf("split run %s/%s: %w", cluster, jobID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("store: job %s/%s: %w", cluster, jobID, ErrNotFound)
+		}
+		return nil
+	})
 }

@@ -35,6 +35,7 @@ var migrations = []migration{
 	{9, "notes on a job's timeline; checkpoints exported to a tracing backend", schemaV9, nil, false},
 	{10, "checkpoints a tracing backend refused for good", schemaV10, nil, false},
 	{11, "each job's engine restore counts over time", schemaV11, nil, false},
+	{12, "runs the user split from the earlier runs of their name", schemaV12, nil, false},
 }
 
 // Foreign keys are off on purpose: captures may carry checkpoints before (or
@@ -522,4 +523,10 @@ CREATE TABLE restore_counts (
 	last_restore_ms INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (cluster, job_id, at_ms)
 ) WITHOUT ROWID;
+`
+
+// schemaV12 keeps the user's word that a run does not follow the earlier runs
+// of its name (model.Job.Split); the engine's reports of the job leave it.
+const schemaV12 = `
+ALTER TABLE jobs ADD COLUMN run_split INTEGER NOT NULL DEFAULT 0;
 `

@@ -349,8 +349,10 @@ const (
 		ON CONFLICT (name) DO UPDATE SET engine = excluded.engine, base_url = excluded.base_url,
 		prometheus_url = excluded.prometheus_url, auth_kind = excluded.auth_kind, ca_file = excluded.ca_file,
 		insecure_skip_verify = excluded.insecure_skip_verify, read_only = excluded.read_only`
-	sqlPutJob = `INSERT INTO jobs (cluster, job_id, name, engine, state, start_ms, end_ms, updated_ms, vertices, edges)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	// run_split is the user's (SplitRun): a new record takes it, a later
+	// report of the job leaves it.
+	sqlPutJob = `INSERT INTO jobs (cluster, job_id, name, engine, state, start_ms, end_ms, updated_ms, vertices, edges, run_split)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (cluster, job_id) DO UPDATE SET name = excluded.name, engine = excluded.engine,
 		state = excluded.state, start_ms = excluded.start_ms, end_ms = excluded.end_ms,
 		updated_ms = excluded.updated_ms, vertices = coalesce(excluded.vertices, vertices),
@@ -500,7 +502,7 @@ func (w *txWriter) PutJob(j model.Job) error {
 		edges = string(b)
 	}
 	if _, err := w.execStmt(sqlPutJob, j.Cluster, j.ID, j.Name, string(j.Engine), j.State,
-		j.StartMs, j.EndMs, j.UpdatedMs, vertices, edges); err != nil {
+		j.StartMs, j.EndMs, j.UpdatedMs, vertices, edges, j.Split); err != nil {
 		return fmt.Errorf("job %s/%s: %w", j.Cluster, j.ID, err)
 	}
 	return w.tick()

@@ -790,6 +790,11 @@
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
     ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
     Fleet: (req) => delay(fleet(req)),
+    // The fake fleet has no runs to match: a split only marks the row.
+    SplitRun: (cluster, job, split) => attempt(() => {
+      if (!(jobs[cluster] || []).some((j) => j.id === job)) throw new Error('bad request: the cache holds no job ' + job + ' on "' + cluster + '": `jobs` lists the known ones');
+      window.__ceFleetSet(cluster, job, { split_job_id: split ? job : undefined });
+    }),
     AlertRules: () => delay(alertRules.map((r) => Object.assign({}, r))),
     SetAlertRules: (rules) => attempt(() => setAlertRules(rules)),
     ListJobs: (cluster) => attempt(() => {

@@ -7,7 +7,7 @@
 //   CE_FAIL_DIR      that job's checkpoint directory
 // In English (en-GB dates, UTC), then in Chinese: the fleet is the first screen, with the rows of
 // every cluster and the capture, Flink and SeaTunnel side by side; the resubmitted 1.20 job is one
-// row of two runs; once the page is open the failing job's checkpoints begin to fail (a file where
+// row of two runs, split from its runs menu into two rows and joined again; once the page is open the failing job's checkpoints begin to fail (a file where
 // Flink makes each checkpoint's directory: the checkpoint fails at its trigger, "IO-problem
 // detected") and its row rises to the top within one poll, the delay after Flink's first failed
 // checkpoint logged; filters, a sort, ↓ + Enter. Screenshots: test-results/fleet-real-*.png.
@@ -128,6 +128,40 @@ describe('the fleet on real clusters', { skip }, () => {
       { badge: '2 runs', heading: true, ids: 2, times: 3 },
       `the runs badge and its tooltip ${JSON.stringify(title)}`,
     );
+  });
+
+  it('splits a wrong match from the runs menu, and joins it again', async () => {
+    const j = JOBS.resubmitted;
+    const first = { cluster: j.cluster, id: j.first };
+    const r = row(j);
+    await r.getByTestId('fleet-runs').click();
+    const split = r.locator(`[data-testid="fleet-split"][data-job-id="${j.id}"]`);
+    assert.match((await split.innerText()).trim(), /^Not the same job: split /);
+    await split.click();
+    // Two rows now: the first run's of its own, and the newer run's saying the user split it.
+    await row(first).waitFor();
+    await row(j).getByTestId('fleet-join').waitFor();
+    const mine = (await fleet()).jobs
+      .filter((x) => x.cluster === j.cluster && (x.job_id === j.id || x.job_id === j.first))
+      .map((x) => ({ id: x.job_id, split: x.split_job_id ?? '', runs: (x.runs ?? []).length }));
+    assert.deepEqual(
+      mine.sort((a, b) => a.id.localeCompare(b.id)),
+      [
+        { id: j.first, split: '', runs: 0 },
+        { id: j.id, split: j.id, runs: 0 },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    assert.equal(await row(j).getByTestId('fleet-runs').count(), 0);
+    await shot('split');
+    // Joined again: one row of two runs, as before.
+    await row(j).getByTestId('fleet-join').click();
+    await page.waitForFunction(
+      ({ cluster, id }) => !document.querySelector(`[data-testid="fleet-row"][data-cluster="${cluster}"][data-job-id="${id}"]`),
+      first,
+    );
+    const joined = (await fleet()).jobs.find((x) => x.job_id === j.id);
+    assert.deepEqual({ runs: joined.runs.length, split: joined.split_job_id ?? '' }, { runs: 2, split: '' });
+    assert.equal((await row(j).getByTestId('fleet-runs').innerText()).trim(), '2 runs');
   });
 
   it('raises a job to the top within one poll of its first failed checkpoint', async () => {

@@ -242,6 +242,8 @@ export const api = {
   listJobs: bind('ListJobs', orEmpty),
   /** every job of every cluster and capture ranked by checkpoint health over the window (cluster "": all) */
   fleet: bind('Fleet', normalizeFleet),
+  /** split: the run does not follow the earlier runs of its name (a logical job of its own); false matches it again */
+  splitRun: bind('SplitRun'),
   checkpoints: bind('Checkpoints', orEmpty),
   timeline: bind('Timeline', normalizeTimeline),
   checkpoint: bind('Checkpoint', normalizeCheckpointDetail),

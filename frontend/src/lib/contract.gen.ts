@@ -682,6 +682,11 @@ export interface EngineCounts {
   failed: number;
   in_progress: number;
   restored: number;
+  /**
+   * LastRestoreMs is when the engine says it last restored the job
+   * (Flink's latest.restored.restore_timestamp); 0 when it does not say.
+   */
+  last_restore_ms?: number;
 }
 
 /** analyze.Episode */
@@ -873,6 +878,12 @@ export interface FleetJob {
    * one (LogicalJobs): the row is the newest run's, its baseline theirs too.
    */
   runs?: FleetRun[];
+  /**
+   * SplitJobID is the row's first run's id when the user split that run
+   * from the earlier runs of its name (model.Job.Split; App.SplitRun with
+   * false joins them again).
+   */
+  split_job_id?: string;
 }
 
 /** app.FleetRequest (an argument) */
@@ -1070,6 +1081,12 @@ export interface JobSummary {
   vertices?: Vertex[];
   edges?: Edge[];
   updated_ms?: number;
+  /**
+   * Split: the user said this run does not follow the earlier runs of its
+   * name (docs/fleet.md, "Jobs across restarts"): it starts a logical job
+   * of its own. Kept by the cache apart from what the engine reports.
+   */
+  split?: boolean;
   total: number;
   completed: number;
   failed: number;
@@ -1859,6 +1876,7 @@ export interface AppMethods {
   SaveFile(name: string, dataBase64: string): Promise<string>;
   SetAlertRules(rules: Rule[] | null): Promise<void>;
   SetRetention(l: RetentionLimits): Promise<void>;
+  SplitRun(cluster: string, job: string, split: boolean): Promise<void>;
   TestConnection(in_: ClusterInput): Promise<ConnectionTest>;
   Timeline(req: TimelineRequest): Promise<Timeline>;
   TraceJobs(cluster: string): Promise<TraceJob[] | null>;
