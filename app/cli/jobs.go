@@ -11,7 +11,7 @@ import (
 	"checkpoint-explorer/app"
 )
 
-type jobsFlags struct{ cluster, format string }
+type jobsFlags struct{ cluster, format, split, join string }
 
 var jobsFormats = formats{"text", "json"}
 
@@ -23,14 +23,24 @@ func jobsCmd(g *globals) *cobra.Command {
 		Short:   "list the cached jobs and their ids",
 		Long: "Lists the jobs the cache holds, of every cluster and opened capture: cluster, engine, job id, name,\n" +
 			"state, how many checkpoints are cached and when the newest was triggered. The ids are what `report\n" +
-			"--cluster NAME --job ID` and `export` take.",
+			"--cluster NAME --job ID` and `export` take.\n\n" +
+			"With --split ID a run the app matched by name with the earlier runs of that name (a resubmission)\n" +
+			"becomes a logical job of its own in the fleet, `status` and the job's changes; --join ID matches it\n" +
+			"again (docs/fleet.md, \"Jobs across restarts\").",
 		Example: `  checkpoint-explorer jobs
   checkpoint-explorer jobs --cluster prod
-  checkpoint-explorer jobs --format json | jq -r '.jobs[] | select(.state == "RUNNING") | .id'`,
+  checkpoint-explorer jobs --format json | jq -r '.jobs[] | select(.state == "RUNNING") | .id'
+  checkpoint-explorer jobs --cluster prod --split 3f1c…`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := jobsFormats.check(cmd, f.format); err != nil {
 				return err
+			}
+			if f.split != "" || f.join != "" {
+				if f.cluster == "" || f.split != "" && f.join != "" {
+					return usageErrorf(cmd, "--split and --join take one job id each, one of them at a time, with --cluster")
+				}
+				return withCache(cmd.Context(), g, func(svc *app.Service) error { return splitRun(g, svc.App(), f) })
 			}
 			return withCache(cmd.Context(), g, func(svc *app.Service) error { return listJobs(g, svc.App(), f) })
 		},
@@ -38,7 +48,10 @@ func jobsCmd(g *globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.cluster, "cluster", "", "only the jobs of this cluster or capture")
 	jobsFormats.addFlag(cmd, &f.format)
+	fs.StringVar(&f.split, "split", "", "split this run (a job `ID` of --cluster) from the earlier runs of its name")
+	fs.StringVar(&f.join, "join", "", "match a run split before (a job `ID` of --cluster) with the earlier runs of its name again")
 	flagGroup(fs, "What to list", "cluster")
+	flagGroup(fs, "Runs of one job", "split", "join")
 	return cmd
 }
 
@@ -98,4 +111,21 @@ func knownSource(a *app.App, command, name string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: no cluster or capture is named %q (see 'checkpoint-explorer clusters list')", command, name)
+}
+
+// splitRun splits a run from the earlier runs of its name, or joins it again.
+func splitRun(g *globals, a *app.App, f jobsFlags) error {
+	id, split := f.split, true
+	if id == "" {
+		id, split = f.join, false
+	}
+	if err := a.SplitRun(f.cluster, id, split); err != nil {
+		return err
+	}
+	if split {
+		fmt.Fprintf(g.stdout, "%s on %s is a logical job of its own now: the earlier runs of its name keep their row\n", id, f.cluster)
+	} else {
+		fmt.Fprintf(g.stdout, "%s on %s is matched with the earlier runs of its name again\n", id, f.cluster)
+	}
+	return nil
 }

@@ -197,3 +197,56 @@ func TestJobsListsTheIds(t *testing.T) {
 		}
 	}
 }
+
+// `jobs --split ID` makes a run a logical job of its own (status names it in
+// split_job_id) and `--join ID` matches it again; either needs --cluster.
+func TestJobsSplitsAndJoinsARun(t *testing.T) {
+	dir := importedFleet(t, false)
+	code, out, _ := mainCLI(t, "jobs", "--format", "json", "--data-dir", dir)
+	var v struct{ Jobs []struct{ Cluster string } }
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Jobs) != 1 {
+		t.Fatalf("jobs --format json: exit %d, %v\n%s", code, err, out)
+	}
+	cluster := v.Jobs[0].Cluster
+	splitOf := func() string {
+		t.Helper()
+		_, out, _ := mainCLI(t, "status", "--format", "json", "--window", "87600h", "--data-dir", dir)
+		var f struct {
+			Jobs []struct {
+				Split string `json:"split_job_id"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &f); err != nil || len(f.Jobs) != 1 {
+			t.Fatalf("status --format json: %v\n%s", err, out)
+		}
+		return f.Jobs[0].Split
+	}
+	if code, out, stderr := mainCLI(t, "jobs", "--cluster", cluster, "--split", fastJob, "--data-dir", dir); code != 0 ||
+		!strings.Contains(out, fastJob+" on "+cluster+" is a logical job of its own now") {
+		t.Fatalf("jobs --split: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+	if got := splitOf(); got != fastJob {
+		t.Errorf("after --split: split_job_id %q, want %s", got, fastJob)
+	}
+	if code, out, stderr := mainCLI(t, "jobs", "--cluster", cluster, "--join", fastJob, "--data-dir", dir); code != 0 ||
+		!strings.Contains(out, "matched with the earlier runs of its name again") {
+		t.Fatalf("jobs --join: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+	if got := splitOf(); got != "" {
+		t.Errorf("after --join: split_job_id %q, want none", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"jobs", "--split", fastJob}, ExitUsage, "with --cluster"},
+		{[]string{"jobs", "--cluster", cluster, "--split", fastJob, "--join", fastJob}, ExitUsage, "one of them at a time"},
+		{[]string{"jobs", "--cluster", cluster, "--split", "nope"}, ExitFailure, `the cache holds no job nope`},
+	} {
+		code, _, stderr := mainCLI(t, append(tc.args, "--data-dir", dir)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
