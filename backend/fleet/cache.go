@@ -128,7 +128,12 @@ func (c *Cache) Read(ctx context.Context, configured func(cluster string) bool, 
 		for k := range dirty {
 			keys = append(keys, k)
 		}
-		fresh, err := ReadJobs(ctx, c.st, configured, keys, windowMs, nowMs)
+		// Light rows: a job's verdict stays the last whole read's.
+		verdicts := map[JobKey]analyze.Verdict{}
+		for _, r := range e.fleet.Jobs {
+			verdicts[JobKey{r.Cluster, r.JobID}] = r.Verdict
+		}
+		fresh, err := readJobs(ctx, c.st, configured, keys, verdicts, windowMs, nowMs)
 		if err != nil {
 			c.giveBackDirty(e, dirty)
 			return analyze.Fleet{}, err

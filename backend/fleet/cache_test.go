@@ -3,10 +3,12 @@ package fleet
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
 	"checkpoint-explorer/backend/analyze"
+	"checkpoint-explorer/backend/capture/capturetest"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/store"
 )
@@ -184,5 +186,60 @@ func TestCacheSpacesLongWholeReads(t *testing.T) {
 	c.wg.Wait()
 	if !e.fullAt.Equal(clock) {
 		t.Errorf("10 minutes after a whole read that took 2, the last began at %v, want %v", e.fullAt, clock)
+	}
+}
+
+// A light row (a live update's: no subtask stats, no samples) says what the
+// full row says of the same window but for the verdict, which it is given:
+// on the bundled recordings of real jobs, failing and backpressured ones
+// among them.
+func TestLightRowsAreFullRowsButTheVerdict(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "cache.db"))
+	var jobs []model.Job
+	for _, sample := range []string{"flink-knobs.ckpt.gz", "flink120-mixed.ckpt.gz", "flink120-iceberg.ckpt.gz"} {
+		rec := capturetest.Read(t, capturetest.Sample(sample))
+		putJobs(t, st, rec.Jobs...)
+		putCheckpoints(t, st, rec.Checkpoints)
+		if err := st.PutMetricSamples(ctx, rec.MetricSamples); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.PutGaps(ctx, rec.Gaps); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, rec.Jobs...)
+	}
+	compared, verdicts := 0, 0
+	for _, j := range jobs {
+		sum, err := st.Jobs(ctx, j.Cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var end int64
+		for _, s := range sum {
+			if s.ID == j.ID {
+				end = s.LastTriggerMs + 1
+			}
+		}
+		full, err := readRow(ctx, st, j, nil, DefaultWindowMs, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		light, err := lightRow(ctx, st, j, nil, full.Verdict, DefaultWindowMs, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(light, full) {
+			t.Errorf("job %s: the light row\n%+v\nwant the full row\n%+v", j.ID, light, full)
+		}
+		if full.Completed > 0 {
+			compared++
+			if full.Verdict != analyze.VerdictHealthy {
+				verdicts++
+			}
+		}
+	}
+	if compared < 3 || verdicts == 0 {
+		t.Errorf("%d jobs with completed checkpoints in their window, %d not healthy: the comparison proves little", compared, verdicts)
 	}
 }

@@ -28,7 +28,7 @@ const DefaultWindowMs = 60 * 60 * 1000
 // window's checkpoints, samples and gaps, its configuration, and at most
 // analyze.FleetBaselineMax checkpoints of its baseline.
 func Read(ctx context.Context, st *store.Store, configured func(cluster string) bool, only string, windowMs, nowMs int64) (analyze.Fleet, error) {
-	return read(ctx, st, configured, []string{only}, nil, windowMs, nowMs)
+	return read(ctx, st, configured, []string{only}, nil, nil, windowMs, nowMs)
 }
 
 // JobKey names a job: its cluster and id.
@@ -39,6 +39,13 @@ type JobKey struct{ Cluster, JobID string }
 // were stored, at the cost of those rows rather than the fleet's
 // (docs/fleet.md, "Cost"). A key of no known job adds no row.
 func ReadJobs(ctx context.Context, st *store.Store, configured func(cluster string) bool, keys []JobKey, windowMs, nowMs int64) (analyze.Fleet, error) {
+	return readJobs(ctx, st, configured, keys, nil, windowMs, nowMs)
+}
+
+// readJobs is ReadJobs; a logical job whose newest run has a verdict in
+// verdicts gets a light row (lightRow) with that verdict.
+func readJobs(ctx context.Context, st *store.Store, configured func(cluster string) bool, keys []JobKey,
+	verdicts map[JobKey]analyze.Verdict, windowMs, nowMs int64) (analyze.Fleet, error) {
 	want := map[JobKey]bool{}
 	var clusters []string
 	for _, k := range keys {
@@ -49,13 +56,14 @@ func ReadJobs(ctx context.Context, st *store.Store, configured func(cluster stri
 	}
 	return read(ctx, st, configured, clusters, func(runs []model.Job) bool {
 		return slices.ContainsFunc(runs, func(r model.Job) bool { return want[JobKey{r.Cluster, r.ID}] })
-	}, windowMs, nowMs)
+	}, verdicts, windowMs, nowMs)
 }
 
 // read is Read over the jobs of the clusters named ("": all), keeping the
-// logical jobs keep accepts (nil: all).
+// logical jobs keep accepts (nil: all); a row whose job has a verdict in
+// verdicts is a light one.
 func read(ctx context.Context, st *store.Store, configured func(cluster string) bool, only []string, keep func(runs []model.Job) bool,
-	windowMs, nowMs int64) (analyze.Fleet, error) {
+	verdicts map[JobKey]analyze.Verdict, windowMs, nowMs int64) (analyze.Fleet, error) {
 	if windowMs <= 0 {
 		windowMs = DefaultWindowMs
 	}
@@ -98,7 +106,13 @@ func read(ctx context.Context, st *store.Store, configured func(cluster string) 
 		if last := lastTrigger[[2]string{newest.Cluster, newest.ID}]; !configured(newest.Cluster) && last > 0 {
 			end = last
 		}
-		row, err := readRow(ctx, st, newest, runs[:len(runs)-1], windowMs, end)
+		var row analyze.FleetJob
+		var err error
+		if v, ok := verdicts[JobKey{newest.Cluster, newest.ID}]; ok {
+			row, err = lightRow(ctx, st, newest, runs[:len(runs)-1], v, windowMs, end)
+		} else {
+			row, err = readRow(ctx, st, newest, runs[:len(runs)-1], windowMs, end)
+		}
 		if err != nil {
 			return fmt.Errorf("fleet: job %s on %s: %w", newest.ID, newest.Cluster, err)
 		}
@@ -156,6 +170,23 @@ func eachInParallel(n int, fn func(i int) error) error {
 // readRow reads one job's window and baseline (with its earlier runs') and
 // makes its row.
 func readRow(ctx context.Context, st *store.Store, job model.Job, earlier []model.Job, windowMs, nowMs int64) (analyze.FleetJob, error) {
+	return rowOf(ctx, st, job, earlier, true, windowMs, nowMs)
+}
+
+// lightRow is readRow without the checkpoints' subtask stats and the metric
+// samples, which only the verdict reads: the row's verdict is the one given
+// (the job's in the last whole read). Everything else in the row is what
+// readRow makes of the same window, at a fraction of its cost: a live
+// update's row (docs/fleet.md, "Cost").
+func lightRow(ctx context.Context, st *store.Store, job model.Job, earlier []model.Job, verdict analyze.Verdict, windowMs, nowMs int64) (analyze.FleetJob, error) {
+	row, err := rowOf(ctx, st, job, earlier, false, windowMs, nowMs)
+	row.Verdict = verdict
+	return row, err
+}
+
+// rowOf makes a job's row; without full, of its checkpoints' summaries alone
+// (its verdict is then not to be shown).
+func rowOf(ctx context.Context, st *store.Store, job model.Job, earlier []model.Job, full bool, windowMs, nowMs int64) (analyze.FleetJob, error) {
 	win, base := analyze.FleetRanges(nowMs, windowMs)
 	q := store.Query{Cluster: job.Cluster, JobID: job.ID, FromMs: win[0], ToMs: win[1]}
 	in := analyze.FleetInput{Job: job, WindowMs: windowMs, NowMs: nowMs}
@@ -166,17 +197,19 @@ func readRow(ctx context.Context, st *store.Store, job model.Job, earlier []mode
 	if ok {
 		in.Config = &cfg
 	}
-	// With their tasks: the verdict has their phases.
-	if err := st.ScanCheckpoints(ctx, q, true, func(c *model.Checkpoint) error {
+	// With their tasks: the verdict has their phases (and the samples).
+	if err := st.ScanCheckpoints(ctx, q, full, func(c *model.Checkpoint) error {
 		in.Checkpoints = append(in.Checkpoints, *c)
 		return nil
 	}); err != nil {
 		return analyze.FleetJob{}, err
 	}
-	mq := q
-	mq.Metric = analyze.AnalysedMetric
-	if in.Metrics, err = st.MetricSamples(ctx, mq); err != nil {
-		return analyze.FleetJob{}, err
+	if full {
+		mq := q
+		mq.Metric = analyze.AnalysedMetric
+		if in.Metrics, err = st.MetricSamples(ctx, mq); err != nil {
+			return analyze.FleetJob{}, err
+		}
 	}
 	if in.Gaps, err = st.Gaps(ctx, q); err != nil {
 		return analyze.FleetJob{}, err
