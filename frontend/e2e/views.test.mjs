@@ -13,6 +13,11 @@ import { CE_URL, describeServe, en, i18nKeys, pageHelpers, resultsDir, withServe
 import { CHAIN_JOB, CHAIN_STORY, captureBytes, ENDED_UNSEEN, generate, MISSED_DETAILS, PARTIAL_DETAILS } from '../testdata/gen-capture.mjs';
 
 const enKeys = i18nKeys(en);
+/**
+ * How long one step of a view may take to show: seconds on a machine the other suites load (5 s
+ * timed out there, and the zoom it left narrowed the next test's range).
+ */
+const STEP = 30_000;
 const FLINK = 'capture: prod-flink';
 const SEATUNNEL = 'capture: etl-seatunnel';
 
@@ -95,15 +100,15 @@ describeServe('views', () => {
     await page.mouse.move(box.x + box.width * 0.3, box.y + 100);
     await page.mouse.wheel(0, -500);
     await page.waitForFunction((prev) => document.querySelector('[data-testid="range-label"]')?.textContent.trim() !== prev, before, {
-      timeout: 5000,
+      timeout: STEP,
     });
     const zoomed = (await label.textContent()).trim();
-    await page.waitForFunction(() => location.hash.includes('from='), null, { timeout: 5000 });
+    await page.waitForFunction(() => location.hash.includes('from='), null, { timeout: STEP });
     const { from, to } = await hashParams();
     assert.ok(Number(to) - Number(from) > 0, 'the chosen range is in the address');
     // Fewer checkpoints are listed once zoomed in.
     const all = (await call('Checkpoints', FLINK, flinkJob, 0, 0)).length;
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="checkpoint-row"]').length < n, all, { timeout: 5000 });
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="checkpoint-row"]').length < n, all, { timeout: STEP });
 
     // Shift+drag brushes a narrower range.
     await page.keyboard.down('Shift');
@@ -113,9 +118,9 @@ describeServe('views', () => {
     await page.mouse.up();
     await page.keyboard.up('Shift');
     await page.waitForFunction((prev) => document.querySelector('[data-testid="range-label"]')?.textContent.trim() !== prev, zoomed, {
-      timeout: 5000,
+      timeout: STEP,
     });
-    await page.waitForFunction((f) => new URLSearchParams(location.hash.split('?')[1]).get('from') !== f, from, { timeout: 5000 });
+    await page.waitForFunction((f) => new URLSearchParams(location.hash.split('?')[1]).get('from') !== f, from, { timeout: STEP });
     const brushed = await hashParams();
     assert.ok(Number(brushed.to) - Number(brushed.from) < Number(to) - Number(from), 'the brush narrowed the range');
 
@@ -128,14 +133,13 @@ describeServe('views', () => {
     assert.match(await page.getByTestId('range-info').innerText(), /Range:/);
     await page.keyboard.press('t');
     await page.getByTestId('job-view').waitFor();
-    await page.waitForTimeout(300);
-    assert.equal((await hashParams()).from, brushed.from);
+    await page.waitForFunction((f) => new URLSearchParams(location.hash.split('?')[1]).get('from') === f, brushed.from, { timeout: STEP });
 
     // F fits the whole job again and forgets the chosen range.
     await page.keyboard.press('f');
-    await page.waitForFunction(() => !location.hash.includes('from='), null, { timeout: 5000 });
+    await page.waitForFunction(() => !location.hash.includes('from='), null, { timeout: STEP });
     await page.waitForFunction((prev) => document.querySelector('[data-testid="range-label"]')?.textContent.trim() === prev, before, {
-      timeout: 5000,
+      timeout: STEP,
     });
   });
 
@@ -192,7 +196,7 @@ describeServe('views', () => {
     assert.match(await page.getByTestId('failure').innerText(), new RegExp(hm2.failure.rows[cell.row].signature.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     // Esc goes back to the heatmap.
     await page.keyboard.press('Escape');
-    await page.getByTestId('heatmap-view').waitFor({ timeout: 5000 });
+    await page.getByTestId('heatmap-view').waitFor({ timeout: STEP });
   });
 
   it('phase and operator heatmaps render, the phase is selectable', async () => {
@@ -279,7 +283,7 @@ describeServe('views', () => {
     const canvas = page.getByTestId('gantt-canvas');
     assert.equal(await canvas.getAttribute('data-origin'), o.vertex_id);
     assert.equal(await canvas.getAttribute('data-origin-rows'), '1');
-    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: STEP });
     assert.equal(await canvas.getAttribute('data-origin-label'), 'barriers queued here ← behind Source: Numbers');
     await page.getByTestId('gantt-origin-legend').waitFor();
     // The advice that cites this checkpoint sits above the Gantt: hover where it is.
@@ -295,9 +299,9 @@ describeServe('views', () => {
 
     await page.getByTestId('lang-zh').click();
     const zh = '890毫秒：barrier 在 Slow Map 的输入端排队（排在 Source: Numbers 的数据之后）；302毫秒：Slow Snapshot 子任务 0 的同步';
-    await page.waitForFunction((want) => document.querySelector('[data-testid="bottleneck"]')?.textContent.includes(want), zh, { timeout: 5000 });
+    await page.waitForFunction((want) => document.querySelector('[data-testid="bottleneck"]')?.textContent.includes(want), zh, { timeout: STEP });
     assert.equal((await page.getByTestId('bottleneck').innerText()).trim(), `瓶颈: ${zh}`);
-    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel?.startsWith('barrier'), null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel?.startsWith('barrier'), null, { timeout: STEP });
     assert.equal(await canvas.getAttribute('data-origin-label'), 'barrier 在此排队 ← 排在 Source: Numbers 之后');
     assert.deepEqual(await rawKeys(), []);
     await shot('zh-checkpoint-causes');
@@ -325,7 +329,7 @@ describeServe('views', () => {
     await page.waitForFunction(() => /history/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 10_000 });
     assert.match(await page.getByTestId('bottleneck').innerText(), /left the engine's history before its details could be fetched/);
     await page.getByTestId('lang-zh').click();
-    await page.waitForFunction(() => /离开引擎的历史/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: 5000 });
+    await page.waitForFunction(() => /离开引擎的历史/.test(document.querySelector('[data-testid="bottleneck"]')?.textContent ?? ''), null, { timeout: STEP });
     await page.getByTestId('lang-en').click();
     await comeBack();
   });
@@ -343,7 +347,7 @@ describeServe('views', () => {
     assert.equal((await badge.innerText()).trim(), 'Ended unseen');
     assert.match(await badge.getAttribute('title'), /a later checkpoint completed/);
     await page.getByTestId('lang-zh').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="ended-unseen-badge"]')?.textContent?.trim() === '结束未见', null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="ended-unseen-badge"]')?.textContent?.trim() === '结束未见', null, { timeout: STEP });
     await page.getByTestId('lang-en').click();
     // The job's timeline draws it grey, as the legend says.
     await go(`#/job?cluster=${enc(FLINK)}&job=${archive}`);
@@ -386,7 +390,7 @@ describeServe('views', () => {
     await page.getByTestId('jobhead').screenshot({ path: `${resultsDir}views-job-header.png` });
     await shot('job-with-reconciliation');
     await page.getByTestId('lang-zh').click();
-    await page.waitForFunction(() => /引擎计数/.test(document.querySelector('[data-testid="reconciliation"]')?.textContent ?? ''), null, { timeout: 5000 });
+    await page.waitForFunction(() => /引擎计数/.test(document.querySelector('[data-testid="reconciliation"]')?.textContent ?? ''), null, { timeout: STEP });
     assert.equal(
       (await page.locator('[data-testid="reconciliation"] .recontext').innerText()).trim(),
       `引擎计数 ${r.engine_counted} · 已缓存 ${r.stored} · 缺失 ${r.missed}（缺口） · ${r.without_id} 个在获得 id 前失败`,
@@ -425,7 +429,7 @@ describeServe('views', () => {
     await notice.scrollIntoViewIfNeeded();
     await shot('checkpoint-partial');
     await page.getByTestId('lang-zh').click();
-    await page.waitForFunction(() => /详情不完整/.test(document.querySelector('[data-testid="partial-notice"]')?.textContent ?? ''), null, { timeout: 5000 });
+    await page.waitForFunction(() => /详情不完整/.test(document.querySelector('[data-testid="partial-notice"]')?.textContent ?? ''), null, { timeout: STEP });
     assert.equal((await page.getByTestId('vertex-not-fetched').innerText()).trim(), '统计未获取');
     assert.deepEqual(await rawKeys(), []);
     await page.getByTestId('lang-en').click();
@@ -501,7 +505,7 @@ describeServe('views', () => {
 
     await page.getByTestId('open-log').click();
     await page.getByTestId('log-dialog').waitFor();
-    await page.waitForFunction(() => (document.querySelector('[data-testid="log-lines"]')?.textContent.length ?? 0) > 20, null, { timeout: 5000 });
+    await page.waitForFunction(() => (document.querySelector('[data-testid="log-lines"]')?.textContent.length ?? 0) > 20, null, { timeout: STEP });
     await shot('log');
     await page.keyboard.press('Escape');
   });
@@ -575,13 +579,13 @@ describeServe('views', () => {
     assert.match(await page.getByTestId('cause-evidence').first().innerText(), /^Source: Numbers backpressured \d+% · Slow Map busy \d+%$/);
     const canvas = page.getByTestId('gantt-canvas');
     assert.equal(await canvas.getAttribute('data-origin'), first.vertex_id);
-    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel, null, { timeout: STEP });
     assert.equal(await canvas.getAttribute('data-origin-label'), 'barriers queued here ← behind Source: Numbers');
     await shot('sample-mixed-causes');
     await page.getByTestId('lang-zh').click();
     const zh = `${first.ms}毫秒：barrier 在 Slow Map 的输入端排队（排在 Source: Numbers 的数据之后）；${second.ms}毫秒：Slow Snapshot 子任务 0 的同步`;
-    await page.waitForFunction((want) => document.querySelector('[data-testid="bottleneck"]')?.textContent.includes(want), zh, { timeout: 5000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel?.startsWith('barrier'), null, { timeout: 5000 });
+    await page.waitForFunction((want) => document.querySelector('[data-testid="bottleneck"]')?.textContent.includes(want), zh, { timeout: STEP });
+    await page.waitForFunction(() => document.querySelector('[data-testid="gantt-canvas"]')?.dataset.originLabel?.startsWith('barrier'), null, { timeout: STEP });
     assert.deepEqual(await rawKeys(), []);
     await shot('zh-sample-mixed-causes');
     await page.getByTestId('lang-en').click();
@@ -607,7 +611,7 @@ describeServe('views', () => {
     assert.ok(Number((await page.getByTestId('commit-files').innerText()).replace(/,/g, '')) > 0);
     await shot('sample-iceberg-commit');
     await page.getByTestId('lang-zh').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="commit-duration"]')?.textContent.includes('毫秒'), null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="commit-duration"]')?.textContent.includes('毫秒'), null, { timeout: STEP });
     assert.match(await block.locator('h4').innerText(), /提交/);
     await go(`#/job?cluster=${enc(sample.name)}&job=${job.id}`);
     await page.waitForFunction(() => (document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanes ?? '').includes('Sink 提交'),
@@ -721,7 +725,7 @@ describeServe('views', () => {
     await page.waitForFunction(
       async (n) => (await window.go.app.App.ListClusters()).some((c) => c.name === n),
       name,
-      { timeout: 5000 },
+      { timeout: STEP },
     );
     const saved = (await call('ListClusters')).find((c) => c.name === name);
     assert.deepEqual(saved.reporter_urls, ['http://127.0.0.1:9249/metrics', 'http://127.0.0.1:9250/metrics']);
@@ -744,7 +748,7 @@ describeServe('views', () => {
     await page.waitForFunction(
       async (n) => !(await window.go.app.App.ListClusters()).find((c) => c.name === n)?.prometheus_names,
       name,
-      { timeout: 5000 },
+      { timeout: STEP },
     );
     const edited = (await call('ListClusters')).find((c) => c.name === name);
     assert.deepEqual(edited.reporter_urls.length, 2, 'the reporters stay');
@@ -754,7 +758,7 @@ describeServe('views', () => {
 
     page.once('dialog', (d) => d.accept());
     await dialog.locator('li', { hasText: name }).locator('button.remove').click();
-    await page.waitForFunction(async (n) => !(await window.go.app.App.ListClusters()).some((c) => c.name === n), name, { timeout: 5000 });
+    await page.waitForFunction(async (n) => !(await window.go.app.App.ListClusters()).some((c) => c.name === n), name, { timeout: STEP });
     await dialog.locator('button.close').click();
   });
 
