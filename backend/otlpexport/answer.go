@@ -57,8 +57,15 @@ func httpRefusal(code int) Refusal {
 	return Transient
 }
 
-// grpcRefusal classifies a gRPC status code that is not OK.
-func grpcRefusal(code codes.Code) Refusal {
+// grpcRefusal classifies a gRPC status that is not OK. ResourceExhausted is an overloaded
+// endpoint's (a quota, a full queue: sent again later), but for a message over the server's size
+// limit ("grpc: received message larger than max"), which gRPC's own server answers with it: as
+// HTTP 413, the batch is refused for good at that size.
+func grpcRefusal(code codes.Code, message string) Refusal {
+	switch {
+	case code == codes.ResourceExhausted && strings.Contains(message, "larger than max"):
+		return Unacceptable
+	}
 	switch code {
 	case codes.InvalidArgument:
 		return Unacceptable
@@ -192,7 +199,7 @@ func (e *Exporter) refusal(err error, httpStatus int) (r Refusal, what string) {
 		if code == codes.Unknown {
 			return Transient, ""
 		}
-		return grpcRefusal(code), "gRPC " + code.String()
+		return grpcRefusal(code, status.Convert(err).Message()), "gRPC " + code.String()
 	}
 	if httpStatus == 0 {
 		return Transient, ""

@@ -306,8 +306,12 @@ func TestRefusalsSayWhatToDo(t *testing.T) {
 		{"content", verdict{http: http.StatusBadRequest, grpc: codes.InvalidArgument, msg: "span too large"}, Unacceptable,
 			map[Protocol]string{ProtocolHTTP: "HTTP 400 Bad Request, the endpoint refuses this content for good",
 				ProtocolGRPC: "gRPC InvalidArgument, the endpoint refuses this content for good"}},
-		{"size", verdict{http: http.StatusRequestEntityTooLarge, grpc: codes.InvalidArgument}, Unacceptable,
-			map[Protocol]string{ProtocolHTTP: "HTTP 413 Request Entity Too Large, the endpoint refuses"}},
+		// gRPC's own server answers a message over its size limit so.
+		{"size", verdict{http: http.StatusRequestEntityTooLarge, grpc: codes.ResourceExhausted, msg: "grpc: received message larger than max (5242880 vs. 4194304)"}, Unacceptable,
+			map[Protocol]string{ProtocolHTTP: "HTTP 413 Request Entity Too Large, the endpoint refuses",
+				ProtocolGRPC: "gRPC ResourceExhausted, the endpoint refuses this content for good"}},
+		// A quota: sent again later (the HTTP side as "failure": a 429 would be retried by the SDK for 20 s).
+		{"overloaded", verdict{http: http.StatusInternalServerError, grpc: codes.ResourceExhausted, msg: "quota exceeded"}, Transient, nil},
 		{"credentials", verdict{http: http.StatusUnauthorized, grpc: codes.Unauthenticated}, Misconfigured,
 			map[Protocol]string{ProtocolHTTP: "HTTP 401 Unauthorized, a configuration problem: fix the endpoint's URL, protocol or credentials",
 				ProtocolGRPC: "gRPC Unauthenticated, a configuration problem"}},
