@@ -8,6 +8,7 @@ import (
 	"checkpoint-explorer/backend/store"
 	"checkpoint-explorer/testenv/promenv"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -187,17 +188,19 @@ func TestCustomLanesFromPrometheusAndFlinkMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tl struct{ custom map[string]int }
-	waitFor(t, 90*time.Second, "points on both custom lanes", func() bool {
+	// Minutes on a loaded machine (90 s ran out at a load of 25): Prometheus scrapes the reporter
+	// every few seconds, and the collector samples at its polls.
+	waitForState(t, 3*time.Minute, "points on both custom lanes", func() (bool, string) {
 		got, err := a.Timeline(TimelineRequest{Cluster: "flink", Job: jid, WidthPx: 800})
 		if err != nil {
-			return false
+			return false, err.Error()
 		}
 		tl.custom = map[string]int{}
 		for _, l := range got.Lanes.Custom {
 			tl.custom[l.Name] = len(l.Points)
 		}
 		return len(got.Lanes.Custom) == 2 && got.Lanes.Custom[0].Name == "busiest task" &&
-			tl.custom["busiest task"] >= 2 && tl.custom["records out/s"] >= 2
+			tl.custom["busiest task"] >= 2 && tl.custom["records out/s"] >= 2, fmt.Sprintf("points per lane %v", tl.custom)
 	})
 	got, _ := a.Timeline(TimelineRequest{Cluster: "flink", Job: jid, WidthPx: 800})
 	for _, p := range got.Lanes.Custom[1].Points {
