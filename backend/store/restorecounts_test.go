@@ -30,9 +30,12 @@ func TestRestoreCounts(t *testing.T) {
 	recon("j", 2000, 0, 0)    // a poll again: nothing new
 	recon("j", 5000, 1, 4800) // restored again from the same count (the counter of another JobManager)
 	recon("other", 1000, 3, 0)
-	// A reconciliation without the engine's counts says nothing of them.
+	// A reconciliation without the engine's counts, or with a count no engine gives, says nothing of them.
 	if err := s.PutReconciliation(ctx, model.Reconciliation{Cluster: "c", JobID: "j", AtMs: 6000}); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.PutReconciliation(ctx, model.Reconciliation{Cluster: "c", JobID: "j", AtMs: 7000, Engine: &model.EngineCounts{Restored: -1}}); err != nil {
+		t.Errorf("a reconciliation with a negative restore count: %v, want it kept", err)
 	}
 	want := []model.RestoreCount{
 		{Cluster: "c", JobID: "j", AtMs: 1000},

@@ -111,7 +111,9 @@ func (w *txWriter) PutReconciliation(r model.Reconciliation) error {
 	if _, err := w.execStmt(sqlPutReconciliation, r.Cluster, r.JobID, r.AtMs, string(data)); err != nil {
 		return fmt.Errorf("reconciliation of %s/%s: %w", r.Cluster, r.JobID, err)
 	}
-	if r.Engine != nil {
+	// A negative count (a bad answer) says nothing of restores, and must not cost the
+	// reconciliation.
+	if r.Engine != nil && r.Engine.Restored >= 0 && r.AtMs > 0 {
 		rc := model.RestoreCount{Cluster: r.Cluster, JobID: r.JobID, AtMs: r.AtMs, Restored: r.Engine.Restored, LastRestoreMs: r.Engine.LastRestoreMs}
 		if err := w.PutRestoreCount(rc); err != nil {
 			return err
