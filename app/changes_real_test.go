@@ -9,9 +9,10 @@ import (
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/model"
+	"checkpoint-explorer/testenv/flinkenv"
 )
 
-// Did the change help (#32), on Flink 2.3: a knob job whose Slow Map backpressures its source
+// Did the change help (#32), on Flink 2.3 and 1.20: a knob job whose Slow Map backpressures its source
 // runs with aligned checkpoints, is stopped with a savepoint, and is resubmitted from it with
 // unaligned checkpoints. The second run's report links the two runs (the same name, the first
 // ended before the second started), marks the resubmission from that savepoint and the
@@ -22,7 +23,16 @@ import (
 // unaligned checkpoints on, and with the knob job's default forward edge the switch changed
 // nothing measurable (1.4–1.5 s end to end either way).
 func TestChangeMeasuredAcrossAResubmissionWithUnalignedCheckpoints(t *testing.T) {
-	env := flinkOn(t, trackFlinkB)
+	checkChangeMeasured(t, flinkOn(t, trackFlinkB))
+}
+
+// The same on Flink 1.20 (the user story's version), whose configuration reads under its own key
+// names and whose backpressure gauge shows later.
+func TestFlink120ChangeMeasuredAcrossAResubmissionWithUnalignedCheckpoints(t *testing.T) {
+	checkChangeMeasured(t, flinkOn(t, trackFlink120))
+}
+
+func checkChangeMeasured(t *testing.T, env flinkenv.Env) {
 	start := time.Now()
 	args := []string{"--name", fmt.Sprintf("ce-change-%d", start.UnixNano()), "--rate", "0", "--sleep-ms", "5", "--slow-map-input", "rebalance"}
 	aligned := env.Submit(t, args...)
