@@ -34,8 +34,8 @@ type fleetJob struct {
 // in English with en-GB dates, then in Chinese). On 2.3 a healthy knob job and one whose
 // checkpoints begin to fail once the page is open: the script makes every checkpoint from a few
 // ids on fail at its trigger (a file where Flink makes the checkpoint's directory: "IO-problem
-// detected"), and measures how long after Flink reported the first failure the row rose to the
-// top. On 1.20 a job stopped with a savepoint and resubmitted from it under the same name: one
+// detected"), and measures how long after the collector's poll stored the first failure (and
+// after Flink reported it) the row rose to the top. On 1.20 a job stopped with a savepoint and resubmitted from it under the same name: one
 // row, two runs, which the user splits into two rows from the runs menu and joins again. The script also filters, sorts and opens a job with the keyboard; screenshots go
 // to test-results/fleet-real-*.png.
 func TestFleetOnRealClusters(t *testing.T) {
