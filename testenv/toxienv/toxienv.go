@@ -285,7 +285,16 @@ func (p *Proxy) AddToxic(name, typeName string, dir Direction, toxicity float32,
 	if toxicity <= 0 || toxicity > 1 {
 		return "", fmt.Errorf("toxienv: toxicity %v: want (0, 1]", toxicity)
 	}
-	if _, err := p.p.AddToxic(name, typeName, string(dir), toxicity, toxiproxy.Attributes(attrs)); err != nil {
+	_, err := p.p.AddToxic(name, typeName, string(dir), toxicity, toxiproxy.Attributes(attrs))
+	if errors.Is(err, io.EOF) || err != nil && strings.HasSuffix(err.Error(), ": EOF") {
+		// The admin API closed a kept-alive connection as the POST went out on it (seen on a
+		// loaded machine), which Go's transport does not send again for a POST. Once more; a
+		// toxic the first one made after all is there under its name.
+		if _, err = p.p.AddToxic(name, typeName, string(dir), toxicity, toxiproxy.Attributes(attrs)); err != nil && strings.Contains(err.Error(), "already exists") {
+			err = nil
+		}
+	}
+	if err != nil {
 		return "", fmt.Errorf("toxienv: add %s toxic to proxy %s: %w", typeName, p.Name, err)
 	}
 	return name, nil
