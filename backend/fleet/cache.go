@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -124,10 +125,7 @@ func (c *Cache) Read(ctx context.Context, configured func(cluster string) bool, 
 	}
 	dirty := c.takeDirty(e)
 	if len(dirty) > 0 {
-		keys := make([]JobKey, 0, len(dirty))
-		for k := range dirty {
-			keys = append(keys, k)
-		}
+		keys := slices.Collect(maps.Keys(dirty))
 		// Light rows: a job's verdict stays the last whole read's.
 		verdicts := map[JobKey]analyze.Verdict{}
 		for _, r := range e.fleet.Jobs {
