@@ -37,6 +37,7 @@ var valueNames = map[string]string{
 	"duration": "DURATION", "name": "NAME", "requests-per-second": "N", "max-in-flight": "N",
 	"jobmanager-log": "MODE", "lane": "NAME=promql:QUERY|NAME=metric:METRIC", "reporter": "URL",
 	"prometheus-name": "KEY=NAME", "max-checkpoints": "N", "max-age": "DURATION", "max-db-size": "SIZE", "window": "DURATION",
+	"split": "ID", "join": "ID",
 }
 
 // flagLine is a flag as the help shows it: "-v, --verbose" or "--out FILE".

@@ -48,8 +48,8 @@ func jobsCmd(g *globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.cluster, "cluster", "", "only the jobs of this cluster or capture")
 	jobsFormats.addFlag(cmd, &f.format)
-	fs.StringVar(&f.split, "split", "", "split this run (a job `ID` of --cluster) from the earlier runs of its name")
-	fs.StringVar(&f.join, "join", "", "match a run split before (a job `ID` of --cluster) with the earlier runs of its name again")
+	fs.StringVar(&f.split, "split", "", "split this run (a job id of --cluster) from the earlier runs of its name")
+	fs.StringVar(&f.join, "join", "", "match a run split before (a job id of --cluster) with the earlier runs of its name again")
 	flagGroup(fs, "What to list", "cluster")
 	flagGroup(fs, "Runs of one job", "split", "join")
 	return cmd
