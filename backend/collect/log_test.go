@@ -55,7 +55,13 @@ func TestCollectorTakesHistoryBeyondTheEngineListAndFinalizeFromItsLog(t *testin
 	defer cancel()
 	opts := fastOptions(st, nil)
 	m := startPolling(ctx, opts, eng)
-	time.Sleep(400 * time.Millisecond)
+	// The list has been polled before the freeze: the ids it rolls past unseen
+	// are then gaps the log fills, not history from before the job was followed.
+	waitFor(t, "a poll of the list", func() bool {
+		cps, _ := storedJob(t, st)
+		return slices.ContainsFunc(cps, func(c model.Checkpoint) bool { return c.Source == "" })
+	})
+	time.Sleep(200 * time.Millisecond)
 	// Hold the poller back: the list rolls past ~20 checkpoints unseen, which
 	// the log gives back at its next read.
 	eng.rollingEngine.mu.Lock()
@@ -65,7 +71,26 @@ func TestCollectorTakesHistoryBeyondTheEngineListAndFinalizeFromItsLog(t *testin
 	eng.rollingEngine.mu.Lock()
 	eng.frozen = false
 	eng.rollingEngine.mu.Unlock()
-	time.Sleep(600 * time.Millisecond)
+	thawed, _, _ := st.Reconciliation(context.Background(), "c1", "job-1")
+	// The log is read in the background; on a loaded machine its read after
+	// the freeze comes late, so wait for what it fills rather than a fixed time.
+	waitWithin(t, 30*time.Second, "the log to fill the gaps and end the in-flight checkpoints", func() bool {
+		// Two polls after the thaw: one to see the list roll past, one after the log's read.
+		if r, _, _ := st.Reconciliation(context.Background(), "c1", "job-1"); r.Polls < thawed.Polls+2 {
+			return false
+		}
+		cps, gaps := storedJob(t, st)
+		if len(gaps) != 0 {
+			return false
+		}
+		var maxID int64
+		for _, c := range cps {
+			maxID = max(maxID, c.ID)
+		}
+		return !slices.ContainsFunc(cps, func(c model.Checkpoint) bool {
+			return c.Status == model.StatusInProgress && c.ID < maxID-15
+		})
+	})
 	m.Stop()
 
 	cps, gaps := storedJob(t, st)
