@@ -148,13 +148,21 @@ func collectRun(t *testing.T, f *fakeZeta, url string, n int) (h *harness, q sto
 }
 
 // runCheckpoints drives the fake like a job: a checkpoint of 4 subtasks acked one every 60 ms,
-// every 5th expiring, until n checkpoints ended.
+// every 5th expiring, until n checkpoints ended. Each ack waits (up to a second) for the
+// collector's next read of the checkpoint overview, as a real job's acks are far apart next to
+// the sampling: on a loaded machine the reads come late, and acks they all missed would show no
+// progress.
 func runCheckpoints(f *fakeZeta, n int) {
+	const overview = "/jobs/checkpoints/:jobId"
 	for i := 1; i <= n; i++ {
 		f.trigger(1, TypeCheckpoint, 4)
 		for a := 1; a <= 3; a++ {
 			time.Sleep(60 * time.Millisecond)
 			f.ack(1, a)
+			read := f.count(overview)
+			for until := time.Now().Add(time.Second); f.count(overview) == read && time.Now().Before(until); {
+				time.Sleep(5 * time.Millisecond)
+			}
 		}
 		time.Sleep(60 * time.Millisecond)
 		if i%5 == 0 {
