@@ -542,16 +542,11 @@ func (a *App) Checkpoint(cluster, job string, pipeline int, id int64) (Checkpoin
 
 // RetentionView is what the cache holds and the limits that bound it.
 type RetentionView struct {
-	Path          string            `json:"path"`
-	FileBytes     int64             `json:"file_bytes"`
-	Checkpoints   int64             `json:"checkpoints"`
-	SubtaskRows   int64             `json:"subtask_rows"`
-	AckSamples    int64             `json:"ack_samples"`
-	MetricSamples int64             `json:"metric_samples"`
-	Gaps          int64             `json:"gaps"`
-	Jobs          int64             `json:"jobs"`
-	Limits        RetentionLimits   `json:"limits"`
-	PrunedTotal   store.PruneResult `json:"pruned_total"`
+	Path      string `json:"path"`
+	FileBytes int64  `json:"file_bytes"`
+	store.Counts
+	Limits      RetentionLimits   `json:"limits"`
+	PrunedTotal store.PruneResult `json:"pruned_total"`
 }
 
 // Retention reports the cache's size and limits.
@@ -563,9 +558,7 @@ func (a *App) Retention() (RetentionView, error) {
 		return RetentionView{}, err
 	}
 	return RetentionView{
-		Path: s.Path, FileBytes: s.FileBytes, Checkpoints: s.Checkpoints, SubtaskRows: s.SubtaskRows,
-		AckSamples: s.AckSamples, MetricSamples: s.MetricSamples, Gaps: s.Gaps, Jobs: s.Jobs,
-		Limits: limitsFromStore(s.Limits), PrunedTotal: s.PrunedTotal,
+		Path: s.Path, FileBytes: s.FileBytes, Counts: s.Counts, Limits: limitsFromStore(s.Limits), PrunedTotal: s.PrunedTotal,
 	}, nil
 }
 

@@ -23,14 +23,14 @@ type captureFlags struct {
 func captureCmd(g *globals) *cobra.Command {
 	var f captureFlags
 	cmd := &cobra.Command{
-		Use:     "capture [flags] (--url URL | --traces-url URL) (--job ID | --new-jobs) --out FILE",
-		GroupID: groupMove,
-		Short:   "record a live job into a capture file, without the cache",
-		Long: "Records a live job into a capture file, without the desktop app or the local cache (e.g. on a\n" +
-			"bastion host). Ctrl-C stops early and keeps what was recorded (exit status 0). Secrets come from\n" +
-			"stdin or $CE_PASSWORD / $CE_TOKEN, never from the command line.\n\n" +
-			"With --traces-url instead of --url, the job is read from the checkpoint spans Flink's trace\n" +
-			"reporter sent to a Jaeger, from the last --since, and written at once: no engine is asked.",
+		Use:   "capture [flags] (--url URL | --traces-url URL) (--job ID | --new-jobs) --out FILE",
+		Short: "record a live job into a capture file, without the cache",
+		Long: `Records a live job into a capture file, without the desktop app or the local cache (e.g. on a
+bastion host). Ctrl-C stops early and keeps what was recorded (exit status 0). Secrets come from
+stdin or $CE_PASSWORD / $CE_TOKEN, never from the command line.
+
+With --traces-url instead of --url, the job is read from the checkpoint spans Flink's trace
+reporter sent to a Jaeger, from the last --since, and written at once: no engine is asked.`,
 		Example: `  checkpoint-explorer capture --url http://jobmanager:8081 --job 3f1c… --duration 30m --out prod.ckpt.gz
   CE_TOKEN=… checkpoint-explorer capture --engine seatunnel --url https://st:8080 --auth bearer \
       --new-jobs --job-name-prefix etl- --duration 2h --out etl.ckpt.gz

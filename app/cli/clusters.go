@@ -17,10 +17,9 @@ import (
 
 func clustersCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "clusters COMMAND [flags]",
-		GroupID: groupSetup,
-		Short:   "list, add or remove clusters; show or set retention",
-		Long:    "Lists, adds and removes the clusters the app polls (and the captures opened); shows or sets how long\nthe cache keeps checkpoints.",
+		Use:   "clusters COMMAND [flags]",
+		Short: "list, add or remove clusters; show or set retention",
+		Long:  "Lists, adds and removes the clusters the app polls (and the captures opened); shows or sets how long\nthe cache keeps checkpoints.",
 		Example: `  checkpoint-explorer clusters list
   checkpoint-explorer clusters add --name prod --url http://jobmanager:8081 --prometheus http://prom:9090
   CE_PASSWORD=… checkpoint-explorer clusters add --name st --engine seatunnel --url https://st:8080 --auth basic --user ops
@@ -107,8 +106,9 @@ func clustersAddCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add [flags] --name NAME --url URL",
 		Short: "add a cluster, or replace the one of the same name",
-		Long: "Adds a cluster, or replaces the one of the same name; the connection is tested first (--test=false\n" +
-			"saves without). Secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the\ncommand line.",
+		Long: `Adds a cluster, or replaces the one of the same name; the connection is tested first (--test=false
+saves without). Secrets are read from stdin or from $CE_PASSWORD / $CE_TOKEN, never from the
+command line.`,
 		Example: `  checkpoint-explorer clusters add --name prod --url http://jobmanager:8081
   checkpoint-explorer clusters add --name prod --url http://jm:8081 --prometheus http://prom:9090 \
       --lane gc=metric:Status.JVM.GarbageCollector.All.Time --requests-per-second 5

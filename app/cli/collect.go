@@ -33,21 +33,21 @@ func init() {
 func collectCmd(g *globals) *cobra.Command {
 	f := collectFlags{metricsAddr: "127.0.0.1:9464"}
 	cmd := &cobra.Command{
-		Use:     "collect [flags]",
-		GroupID: groupMove,
-		Short:   "run the collector without a window: poll the configured clusters into the cache until stopped",
-		Long: "Polls the configured clusters (all, or those --cluster names) into the cache, with the same request\n" +
-			"budgets, retention and reconciliation as the app, until SIGTERM or Ctrl-C stops it (exit status 0,\n" +
-			"each job's last checkpoints stored first). Its health is on /metrics at --metrics-addr (docs/collector.md).\n" +
-			"The window, `serve` and `status` can read the same cache meanwhile. Several collectors can share\n" +
-			"the clusters: give each its own --cluster names.\n\n" +
-			"With --export-otlp it also sends every final checkpoint it stores to an OTLP endpoint (Jaeger, an\n" +
-			"OpenTelemetry Collector) as Flink's checkpoint spans, which the app's traces source reads back. The\n" +
-			"cache is the spool: what the endpoint has not taken waits there (within retention) and is sent\n" +
-			"once it is back, also after a restart; each checkpoint's spans have ids of their own, so one sent\n" +
-			"twice is read once. Secrets come from the OS keychain (--export-token-keychain,\n" +
-			"--export-header-keychain; stored with 'checkpoint-explorer keychain set') or the environment\n" +
-			"(--export-token-env, --export-header-env), and are never printed.",
+		Use:   "collect [flags]",
+		Short: "run the collector without a window: poll the configured clusters into the cache until stopped",
+		Long: `Polls the configured clusters (all, or those --cluster names) into the cache, with the same request
+budgets, retention and reconciliation as the app, until SIGTERM or Ctrl-C stops it (exit status 0,
+each job's last checkpoints stored first). Its health is on /metrics at --metrics-addr (docs/collector.md).
+The window, 'serve' and 'status' can read the same cache meanwhile. Several collectors can share
+the clusters: give each its own --cluster names.
+
+With --export-otlp it also sends every final checkpoint it stores to an OTLP endpoint (Jaeger, an
+OpenTelemetry Collector) as Flink's checkpoint spans, which the app's traces source reads back. The
+cache is the spool: what the endpoint has not taken waits there (within retention) and is sent
+once it is back, also after a restart; each checkpoint's spans have ids of their own, so one sent
+twice is read once. Secrets come from the OS keychain (--export-token-keychain,
+--export-header-keychain; stored with 'checkpoint-explorer keychain set') or the environment
+(--export-token-env, --export-header-env), and are never printed.`,
 		Example: `  checkpoint-explorer collect
   checkpoint-explorer collect --cluster prod-eu --cluster prod-us --metrics-addr 0.0.0.0:9464
   checkpoint-explorer collect --metrics-addr ""        # no /metrics

@@ -20,13 +20,12 @@ var exportFormats = formats{app.FormatCapture, app.FormatPerfetto, app.FormatOTL
 func exportCmd(g *globals) *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
-		Use:     "export [flags] --cluster NAME --job ID --out FILE",
-		GroupID: groupMove,
-		Short:   "write a job's cached checkpoints to a capture file, or as Perfetto, OTLP or CSV",
-		Long: "Writes a job's cached checkpoints, samples and gaps to a capture file (no secrets), or with\n" +
-			"--format the checkpoints as a Perfetto trace, OTLP JSON spans with Flink's names, or CSV\n" +
-			"(docs/interop.md). The file appears only when complete: Ctrl-C or a failure leaves no partial\n" +
-			"file. Progress goes to stderr. TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).",
+		Use:   "export [flags] --cluster NAME --job ID --out FILE",
+		Short: "write a job's cached checkpoints to a capture file, or as Perfetto, OTLP or CSV",
+		Long: `Writes a job's cached checkpoints, samples and gaps to a capture file (no secrets), or with
+--format the checkpoints as a Perfetto trace, OTLP JSON spans with Flink's names, or CSV
+(docs/interop.md). The file appears only when complete: Ctrl-C or a failure leaves no partial
+file. Progress goes to stderr. TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).`,
 		Example: `  checkpoint-explorer export --cluster prod --job 3f1c… --out prod.ckpt.gz
   checkpoint-explorer export --cluster prod --job 3f1c… --from 2026-11-29T14:00:00Z --to 1h --out incident.ckpt.gz
   checkpoint-explorer export --cluster prod --job 3f1c… --format perfetto --out prod.perfetto.json

@@ -14,15 +14,15 @@ import (
 func importCmd(g *globals) *cobra.Command {
 	var merge bool
 	cmd := &cobra.Command{
-		Use:     "import [flags] FILE...",
-		GroupID: groupMove,
-		Short:   "open capture files into the cache as read-only sources",
-		Long: "Opens capture files (or the foreign sample format) into the cache as read-only sources.\n" +
-			"Each file is imported whole or not at all: a file that fails, or an import Ctrl-C stops,\n" +
-			"leaves the cache as it was. Progress goes to stderr (--quiet: none).\n\n" +
-			"Each file is a source of its own: when the cache already holds a source of the name the\n" +
-			"file gives, the file's is named \"NAME (2)\" (and says so), so a capture never replaces the\n" +
-			"checkpoints of an earlier one with the same job id. --merge adds it to that source instead.",
+		Use:   "import [flags] FILE...",
+		Short: "open capture files into the cache as read-only sources",
+		Long: `Opens capture files (or the foreign sample format) into the cache as read-only sources.
+Each file is imported whole or not at all: a file that fails, or an import Ctrl-C stops,
+leaves the cache as it was. Progress goes to stderr (--quiet: none).
+
+Each file is a source of its own: when the cache already holds a source of the name the
+file gives, the file's is named "NAME (2)" (and says so), so a capture never replaces the
+checkpoints of an earlier one with the same job id. --merge adds it to that source instead.`,
 		Example: `  checkpoint-explorer import recording.ckpt.gz
   checkpoint-explorer import --data-dir /srv/ce night-*.ckpt.gz`,
 		ValidArgsFunction: completeCaptureFiles,

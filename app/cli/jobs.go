@@ -18,15 +18,15 @@ var jobsFormats = formats{"text", "json"}
 func jobsCmd(g *globals) *cobra.Command {
 	var f jobsFlags
 	cmd := &cobra.Command{
-		Use:     "jobs [flags]",
-		GroupID: groupLook,
-		Short:   "list the cached jobs and their ids",
-		Long: "Lists the jobs the cache holds, of every cluster and opened capture: cluster, engine, job id, name,\n" +
-			"state, how many checkpoints are cached and when the newest was triggered. The ids are what `report\n" +
-			"--cluster NAME --job ID` and `export` take.\n\n" +
-			"With --split ID a run the app matched by name with the earlier runs of that name (a resubmission)\n" +
-			"becomes a logical job of its own in the fleet, `status` and the job's changes; --join ID matches it\n" +
-			"again (docs/fleet.md, \"Jobs across restarts\").",
+		Use:   "jobs [flags]",
+		Short: "list the cached jobs and their ids",
+		Long: `Lists the jobs the cache holds, of every cluster and opened capture: cluster, engine, job id, name,
+state, how many checkpoints are cached and when the newest was triggered. The ids are what 'report
+--cluster NAME --job ID' and 'export' take.
+
+With --split ID a run the app matched by name with the earlier runs of that name (a resubmission)
+becomes a logical job of its own in the fleet, 'status' and the job's changes; --join ID matches it
+again (docs/fleet.md, "Jobs across restarts").`,
 		Example: `  checkpoint-explorer jobs
   checkpoint-explorer jobs --cluster prod
   checkpoint-explorer jobs --format json | jq -r '.jobs[] | select(.state == "RUNNING") | .id'

@@ -11,14 +11,13 @@ import (
 
 func keychainCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "keychain COMMAND NAME",
-		GroupID: groupSetup,
-		Short:   "store or remove an export credential in the OS keychain",
-		Long: "Stores a credential for collect's OTLP export (a bearer token, a header's value) in the OS keychain\n" +
-			"under a name of your choice, for 'collect --export-token-keychain NAME' and\n" +
-			"'--export-header-keychain KEY=NAME' (docs/collector.md). The secret is read from stdin, never from\n" +
-			"the command line, and never printed. Where there is no keychain (a server without a Secret Service),\n" +
-			"use the environment: --export-token-env, --export-header-env.",
+		Use:   "keychain COMMAND NAME",
+		Short: "store or remove an export credential in the OS keychain",
+		Long: `Stores a credential for collect's OTLP export (a bearer token, a header's value) in the OS keychain
+under a name of your choice, for 'collect --export-token-keychain NAME' and
+'--export-header-keychain KEY=NAME' (docs/collector.md). The secret is read from stdin, never from
+the command line, and never printed. Where there is no keychain (a server without a Secret Service),
+use the environment: --export-token-env, --export-header-env.`,
 		Example: `  checkpoint-explorer keychain set team-otlp < token.txt
   checkpoint-explorer collect --export-otlp https://otel.example:4318 --export-token-keychain team-otlp
   checkpoint-explorer keychain remove team-otlp`,

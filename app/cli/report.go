@@ -27,12 +27,11 @@ var reportFormats = formats{"text", "json", "markdown"}
 func reportCmd(g *globals) *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:     "report [flags] (CAPTURE_FILE | --cluster NAME --job ID)",
-		GroupID: groupLook,
-		Short:   "print what is slow, where and why for a job or a capture",
-		Long: "Prints what is slow or failing, where, and since when, for a cached job or a capture file. A capture\n" +
-			"is read into a throwaway cache (yours is not touched), with its progress on stderr; stdout holds only\n" +
-			"the report. TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).",
+		Use:   "report [flags] (CAPTURE_FILE | --cluster NAME --job ID)",
+		Short: "print what is slow, where and why for a job or a capture",
+		Long: `Prints what is slow or failing, where, and since when, for a cached job or a capture file. A capture
+is read into a throwaway cache (yours is not touched), with its progress on stderr; stdout holds only
+the report. TIME is RFC 3339, epoch milliseconds, or a duration ago (2h, 7d).`,
 		Example: `  checkpoint-explorer report recording.ckpt.gz
   checkpoint-explorer report knobs.ckpt.gz --job 1ac863d7989ca7c731d1817c06eb92c1 --format markdown > report.md
   checkpoint-explorer report --cluster prod --job 3f1c… --from 2h --format json | jq .correlation`,

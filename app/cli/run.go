@@ -65,6 +65,15 @@ const (
 	groupSetup = "setup"
 )
 
+// addGroup adds cmds to root under a group of the help titled title.
+func addGroup(root *cobra.Command, id, title string, cmds ...*cobra.Command) {
+	root.AddGroup(&cobra.Group{ID: id, Title: title})
+	for _, c := range cmds {
+		c.GroupID = id
+	}
+	root.AddCommand(cmds...)
+}
+
 // newRoot is the whole command line: the window without a command, and the
 // commands, each in its own file.
 func newRoot(g *globals) *cobra.Command {
@@ -111,16 +120,10 @@ func newRoot(g *globals) *cobra.Command {
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress lines on stderr; log only warnings")
 	pf.BoolVar(&g.verbose, "v", false, "the same as --verbose (the name of earlier versions)")
 	pf.Lookup("v").Hidden = true
-	root.AddGroup(
-		&cobra.Group{ID: groupLook, Title: "Look at checkpoints:"},
-		&cobra.Group{ID: groupMove, Title: "Move checkpoints in and out:"},
-		&cobra.Group{ID: groupSetup, Title: "Set up:"},
-	)
-	root.AddCommand(
-		serveCmd(g), reportCmd(g), statusCmd(g), jobsCmd(g),
-		importCmd(g), exportCmd(g), captureCmd(g), collectCmd(g),
-		clustersCmd(g), keychainCmd(g), versionCmd(g),
-	)
+	// The top-level help lists the commands by group, in this order.
+	addGroup(root, groupLook, "Look at checkpoints:", serveCmd(g), reportCmd(g), statusCmd(g), jobsCmd(g))
+	addGroup(root, groupMove, "Move checkpoints in and out:", importCmd(g), exportCmd(g), captureCmd(g), collectCmd(g))
+	addGroup(root, groupSetup, "Set up:", clustersCmd(g), keychainCmd(g), versionCmd(g))
 	root.SetHelpCommandGroupID(groupSetup)
 	root.SetCompletionCommandGroupID(groupSetup)
 	root.InitDefaultHelpCmd()

@@ -20,12 +20,11 @@ type serveFlags struct {
 func serveCmd(g *globals) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:     "serve [flags]",
-		GroupID: groupLook,
-		Short:   "serve the UI and the local JSON API to a browser on loopback",
-		Long: "Serves the UI and the facade's methods as a local JSON API (docs/api.md). Every request needs the\n" +
-			"per-run token in the printed URL; requests with a foreign Host or Origin are refused. Ctrl-C stops\n" +
-			"it (exit status 0).",
+		Use:   "serve [flags]",
+		Short: "serve the UI and the local JSON API to a browser on loopback",
+		Long: `Serves the UI and the facade's methods as a local JSON API (docs/api.md). Every request needs the
+per-run token in the printed URL; requests with a foreign Host or Origin are refused. Ctrl-C stops
+it (exit status 0).`,
 		Example: `  checkpoint-explorer serve --open
   checkpoint-explorer serve --addr 127.0.0.1:8099 --no-collect`,
 		Args: noArgs,

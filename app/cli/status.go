@@ -21,14 +21,13 @@ var statusFormats = formats{"text", "json", "markdown"}
 func statusCmd(g *globals) *cobra.Command {
 	f := statusFlags{window: "1h"}
 	cmd := &cobra.Command{
-		Use:     "status [flags]",
-		GroupID: groupLook,
-		Short:   "rank every job by checkpoint health: which needs attention, since when",
-		Long: "Ranks the jobs of every cluster and opened capture by checkpoint health over the window: failing,\n" +
-			"slow, slower than usual, healthy or without data (docs/fleet.md), the most urgent first, with\n" +
-			"since when. A capture's jobs are judged over the window before their newest checkpoint. Exits 3\n" +
-			"when a job needs attention (failing, slow or slower than usual), 0 otherwise: a cron job or a CI\n" +
-			"gate can run it.",
+		Use:   "status [flags]",
+		Short: "rank every job by checkpoint health: which needs attention, since when",
+		Long: `Ranks the jobs of every cluster and opened capture by checkpoint health over the window: failing,
+slow, slower than usual, healthy or without data (docs/fleet.md), the most urgent first, with
+since when. A capture's jobs are judged over the window before their newest checkpoint. Exits 3
+when a job needs attention (failing, slow or slower than usual), 0 otherwise: a cron job or a CI
+gate can run it.`,
 		Example: `  checkpoint-explorer status
   checkpoint-explorer status --cluster prod --window 15m || notify-send "checkpoints need attention"
   checkpoint-explorer status --format json | jq '.jobs[] | select(.attention == "failing") | .job_id'`,

@@ -11,7 +11,6 @@ import (
 func versionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
-		GroupID: groupSetup,
 		Short:   "print the version",
 		Long:    "Prints the version, the commit it was built from and the Go version.",
 		Example: "  checkpoint-explorer version",

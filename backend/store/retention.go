@@ -47,19 +47,24 @@ func (p PruneResult) rows() int64 {
 	return p.Checkpoints + p.SubtaskRows + p.AckSamples + p.MetricSamples + p.Gaps
 }
 
+// Counts is how much of each kind the cache holds.
+type Counts struct {
+	Checkpoints   int64 `json:"checkpoints"`
+	SubtaskRows   int64 `json:"subtask_rows"`
+	AckSamples    int64 `json:"ack_samples"`
+	MetricSamples int64 `json:"metric_samples"`
+	Gaps          int64 `json:"gaps"`
+	Jobs          int64 `json:"jobs"`
+}
+
 // Stats describes the cache for the UI and CLI.
 type Stats struct {
-	Path          string      `json:"path"`
-	FileBytes     int64       `json:"file_bytes"` // database + WAL on disk
-	UsedBytes     int64       `json:"used_bytes"` // pages holding data (what MaxBytes limits)
-	Checkpoints   int64       `json:"checkpoints"`
-	SubtaskRows   int64       `json:"subtask_rows"`
-	AckSamples    int64       `json:"ack_samples"`
-	MetricSamples int64       `json:"metric_samples"`
-	Gaps          int64       `json:"gaps"`
-	Jobs          int64       `json:"jobs"`
-	Limits        Retention   `json:"limits"`
-	PrunedTotal   PruneResult `json:"pruned_total"` // since the file was created
+	Path      string `json:"path"`
+	FileBytes int64  `json:"file_bytes"` // database + WAL on disk
+	UsedBytes int64  `json:"used_bytes"` // pages holding data (what MaxBytes limits)
+	Counts
+	Limits      Retention   `json:"limits"`
+	PrunedTotal PruneResult `json:"pruned_total"` // since the file was created
 	// LastPruneMs and LastPruneError describe the latest background run.
 	LastPruneMs    int64  `json:"last_prune_ms,omitempty"`
 	LastPruneError string `json:"last_prune_error,omitempty"`
