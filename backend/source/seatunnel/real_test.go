@@ -335,6 +335,32 @@ func TestRealNodeExpiriesRestartsFailure(t *testing.T) {
 	if len(ja.Failures) != 1 || !ja.Failures[0].Expired || ja.Failures[0].Count != len(cps) {
 		t.Errorf("failures %+v, want one cluster of %d expiries", ja.Failures, len(cps))
 	}
+
+	// Each pipeline restore the polls saw is a restart on the job's timeline (#32): Zeta's
+	// counter carries no time, so each is marked at the poll that saw the count rise.
+	counts, err := h.st.RestoreCounts(ctx, "real", id)
+	if err != nil || len(counts) == 0 {
+		t.Fatalf("restore counts %+v, %v: want the counter's sightings kept", counts, err)
+	}
+	var restarts []model.Change
+	for _, c := range analyze.DetectChanges(analyze.ChangeInputs{Job: job, Checkpoints: cps, Restores: counts}) {
+		if c.Kind == model.ChangeRestart {
+			restarts = append(restarts, c)
+		}
+	}
+	seen := counts[len(counts)-1].Restored - counts[0].Restored // the rises the polls saw
+	if seen < 1 || len(restarts) == 0 || int64(len(restarts)) > seen {
+		t.Fatalf("restarts %+v from the counts %+v: want one per rise of the count (%d restores seen)", restarts, counts, seen)
+	}
+	for i, c := range restarts {
+		if c.Source != model.ChangeFromEngine || c.TimeMs < cps[0].TriggerMs || (i > 0 && c.Detail.Restored <= restarts[i-1].Detail.Restored) {
+			t.Errorf("restart %+v: want the engine's, after the first checkpoint, its count rising", c)
+		}
+	}
+	if last := restarts[len(restarts)-1].Detail.Restored; last != r.Engine.Restored {
+		t.Errorf("the last restart carries count %d, the engine says %d", last, r.Engine.Restored)
+	}
+	t.Logf("%d pipeline restarts marked from %d sightings of the counter (engine: %d restores)", len(restarts), len(counts), r.Engine.Restored)
 }
 
 // TestRealNodeSavepoint: a stop with a savepoint shows the savepoint among the checkpoints, and
