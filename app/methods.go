@@ -296,6 +296,32 @@ func (a *App) ListJobs(cluster string) ([]JobView, error) {
 	return jobs, err
 }
 
+// JobRuns lists the runs of a job's logical job, oldest first, the job among
+// them: the runs of its name on its cluster that the fleet shows as one row
+// (docs/fleet.md, "Jobs across restarts"). A job without other runs has one.
+func (a *App) JobRuns(cluster, job string) ([]analyze.FleetRun, error) {
+	ctx, cancel := a.callCtx()
+	defer cancel()
+	summaries, err := a.store.Jobs(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]model.Job, len(summaries))
+	for i := range summaries {
+		jobs[i] = summaries[i].Job
+	}
+	runs := analyze.RunsOf(cluster, job, jobs)
+	if runs == nil {
+		return nil, unknownJob(cluster, job)
+	}
+	return runs, nil
+}
+
+// unknownJob is the answer about a job id the cache does not hold.
+func unknownJob(cluster, job string) error {
+	return badRequest("the cache holds no job %s on %q: `jobs` lists the known ones", job, cluster)
+}
+
 // FleetRequest selects the fleet view: the last WindowMs (an hour when 0),
 // one cluster or capture (Cluster; "": all).
 type FleetRequest struct {
@@ -321,7 +347,7 @@ func (a *App) SplitRun(cluster, job string, split bool) error {
 	defer cancel()
 	if err := a.store.SplitRun(ctx, cluster, job, split); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return badRequest("the cache holds no job %s on %q: `jobs` lists the known ones", job, cluster)
+			return unknownJob(cluster, job)
 		}
 		return err
 	}

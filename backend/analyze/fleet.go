@@ -424,3 +424,20 @@ func LogicalJobs(jobs []model.Job) [][]model.Job {
 	}
 	return groups
 }
+
+// RunsOf are the runs of the logical job (LogicalJobs) that the job id runs
+// in among jobs, oldest first, as the fleet's row lists them; nil when jobs
+// hold no job of that cluster and id.
+func RunsOf(cluster, jobID string, jobs []model.Job) []FleetRun {
+	for _, runs := range LogicalJobs(jobs) {
+		if !slices.ContainsFunc(runs, func(j model.Job) bool { return j.Cluster == cluster && j.ID == jobID }) {
+			continue
+		}
+		out := make([]FleetRun, len(runs))
+		for i, r := range runs {
+			out[i] = FleetRun{JobID: r.ID, StartMs: r.StartMs, EndMs: r.EndMs, State: r.State}
+		}
+		return out
+	}
+	return nil
+}

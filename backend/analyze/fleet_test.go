@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -372,6 +373,27 @@ func TestLogicalJobs(t *testing.T) {
 			if got := ids(LogicalJobs(tc.jobs)); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("LogicalJobs = %v, want %v", got, tc.want)
 			}
+			// Each job's runs are its group's, whichever of them is asked for.
+			for _, g := range tc.want {
+				for _, id := range g {
+					cluster := tc.jobs[slices.IndexFunc(tc.jobs, func(j model.Job) bool { return j.ID == id })].Cluster
+					var got []string
+					for _, r := range RunsOf(cluster, id, tc.jobs) {
+						got = append(got, r.JobID)
+					}
+					if !reflect.DeepEqual(got, g) {
+						t.Errorf("RunsOf(%s) = %v, want %v", id, got, g)
+					}
+				}
+			}
 		})
+	}
+	runs := RunsOf("c", "b", []model.Job{job("c", "b", "orders", "RUNNING", 300, 0), job("c", "a", "orders", "CANCELED", 100, 250)})
+	want := []FleetRun{{JobID: "a", StartMs: 100, EndMs: 250, State: "CANCELED"}, {JobID: "b", StartMs: 300, State: "RUNNING"}}
+	if !reflect.DeepEqual(runs, want) {
+		t.Errorf("RunsOf = %+v, want %+v", runs, want)
+	}
+	if runs := RunsOf("d", "b", []model.Job{job("c", "b", "orders", "RUNNING", 300, 0)}); runs != nil {
+		t.Errorf("RunsOf a job of another cluster = %+v, want none", runs)
 	}
 }

@@ -120,9 +120,7 @@ func read(ctx context.Context, st *store.Store, configured func(cluster string) 
 			row.SplitJobID = runs[0].ID
 		}
 		if len(runs) > 1 {
-			for _, r := range runs {
-				row.Runs = append(row.Runs, analyze.FleetRun{JobID: r.ID, StartMs: r.StartMs, EndMs: r.EndMs, State: r.State})
-			}
+			row.Runs = analyze.RunsOf(newest.Cluster, newest.ID, runs)
 		}
 		rows[i] = row
 		return nil

@@ -786,14 +786,24 @@
   // Tests send the events no fake call makes (e.g. a drop on the window that failed).
   window.__ceFakeEmit = emit;
 
+  /** unknownJob is app.unknownJob's answer. */
+  const unknownJob = (cluster, job) => new Error('bad request: the cache holds no job ' + job + ' on "' + cluster + '": `jobs` lists the known ones');
+
   const App = {
     Version: () => delay({ version: 'dev', commit: 'fake-bridge', go_version: 'go1.26.8' }),
     ListClusters: () => delay(JSON.parse(JSON.stringify(sources))),
     Fleet: (req) => delay(fleet(req)),
     // The fake fleet has no runs to match: a split only marks the row.
     SplitRun: (cluster, job, split) => attempt(() => {
-      if (!(jobs[cluster] || []).some((j) => j.id === job)) throw new Error('bad request: the cache holds no job ' + job + ' on "' + cluster + '": `jobs` lists the known ones');
+      if (!(jobs[cluster] || []).some((j) => j.id === job)) throw unknownJob(cluster, job);
       window.__ceFleetSet(cluster, job, { split_job_id: split ? job : undefined });
+    }),
+    // Every fake job is a logical job of one run: its first checkpoint's trigger as its start.
+    JobRuns: (cluster, job) => attempt(() => {
+      const j = (jobs[cluster] || []).find((x) => x.id === job);
+      if (!j) throw unknownJob(cluster, job);
+      const first = (checkpoints[key(cluster, job)] || [])[0];
+      return [{ job_id: job, start_ms: first ? first.trigger_ms : now, state: j.state }];
     }),
     AlertRules: () => delay(alertRules.map((r) => Object.assign({}, r))),
     SetAlertRules: (rules) => attempt(() => setAlertRules(rules)),

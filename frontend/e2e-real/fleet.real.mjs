@@ -11,7 +11,8 @@
 // the failing job's checkpoints begin to fail (a file where Flink makes each checkpoint's
 // directory: the checkpoint fails at its trigger, "IO-problem detected") and its row rises to the
 // top within one poll (measured from the poll that stored the failure; the delays after Flink's
-// first failed checkpoint logged); filters, a sort, ↓ + Enter. Screenshots:
+// first failed checkpoint logged); filters, a sort, ↓ + Enter; the resubmitted job's view lists its
+// two runs and opens the earlier one. Screenshots:
 // test-results/fleet-real-*.png.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -325,6 +326,30 @@ describe('the fleet on real clusters', { skip }, () => {
     await page.getByTestId('fleet-view').waitFor();
     await waitRows(ours);
     assert.deepEqual(await selected(), [open], 'the row the job was opened from is still selected');
+  });
+
+  it("opens the resubmitted job: its view lists both runs, and the earlier run opens from there", async () => {
+    const j = JOBS.resubmitted;
+    await row(j).getByTestId('fleet-job').click();
+    await page.waitForFunction((i) => location.hash.includes(`job=${i}`), j.id);
+    const nav = page.getByTestId('job-runs');
+    await nav.waitFor();
+    const chips = () =>
+      nav.getByTestId('job-run').evaluateAll((els) => els.map((e) => ({ id: e.dataset.jobId, current: e.getAttribute('aria-current') === 'true' })));
+    assert.deepEqual(await chips(), [
+      { id: j.first, current: false },
+      { id: j.id, current: true },
+    ]);
+    assert.match(await nav.innerText(), /^Runs \(2\):/);
+    // Each chip's tooltip is the run as the fleet's badge lists it: its id, start and end, en-GB.
+    const title = (await nav.locator(`[data-job-id="${j.first}"]`).getAttribute('title')) ?? '';
+    assert.ok(title.startsWith('Open this run: ') && title.includes(j.first), `the earlier run's tooltip ${JSON.stringify(title)}`);
+    await shot('job-runs');
+    await nav.locator(`[data-testid="job-run"][data-job-id="${j.first}"]`).click();
+    await page.waitForFunction((i) => location.hash.includes(`job=${i}`), j.first);
+    await page.locator(`[data-testid="job-runs"] [data-job-id="${j.first}"][aria-current="true"]`).waitFor();
+    await page.keyboard.press('j');
+    await page.getByTestId('fleet-view').waitFor();
   });
 
   it('is in Chinese, with zh-CN dates', async () => {

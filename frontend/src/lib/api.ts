@@ -244,6 +244,8 @@ export const api = {
   fleet: bind('Fleet', normalizeFleet),
   /** split: the run does not follow the earlier runs of its name (a logical job of its own); false matches it again */
   splitRun: bind('SplitRun'),
+  /** the runs of the job's logical job, oldest first, the job among them (one when it has no other) */
+  jobRuns: bind('JobRuns', orEmpty),
   checkpoints: bind('Checkpoints', orEmpty),
   timeline: bind('Timeline', normalizeTimeline),
   checkpoint: bind('Checkpoint', normalizeCheckpointDetail),

@@ -1861,6 +1861,7 @@ export interface AppMethods {
   Insights(cluster: string, job: string, fromMs: number, toMs: number): Promise<Report>;
   JobConfig(cluster: string, job: string): Promise<JobConfig | null>;
   JobReconciliation(cluster: string, job: string): Promise<ReconciliationView | null>;
+  JobRuns(cluster: string, job: string): Promise<FleetRun[] | null>;
   ListClusters(): Promise<SourceView[] | null>;
   ListJobs(cluster: string): Promise<JobSummary[] | null>;
   Log(lines: number): Promise<LogView>;
