@@ -88,9 +88,18 @@ func testOTLPRoundTrip(t *testing.T, sample string) {
 				a.str(attrJobName), job.ID, job.Name)
 		}
 	}
-	// Every span twice, as a backend keeps spans sent twice: read once.
+	// Every span twice, as a backend keeps spans sent twice: read once. The
+	// copy read first lacks each span's last attribute, as a second
+	// collector's that knew less of the checkpoint: the fuller copy is read.
 	spans := len(file.ResourceSpans[0].ScopeSpans[0].Spans)
-	file.ResourceSpans = append(file.ResourceSpans, file.ResourceSpans...)
+	lesser := make([]OTLPSpan, spans)
+	for i, sp := range file.ResourceSpans[0].ScopeSpans[0].Spans {
+		sp.Attributes = sp.Attributes[:max(0, len(sp.Attributes)-1)]
+		lesser[i] = sp
+	}
+	lesserFile := file.ResourceSpans[0]
+	lesserFile.ScopeSpans = []OTLPScopeSpans{{Scope: file.ResourceSpans[0].ScopeSpans[0].Scope, Spans: lesser}}
+	file.ResourceSpans = append([]OTLPResourceSpans{lesserFile}, file.ResourceSpans...)
 	twice, err := json.Marshal(file)
 	if err != nil {
 		t.Fatal(err)

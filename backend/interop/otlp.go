@@ -268,7 +268,8 @@ type Spans struct {
 // stats) and, where the file has them, the per-task and per-subtask
 // children of 2.2+. cluster names the cluster the checkpoints are stored
 // under when the spans do not say (Flink's do not). A span read already (the
-// same trace and span id: sent twice) is left out and counted in Duplicates.
+// same trace and span id: sent twice) is counted in Duplicates, and the copy
+// with more attributes is read.
 func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 	var f OTLPFile
 	dec := json.NewDecoder(r)
@@ -282,28 +283,40 @@ func ReadOTLP(r io.Reader, cluster string) (Spans, error) {
 	var roots []node
 	children := map[string][]node{}
 	var out Spans
-	seen := map[string]bool{}
+	// One span per id, in the order first read: of two with one id (sent
+	// twice, or by two collectors that knew the checkpoint differently: one
+	// had its finalize time from the log, the other not), the one with more
+	// attributes, so a reader never takes the lesser copy for the fuller.
+	best := map[string]*OTLPSpan{}
+	var order []string
 	for i := range f.ResourceSpans {
 		for j := range f.ResourceSpans[i].ScopeSpans {
 			ss := &f.ResourceSpans[i].ScopeSpans[j]
 			for k := range ss.Spans {
 				sp := &ss.Spans[k]
 				id := sp.TraceID + "/" + sp.SpanID
-				if seen[id] {
+				if prev, ok := best[id]; ok {
 					out.Duplicates++
+					if len(sp.Attributes) > len(prev.Attributes) {
+						best[id] = sp
+					}
 					continue
 				}
-				seen[id] = true
-				n := node{sp, indexAttrs(sp.Attributes)}
-				switch sp.Name {
-				case SpanCheckpoint:
-					roots = append(roots, n)
-				case SpanCheckpointTask, SpanCheckpointSubtask:
-					children[sp.ParentSpanID] = append(children[sp.ParentSpanID], n)
-				default:
-					out.Skipped++
-				}
+				best[id] = sp
+				order = append(order, id)
 			}
+		}
+	}
+	for _, id := range order {
+		sp := best[id]
+		n := node{sp, indexAttrs(sp.Attributes)}
+		switch sp.Name {
+		case SpanCheckpoint:
+			roots = append(roots, n)
+		case SpanCheckpointTask, SpanCheckpointSubtask:
+			children[sp.ParentSpanID] = append(children[sp.ParentSpanID], n)
+		default:
+			out.Skipped++
 		}
 	}
 	jobs := map[string]*model.Job{}
