@@ -167,20 +167,26 @@ func (e *Error) RefusedForGood() bool { return e.Refusal == Unacceptable }
 // Is matches the SDK's error without exposing its text, which may echo what was sent.
 func (e *Error) Is(target error) bool { return errors.Is(e.cause, target) }
 
-// Export sends the finished checkpoints of job, in requests of at most Options.BatchSize spans,
-// each request whole checkpoints (one wider than a batch goes alone, split). explained, when not
-// nil, is the job's analysis (analyze.JobAnalysis.Checkpoints): each checkpoint's sink commit and
-// causes become attributes. It stops at the first batch not taken, returning that error (an
-// *Error: whether the batch is refused for good, and its checkpoints) and what was sent before it.
+// Export sends the finished checkpoints of job: ExportJobs of that one job.
 func (e *Exporter) Export(ctx context.Context, job model.Job, cps []model.Checkpoint, explained []analyze.CheckpointAnalysis) (Result, error) {
-	type pipelineID struct {
-		pipeline int
-		id       int64
-	}
-	byID := make(map[pipelineID]*analyze.CheckpointAnalysis, len(explained))
-	for i := range explained {
-		byID[pipelineID{explained[i].Pipeline, explained[i].ID}] = &explained[i]
-	}
+	return e.ExportJobs(ctx, JobCheckpoints{Job: job, Checkpoints: cps, Explained: explained})
+}
+
+// JobCheckpoints are checkpoints of one job to export. Explained, when not nil, is the job's
+// analysis of them (analyze.JobAnalysis.Checkpoints): each checkpoint's sink commit and causes
+// become attributes.
+type JobCheckpoints struct {
+	Job         model.Job
+	Checkpoints []model.Checkpoint
+	Explained   []analyze.CheckpointAnalysis
+}
+
+// ExportJobs sends the finished checkpoints of jobs, in their order, in requests of at most
+// Options.BatchSize spans, each request whole checkpoints of any of the jobs (one wider than a
+// batch goes alone, split): a fleet's checkpoints, a job's each, share requests rather than
+// taking one each. It stops at the first batch not taken, returning that error (an *Error:
+// whether the batch is refused for good, and its checkpoints) and what was sent before it.
+func (e *Exporter) ExportJobs(ctx context.Context, jobs ...JobCheckpoints) (Result, error) {
 	var res Result
 	var batch []sdktrace.ReadOnlySpan
 	var whole []model.Key // the checkpoints whose every span is in batch or already sent
@@ -201,27 +207,37 @@ func (e *Exporter) Export(ctx context.Context, job model.Job, cps []model.Checkp
 		batch, whole = nil, nil
 		return nil
 	}
-	for i := range cps {
-		c := &cps[i]
-		spans := interop.CheckpointSpans(job, c, explainedAttrs(byID[pipelineID{c.Pipeline, c.ID}])...)
-		if len(spans) == 0 {
-			res.InProgress++
-			continue
+	type pipelineID struct {
+		pipeline int
+		id       int64
+	}
+	for _, j := range jobs {
+		byID := make(map[pipelineID]*analyze.CheckpointAnalysis, len(j.Explained))
+		for i := range j.Explained {
+			byID[pipelineID{j.Explained[i].Pipeline, j.Explained[i].ID}] = &j.Explained[i]
 		}
-		if len(batch)+len(spans) > e.opts.BatchSize {
-			if err := flush(); err != nil {
-				return res, err
+		for i := range j.Checkpoints {
+			c := &j.Checkpoints[i]
+			spans := interop.CheckpointSpans(j.Job, c, explainedAttrs(byID[pipelineID{c.Pipeline, c.ID}])...)
+			if len(spans) == 0 {
+				res.InProgress++
+				continue
 			}
-		}
-		for len(spans) > e.opts.BatchSize {
-			batch = e.snapshots(spans[:e.opts.BatchSize])
-			spans = spans[e.opts.BatchSize:]
-			if err := flush(c.Key()); err != nil {
-				return res, err
+			if len(batch)+len(spans) > e.opts.BatchSize {
+				if err := flush(); err != nil {
+					return res, err
+				}
 			}
+			for len(spans) > e.opts.BatchSize {
+				batch = e.snapshots(spans[:e.opts.BatchSize])
+				spans = spans[e.opts.BatchSize:]
+				if err := flush(c.Key()); err != nil {
+					return res, err
+				}
+			}
+			batch = append(batch, e.snapshots(spans)...)
+			whole = append(whole, c.Key())
 		}
-		batch = append(batch, e.snapshots(spans)...)
-		whole = append(whole, c.Key())
 	}
 	return res, flush()
 }

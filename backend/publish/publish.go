@@ -212,8 +212,10 @@ func (p *Publisher) round(ctx context.Context, spool *store.ExportSpool) time.Du
 	return 0
 }
 
-// send exports cps job by job and marks what the endpoint took, also when it then fails.
+// send exports cps, the jobs' checkpoints sharing requests, and marks what the endpoint took,
+// also when it then fails.
 func (p *Publisher) send(ctx context.Context, cps []model.Checkpoint) error {
+	var jobs []otlpexport.JobCheckpoints
 	for _, group := range byJob(cps) {
 		job, err := p.st.Job(ctx, group[0].Cluster, group[0].JobID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -222,21 +224,19 @@ func (p *Publisher) send(ctx context.Context, cps []model.Checkpoint) error {
 		if err != nil {
 			return err
 		}
-		if err := p.sendJob(ctx, job, group); err != nil {
-			return err
-		}
+		jobs = append(jobs, otlpexport.JobCheckpoints{Job: job, Checkpoints: group, Explained: p.explain(ctx, job, group)})
 	}
-	return nil
+	return p.sendJobs(ctx, jobs)
 }
 
-// sendJob exports cps of job. A request the endpoint refuses for its content is sent again one
-// checkpoint at a time, the checkpoints after it go on, and those refused on their own are set
-// aside.
-func (p *Publisher) sendJob(ctx context.Context, job model.Job, cps []model.Checkpoint) error {
+// sendJobs exports the checkpoints of jobs. A request the endpoint refuses for its content is sent
+// again one checkpoint at a time, the checkpoints after it go on, and those refused on their own
+// are set aside.
+func (p *Publisher) sendJobs(ctx context.Context, jobs []otlpexport.JobCheckpoints) error {
 	var alone []*otlpexport.Error // refused on their own
 	var err error
-	for len(cps) > 0 {
-		err = p.export(ctx, job, cps)
+	for len(jobs) > 0 {
+		err = p.export(ctx, jobs)
 		refused := refusedForGood(err)
 		if refused == nil {
 			break
@@ -246,16 +246,16 @@ func (p *Publisher) sendJob(ctx context.Context, job model.Job, cps []model.Chec
 			p.o.Logger.Info("export: the endpoint refused a request for its content; its checkpoints go one at a time",
 				"checkpoints", FormatKeys(refused.Checkpoints), "reason", refused.Error())
 		}
-		next := 0 // where the checkpoints after the refused request start
+		next := 0 // how many checkpoints, in export order, the refused request ends after
 		for _, k := range refused.Checkpoints {
-			i := slices.IndexFunc(cps, func(c model.Checkpoint) bool { return c.Key() == k })
-			if i < 0 {
+			one, at, ok := checkpointOf(jobs, k)
+			if !ok {
 				continue
 			}
-			next = max(next, i+1)
+			next = max(next, at+1)
 			if len(refused.Checkpoints) == 1 {
 				alone = append(alone, refused)
-			} else if err = p.export(ctx, job, cps[i:i+1]); refusedForGood(err) != nil {
+			} else if err = p.export(ctx, []otlpexport.JobCheckpoints{one}); refusedForGood(err) != nil {
 				alone, err = append(alone, refusedForGood(err)), nil
 			} else if err != nil {
 				break
@@ -264,9 +264,37 @@ func (p *Publisher) sendJob(ctx context.Context, job model.Job, cps []model.Chec
 		if err != nil || next == 0 {
 			break
 		}
-		cps = cps[next:]
+		jobs = afterFirst(jobs, next)
 	}
 	return errors.Join(err, p.setAside(ctx, alone))
+}
+
+// checkpointOf is the checkpoint k of jobs alone (with its job's analysis) and its place in
+// export order (the jobs in turn, each its checkpoints in turn).
+func checkpointOf(jobs []otlpexport.JobCheckpoints, k model.Key) (otlpexport.JobCheckpoints, int, bool) {
+	at := 0
+	for _, j := range jobs {
+		if i := slices.IndexFunc(j.Checkpoints, func(c model.Checkpoint) bool { return c.Key() == k }); i >= 0 {
+			j.Checkpoints = j.Checkpoints[i : i+1]
+			return j, at + i, true
+		}
+		at += len(j.Checkpoints)
+	}
+	return otlpexport.JobCheckpoints{}, 0, false
+}
+
+// afterFirst is jobs without their first n checkpoints in export order.
+func afterFirst(jobs []otlpexport.JobCheckpoints, n int) []otlpexport.JobCheckpoints {
+	for len(jobs) > 0 && n >= len(jobs[0].Checkpoints) {
+		n -= len(jobs[0].Checkpoints)
+		jobs = jobs[1:]
+	}
+	if len(jobs) > 0 && n > 0 {
+		first := jobs[0]
+		first.Checkpoints = first.Checkpoints[n:]
+		jobs = append([]otlpexport.JobCheckpoints{first}, jobs[1:]...)
+	}
+	return jobs
 }
 
 // refusedForGood is err when the endpoint refused the request's content, else nil.
@@ -278,9 +306,9 @@ func refusedForGood(err error) *otlpexport.Error {
 	return nil
 }
 
-// export sends cps of job, and marks and counts what the endpoint took.
-func (p *Publisher) export(ctx context.Context, job model.Job, cps []model.Checkpoint) error {
-	res, sendErr := p.exp.Export(ctx, job, cps, p.explain(ctx, job, cps))
+// export sends the checkpoints of jobs, and marks and counts what the endpoint took.
+func (p *Publisher) export(ctx context.Context, jobs []otlpexport.JobCheckpoints) error {
+	res, sendErr := p.exp.ExportJobs(ctx, jobs...)
 	if len(res.Sent) > 0 {
 		// Marked even when ctx ended meanwhile: the endpoint has them.
 		if _, err := p.st.MarkExported(context.WithoutCancel(ctx), p.o.Target, res.Sent); err != nil {

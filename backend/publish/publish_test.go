@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -276,6 +277,65 @@ func TestPublishDeliversEachCheckpointOnce(t *testing.T) {
 	}
 	if s := p.Status(); s.Spans != int64(spans) || s.LastSuccess.IsZero() || s.Errors != 0 || s.Target != f.rcv.url+"/v1/traces" {
 		t.Errorf("status %+v", s)
+	}
+}
+
+// The checkpoints of many jobs, interleaved as a fleet's arrive, share requests: each request
+// holds whole checkpoints of any job up to the batch size, rather than one job's each (a fleet
+// of 2,000 jobs sent one checkpoint a request and drained a backlog slowly). One the endpoint
+// refuses for good holds up none of the other jobs'.
+func TestPublishSendsManyJobsCheckpointsInSharedRequests(t *testing.T) {
+	const jobs = 40
+	for _, tc := range []struct {
+		name     string
+		refuse   []int64
+		requests int // taken
+	}{
+		// 9 spans a checkpoint, at most 100 a request: 11 checkpoints a request.
+		{"all taken", nil, 4},
+		// The first request (ids 0–20) is refused; its 11 go one at a time (10 taken, job j07's
+		// refused alone and set aside); then the 29 after it in 3.
+		{"one refused", []int64{14}, 13},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, store.Retention{})
+			ctx := context.Background()
+			var cps []model.Checkpoint
+			for k := range jobs {
+				id := fmt.Sprintf("j%02d", k)
+				if err := f.st.PutJob(ctx, model.Job{Cluster: "c", ID: id, Name: "job " + id, Engine: model.EngineFlink, State: "RUNNING"}); err != nil {
+					t.Fatal(err)
+				}
+				cps = append(cps, modeltest.Checkpoint("c", id, int64(2*k), 1_700_000_000_000+int64(k)*1000, 2, 3))
+			}
+			if err := f.st.PutCheckpoints(ctx, cps); err != nil {
+				t.Fatal(err)
+			}
+			if tc.refuse != nil {
+				f.rcv.setRefuse(http.StatusBadRequest, tc.refuse...)
+			}
+			p, stop := f.start(t, f.st, Options{Batch: 200, Export: otlpexport.Options{BatchSize: 100}})
+			waitFor(t, "every job's checkpoint", func() bool {
+				s := p.Status()
+				return s.Exported+s.Refused == jobs
+			})
+			stop()
+			got := f.rcv.counts()
+			for k := range jobs {
+				if want := map[bool]int{true: 0, false: 1}[slices.Contains(tc.refuse, int64(2*k))]; got[int64(2*k)] != want {
+					t.Errorf("checkpoint of job j%02d taken %d times, want %d", k, got[int64(2*k)], want)
+				}
+			}
+			f.rcv.mu.Lock()
+			requests, spans := f.rcv.requests, f.rcv.spans
+			f.rcv.mu.Unlock()
+			if want := (jobs - len(tc.refuse)) * 9; spans != want || requests != tc.requests {
+				t.Errorf("%d spans in %d requests taken, want %d in %d", spans, requests, want, tc.requests)
+			}
+			if s := p.Status(); int(s.Refused) != len(tc.refuse) {
+				t.Errorf("refused %v, want %v", s.RefusedKeys, tc.refuse)
+			}
+		})
 	}
 }
 
