@@ -62,6 +62,9 @@ func (a *App) runAlerts(ctx context.Context) {
 			a.log.Warn("alerts: the fleet could not be read; trying again next round", "err", err)
 			continue
 		}
+		if fl.AsOfMs != 0 {
+			continue // the last run's rows, shown while the fleet is read again: nothing to judge now
+		}
 		rows := fl.Jobs[:0:0]
 		for _, r := range fl.Jobs {
 			if _, ok := a.configuredCluster(r.Cluster); ok {

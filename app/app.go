@@ -217,7 +217,9 @@ func newApp(ctx context.Context, opts Options) (*App, error) {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	a.store = st
-	a.fleet = fleet.NewCache(st, fleet.CacheOptions{})
+	// The window's and serve's first screen is the last run's fleet at once, read again in the
+	// background; a command that only reads the cache (status) waits for the fleet of now.
+	a.fleet = fleet.NewCache(st, fleet.CacheOptions{Dir: filepath.Dir(paths.Cache), FromDir: !opts.NoCollect, Logger: a.log})
 	a.metrics = newAppMetrics(a)
 	if a.alerts, err = newAlerts(a, cfg.AlertRules); err != nil {
 		st.Close()

@@ -927,3 +927,40 @@ func TestSourcesWithoutCollectorListNoProblems(t *testing.T) {
 		t.Error("JobReconciliation is not a method the doors expose")
 	}
 }
+
+// The window's first fleet after a start is the last run's, at once, marked
+// as of its read; the fleet of now follows. A command that only reads the
+// cache (status) never gets the last run's.
+func TestFleetAfterAStartIsTheLastRunsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	req := FleetRequest{WindowMs: 100 * 365 * 24 * 3600 * 1000}
+	first := startTestApp(t, Options{DataDir: dir, Logger: quiet})
+	f1, err := first.Fleet(req)
+	if err != nil || len(f1.Jobs) == 0 || f1.AsOfMs != 0 {
+		t.Fatalf("the first run's fleet: %d rows, as of %d, %v; want the sample's row, read now", len(f1.Jobs), f1.AsOfMs, err)
+	}
+	closeApp(first) // waits for the read to be kept
+
+	second := startTestApp(t, Options{DataDir: dir, Logger: quiet})
+	f2, err := second.Fleet(req)
+	if err != nil || f2.AsOfMs == 0 || !reflect.DeepEqual(f2.Jobs, f1.Jobs) {
+		t.Fatalf("the next run's first fleet: as of %d, %v; want the last run's rows, marked", f2.AsOfMs, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for f2.AsOfMs != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if f2, err = second.Fleet(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f2.AsOfMs != 0 || len(f2.Jobs) != len(f1.Jobs) {
+		t.Errorf("the fleet after the background read: as of %d, %d rows; want the fleet of now", f2.AsOfMs, len(f2.Jobs))
+	}
+	closeApp(second)
+
+	status := newTestApp(t, Options{DataDir: dir})
+	if f, err := status.Fleet(req); err != nil || f.AsOfMs != 0 {
+		t.Errorf("a reading command's fleet: as of %d, %v; want the fleet of now", f.AsOfMs, err)
+	}
+}

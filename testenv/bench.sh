@@ -122,8 +122,8 @@ summary+=("$line")
 out=""
 [ -f "$fleet_db" ] &&
   out=$(CE_BENCH_FLEET_DB="$fleet_db" CE_BENCH_FLEET_JSON="$work/fleet.json" go test -count=1 -timeout 60m -run 'TestPrintFleetCost' -v ./backend/fleet/ 2>&1)
-echo "$out" | grep -oE 'fleet (query|row|live|JSON).*|FAIL.*' || echo "$out" | tail -20
-while IFS= read -r l; do summary+=("$l"); done < <(echo "$out" | grep -oE 'fleet (query|row|live).*')
+echo "$out" | grep -oE 'fleet (query|row|live|first|JSON).*|FAIL.*' || echo "$out" | tail -20
+while IFS= read -r l; do summary+=("$l"); done < <(echo "$out" | grep -oE 'fleet (query|row|live|first).*')
 if [ -s "$work/fleet.json" ] && [ -f frontend/bench/fleet-bench.mjs ]; then
   out=$(cd frontend && CE_BENCH_FLEET_JSON="$work/fleet.json" node bench/fleet-bench.mjs 2>&1)
   echo "$out"

@@ -69,6 +69,11 @@ const (
 type Fleet struct {
 	WindowMs int64      `json:"window_ms"`
 	Jobs     []FleetJob `json:"jobs"`
+	// AsOfMs, when set, says the rows are the whole read the app made then,
+	// kept from its last run, and that the fleet is being read again: a
+	// first screen at once rather than after the whole read (docs/fleet.md,
+	// "Cost"). Absent in a fresh answer and in `status`.
+	AsOfMs int64 `json:"as_of_ms,omitempty"`
 }
 
 // FleetJob is one job's row of the fleet.

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -22,6 +23,17 @@ type CacheOptions struct {
 	FullEvery time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Dir, when set, is where each window's last whole read is kept (a
+	// file per window and cluster filter), for the next start.
+	Dir string
+	// FromDir lets the first Read of a window after the start answer at once
+	// from Dir's file, its rows marked as of that read (analyze.Fleet.AsOfMs),
+	// while the whole fleet is read again in the background: the first screen
+	// does not wait for a whole read (2,000 jobs: 25 s). Without it the first
+	// Read waits for its whole read.
+	FromDir bool
+	// Logger hears of a kept read that could not be written or read (discarded when nil).
+	Logger *slog.Logger
 }
 
 // Cache answers Read from the last answer per window and cluster: after the
@@ -38,8 +50,11 @@ type Cache struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu      sync.Mutex // guards entries and every entry's dirty
+	mu      sync.Mutex // guards entries, every entry's dirty and loaded
 	entries map[cacheKey]*cacheEntry
+	// loaded is the windows whose kept read a Read has tried: once per
+	// start, not again after a Reset (the sources changed since).
+	loaded map[cacheKey]bool
 }
 
 type cacheKey struct {
@@ -74,8 +89,11 @@ func NewCache(st *store.Store, opts CacheOptions) *Cache {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Cache{st: st, opts: opts, ctx: ctx, cancel: cancel, entries: map[cacheKey]*cacheEntry{}}
+	return &Cache{st: st, opts: opts, ctx: ctx, cancel: cancel, entries: map[cacheKey]*cacheEntry{}, loaded: map[cacheKey]bool{}}
 }
 
 // Close cancels the background reads and waits for them to end.
@@ -109,9 +127,21 @@ func (c *Cache) Read(ctx context.Context, configured func(cluster string) bool, 
 	if windowMs <= 0 {
 		windowMs = DefaultWindowMs
 	}
-	e := c.entry(cacheKey{only, windowMs})
+	k := cacheKey{only, windowMs}
+	e := c.entry(k)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.fleet == nil && c.opts.FromDir && c.firstLoad(k) {
+		f, ok, err := c.load(ctx, k)
+		if err != nil {
+			c.opts.Logger.Warn("fleet: the last run's rows are not shown first", "err", err)
+		}
+		if ok {
+			e.fleet = &f
+			c.readWholeInBackground(e, k, configured)
+			return copyFleet(f), nil
+		}
+	}
 	if e.fleet == nil {
 		dirty := c.takeDirty(e)
 		began := c.opts.Now()
@@ -121,6 +151,7 @@ func (c *Cache) Read(ctx context.Context, configured func(cluster string) bool, 
 			return f, err
 		}
 		e.fleet, e.fullAt, e.took = &f, began, c.opts.Now().Sub(began)
+		c.keep(k, f, began)
 		return copyFleet(f), nil
 	}
 	dirty := c.takeDirty(e)
@@ -144,7 +175,7 @@ func (c *Cache) Read(ctx context.Context, configured func(cluster string) bool, 
 		}
 	}
 	if !e.running && c.opts.Now().Sub(e.fullAt) >= max(c.opts.FullEvery, wholeReadShare*e.took) {
-		c.readWholeInBackground(e, configured, only, windowMs)
+		c.readWholeInBackground(e, k, configured)
 	}
 	return copyFleet(*e.fleet), nil
 }
@@ -159,6 +190,30 @@ func (c *Cache) entry(k cacheKey) *cacheEntry {
 		c.entries[k] = e
 	}
 	return e
+}
+
+// firstLoad says whether k's kept read is yet to be tried, and marks it tried.
+func (c *Cache) firstLoad(k cacheKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first := !c.loaded[k]
+	c.loaded[k] = true
+	return first
+}
+
+// keep saves f, a whole read begun at began, as k's kept read, in the
+// background (Close waits for it).
+func (c *Cache) keep(k cacheKey, f analyze.Fleet, began time.Time) {
+	if c.opts.Dir == "" {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := c.save(k, f, began.UnixMilli()); err != nil {
+			c.opts.Logger.Warn("fleet: the rows are not kept for the next start", "err", err)
+		}
+	}()
 }
 
 func (c *Cache) takeDirty(e *cacheEntry) map[JobKey]bool {
@@ -180,7 +235,7 @@ func (c *Cache) giveBackDirty(e *cacheEntry, keys map[JobKey]bool) {
 
 // readWholeInBackground reads the whole fleet of e while Reads go on
 // answering from the rows they re-read; e.mu is held by the caller.
-func (c *Cache) readWholeInBackground(e *cacheEntry, configured func(cluster string) bool, only string, windowMs int64) {
+func (c *Cache) readWholeInBackground(e *cacheEntry, k cacheKey, configured func(cluster string) bool) {
 	e.running, e.readMeanwhile = true, map[JobKey]bool{}
 	// What was touched before the read began is in its rows.
 	dirty := c.takeDirty(e)
@@ -188,7 +243,10 @@ func (c *Cache) readWholeInBackground(e *cacheEntry, configured func(cluster str
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		f, err := Read(c.ctx, c.st, configured, only, windowMs, began.UnixMilli())
+		f, err := Read(c.ctx, c.st, configured, k.only, k.windowMs, began.UnixMilli())
+		if err == nil {
+			c.keep(k, f, began)
+		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.running = false

@@ -2,8 +2,11 @@ package fleet
 
 import (
 	"context"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,5 +244,107 @@ func TestLightRowsAreFullRowsButTheVerdict(t *testing.T) {
 	}
 	if compared < 3 || verdicts == 0 {
 		t.Errorf("%d jobs with completed checkpoints in their window, %d not healthy: the comparison proves little", compared, verdicts)
+	}
+}
+
+// A Cache with a Dir keeps each whole read; after a restart, one with
+// FromDir answers its first Read from it at once, marked as of that read and
+// without the clusters removed since, and reads the fleet again meanwhile.
+// A file that is not a kept read is no answer; without FromDir none is used.
+func TestCacheAnswersTheFirstReadFromTheLastRun(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openStore(t, filepath.Join(dir, "cache.db"))
+	for _, name := range []string{"prod", "test"} {
+		if err := st.PutCluster(ctx, model.Cluster{Name: name, Engine: model.EngineFlink, BaseURL: "http://127.0.0.1:1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putJobs(t, st,
+		model.Job{Cluster: "prod", ID: "a", Name: "a", Engine: model.EngineFlink, State: "RUNNING"},
+		model.Job{Cluster: "test", ID: "t", Name: "t", Engine: model.EngineFlink, State: "RUNNING"},
+	)
+	putCheckpoints(t, st, checkpoints("prod", "a", now-30*minute, nil, 20, 40))
+	all := func(string) bool { return true }
+	rows := func(f analyze.Fleet) []string {
+		var out []string
+		for _, r := range f.Jobs {
+			out = append(out, r.Cluster+"/"+r.JobID+" "+string(r.Attention))
+		}
+		return out
+	}
+	read := func(c *Cache) analyze.Fleet {
+		t.Helper()
+		f, err := c.Read(ctx, all, "", 0, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+
+	// The first run: a whole read, kept (Close waits for the file).
+	began := time.UnixMilli(now)
+	first := NewCache(st, CacheOptions{Dir: dir, FromDir: true, Now: func() time.Time { return began }})
+	f1 := read(first)
+	first.Close()
+	if f1.AsOfMs != 0 {
+		t.Fatalf("a whole read is marked as of %d: only a kept one is", f1.AsOfMs)
+	}
+	want := []string{"prod/a healthy", "test/t no_data"}
+	if got := rows(f1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the first run's rows %v, want %v", got, want)
+	}
+
+	// Between the runs, a's checkpoints fail and the test cluster goes.
+	putCheckpoints(t, st, checkpoints("prod", "a", now-10*minute, map[int]bool{0: true, 1: true, 2: true, 3: true}, 4, 40))
+	if err := st.DeleteCluster(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	later := time.UnixMilli(now + minute)
+	second := NewCache(st, CacheOptions{Dir: dir, FromDir: true, Now: func() time.Time { return later }})
+	defer second.Close()
+	f2 := read(second)
+	if f2.AsOfMs != began.UnixMilli() || !reflect.DeepEqual(rows(f2), []string{"prod/a healthy"}) {
+		t.Errorf("the next run's first answer: as of %d, rows %v; want the kept read as of %d without the removed cluster",
+			f2.AsOfMs, rows(f2), began.UnixMilli())
+	}
+	// The whole read it began answers next: a is failing now.
+	deadline := time.Now().Add(10 * time.Second)
+	f3 := read(second)
+	for ; f3.AsOfMs != 0 && time.Now().Before(deadline); f3 = read(second) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if f3.AsOfMs != 0 || !reflect.DeepEqual(rows(f3), []string{"prod/a failing"}) {
+		t.Errorf("after the whole read: as of %d, rows %v; want the fleet of now", f3.AsOfMs, rows(f3))
+	}
+	// A Reset (the sources changed) reads whole again, not the kept read.
+	second.Reset()
+	if f := read(second); f.AsOfMs != 0 {
+		t.Errorf("after a Reset the answer is as of %d: want a whole read", f.AsOfMs)
+	}
+
+	// Without FromDir (status), the kept read is never the answer.
+	status := NewCache(st, CacheOptions{Dir: dir})
+	defer status.Close()
+	if f := read(status); f.AsOfMs != 0 {
+		t.Errorf("without FromDir the answer is as of %d", f.AsOfMs)
+	}
+
+	// A file that is not a kept read: a whole read, and the log says why.
+	matches, _ := filepath.Glob(filepath.Join(dir, "fleet-*.json"))
+	if len(matches) != 1 {
+		t.Fatalf("kept reads %v, want one file", matches)
+	}
+	if err := os.WriteFile(matches[0], []byte(`{"read_ms": 5, "fleet": {"window_ms": 1`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	broken := NewCache(st, CacheOptions{Dir: dir, FromDir: true, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	defer broken.Close()
+	if f := read(broken); f.AsOfMs != 0 || !reflect.DeepEqual(rows(f), []string{"prod/a failing"}) {
+		t.Errorf("over a broken file: as of %d, rows %v; want a whole read", f.AsOfMs, rows(f))
+	}
+	if !strings.Contains(logged.String(), matches[0]) {
+		t.Errorf("the log %q does not name the broken file", logged.String())
 	}
 }

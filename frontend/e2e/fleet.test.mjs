@@ -4,7 +4,8 @@
 // It is the first screen with several jobs; filters by text, cluster, engine and attention; sorts
 // by a column; ↓ + Enter opens a job, J comes back with the selection kept; rows follow the
 // checkpoints stored (at most once a second) keeping the selection and the scroll position; in
-// English with en-GB dates and in Chinese. Needs only dist/ (`make frontend`); screenshots go to
+// English with en-GB dates and in Chinese; the last run's rows (a start's first answer) say so
+// and are asked for again until the answer is of now. Needs only dist/ (`make frontend`); screenshots go to
 // test-results/fleet-*.png.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -209,6 +210,26 @@ describe('the fleet (fake bridge)', { skip }, () => {
     await page.reload();
     await page.getByTestId('fleet-view').waitFor();
     assert.equal(await page.getByTestId('fleet-window').inputValue(), String(6 * 3_600_000));
+    await page.getByTestId('fleet-window').selectOption(String(3_600_000));
+  });
+
+  it("says when its rows are the last run's, and asks again until they are of now", async () => {
+    const asOf = Date.UTC(2026, 11, 5, 9, 30, 0);
+    const callsBefore = await page.evaluate((ms) => {
+      window.__ceFleetAsOf = { ms, answers: 2 };
+      return window.__ceFleetCalls;
+    }, asOf);
+    // A window chosen asks at once: the answer is the last run's.
+    await page.getByTestId('fleet-window').selectOption(String(6 * 3_600_000));
+    const note = page.getByTestId('fleet-as-of');
+    await note.waitFor();
+    assert.equal((await note.innerText()).trim(), 'As of 5 Dec 2026 09:30:00 (the last run); reading again…');
+    await shot('as-of');
+    // No event comes, yet the view asks again (every 2 s) until the answer is of now.
+    await note.waitFor({ state: 'detached', timeout: 15_000 });
+    const calls = (await page.evaluate(() => window.__ceFleetCalls)) - callsBefore;
+    assert.ok(calls >= 3, `${calls} asks: the stale answers and the fresh one`);
+    await waitRows(4);
     await page.getByTestId('fleet-window').selectOption(String(3_600_000));
   });
 

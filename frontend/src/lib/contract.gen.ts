@@ -814,6 +814,13 @@ export interface FailureRow {
 export interface Fleet {
   window_ms: number;
   jobs: FleetJob[] | null;
+  /**
+   * AsOfMs, when set, says the rows are the whole read the app made then,
+   * kept from its last run, and that the fleet is being read again: a
+   * first screen at once rather than after the whole read (docs/fleet.md,
+   * "Cost"). Absent in a fresh answer and in `status`.
+   */
+  as_of_ms?: number;
 }
 
 /** analyze.FleetJob */
