@@ -296,8 +296,11 @@ func restartsSeen(job model.Job, cps []model.Checkpoint, sightings []model.Resto
 			out[j].Detail.Restored = s[i].Restored // the abort already marks it
 			continue
 		}
+		// At the engine's restore time when it is of a restore newer than the one the sighting
+		// before named: it may come a moment before that sighting's poll, whose answer the
+		// engine had cached from before it (Flink's REST answers are a few seconds old).
 		at := s[i].AtMs
-		if s[i].LastRestoreMs > s[i-1].AtMs && s[i].LastRestoreMs <= at {
+		if s[i].LastRestoreMs > s[i-1].LastRestoreMs && s[i].LastRestoreMs <= at {
 			at = s[i].LastRestoreMs
 		}
 		out = append(out, model.Change{Kind: model.ChangeRestart, TimeMs: at, Source: model.ChangeFromEngine,

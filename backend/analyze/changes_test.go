@@ -95,6 +95,8 @@ func TestDetectRescalesAndRestarts(t *testing.T) {
 	got := DetectChanges(ChangeInputs{Job: job, Checkpoints: cps, Restores: []model.RestoreCount{
 		{AtMs: 55_000, Restored: 0}, {AtMs: 62_000, Restored: 1}, // the abort at 60,500 marks it already
 		{AtMs: 75_000, Restored: 2, LastRestoreMs: 72_000}, // nothing else did
+		// The poll at 79,000 had an answer from before the restore at 78,990.
+		{AtMs: 79_000, Restored: 3, LastRestoreMs: 78_000}, {AtMs: 84_000, Restored: 4, LastRestoreMs: 78_990},
 	}})
 	want := []model.Change{
 		{Kind: model.ChangeRescale, TimeMs: 50_000, Source: model.ChangeFromCheckpoints, Cluster: "prod", JobID: "j1",
@@ -103,6 +105,10 @@ func TestDetectRescalesAndRestarts(t *testing.T) {
 			Detail: model.ChangeDetail{CheckpointID: 6, Reason: "f_job_region", Restored: 1}},
 		{Kind: model.ChangeRestart, TimeMs: 72_000, Source: model.ChangeFromEngine, Cluster: "prod", JobID: "j1",
 			Detail: model.ChangeDetail{Restored: 2}},
+		{Kind: model.ChangeRestart, TimeMs: 78_000, Source: model.ChangeFromEngine, Cluster: "prod", JobID: "j1",
+			Detail: model.ChangeDetail{Restored: 3}},
+		{Kind: model.ChangeRestart, TimeMs: 78_990, Source: model.ChangeFromEngine, Cluster: "prod", JobID: "j1",
+			Detail: model.ChangeDetail{Restored: 4}},
 		// The job's vertices say 8 now, after the last checkpoint that showed the Map.
 		{Kind: model.ChangeRescale, TimeMs: 90_000, Source: model.ChangeFromJobGraph, Cluster: "prod", JobID: "j1",
 			Detail: model.ChangeDetail{VertexID: vMap, VertexName: nameMap, From: 4, To: 8}},
