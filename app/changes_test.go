@@ -370,24 +370,22 @@ func TestSplitRun(t *testing.T) {
 		return n
 	}
 	// The job's view lists the runs the fleet's row has, whichever run it shows.
-	runIDs := func(job string) []string {
+	jobRuns := func(job string) []analyze.FleetRun {
 		t.Helper()
 		runs, err := a.JobRuns("prod", job)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
-		for _, r := range runs {
-			ids = append(ids, r.JobID)
-		}
-		return ids
+		return runs
 	}
+	run1 := analyze.FleetRun{JobID: "run1", StartMs: 1_000_000, EndMs: 1_900_000, State: "CANCELED"}
+	run2 := analyze.FleetRun{JobID: "run2", StartMs: 2_000_000, State: "RUNNING"}
 	if got, want := rows(), map[string]string{"run2": `2 runs, split ""`}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("before the split: %v, want %v", got, want)
 	}
 	for _, job := range []string{"run1", "run2"} {
-		if got := runIDs(job); !reflect.DeepEqual(got, []string{"run1", "run2"}) {
-			t.Errorf("before the split, the runs of %s: %v, want both", job, got)
+		if got := jobRuns(job); !reflect.DeepEqual(got, []analyze.FleetRun{run1, run2}) {
+			t.Errorf("before the split, the runs of %s: %+v, want both", job, got)
 		}
 	}
 	if n := resubmits(); n != 1 {
@@ -402,8 +400,8 @@ func TestSplitRun(t *testing.T) {
 	if n := resubmits(); n != 0 {
 		t.Errorf("after the split: %d resubmissions, want none", n)
 	}
-	if got := runIDs("run2"); !reflect.DeepEqual(got, []string{"run2"}) {
-		t.Errorf("after the split, the runs of run2: %v, want itself alone", got)
+	if got := jobRuns("run2"); !reflect.DeepEqual(got, []analyze.FleetRun{run2}) {
+		t.Errorf("after the split, the runs of run2: %+v, want itself alone", got)
 	}
 	if err := a.SplitRun("prod", "nope", true); !IsBadRequest(err) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("splitting a job the cache does not hold: %v, want a bad request naming it", err)

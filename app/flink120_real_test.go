@@ -89,29 +89,22 @@ func TestFlink120CollectorOnARealCluster(t *testing.T) {
 	t.Run("every checkpoint stored", func(t *testing.T) { checkEveryCheckpointStored(t, a, cl, jid, cps) })
 
 	t.Run("every subtask field", func(t *testing.T) {
-		var completed, failed, lost int
-		for _, c := range cps {
-			switch c.Status {
-			case model.StatusFailed:
-				failed++
-				wantDeclinedEvery(t, c, 7)
-			case model.StatusCompleted:
-				completed++
-				if len(c.Tasks) == 0 && c.DetailLoss != "" {
-					// Its details left Flink's history before the collector's budget reached
-					// them (three jobs, a busy machine): summary kept, the loss marked.
-					lost++
-					continue
-				}
-				if c.ID%7 == 0 || len(c.Tasks) != 6 || c.NumSubtasks != 12 || c.NumAcknowledged != 12 || c.StateSize <= 0 ||
-					!strings.Contains(c.ExternalPath, fmt.Sprintf("chk-%d", c.ID)) {
-					t.Errorf("completed checkpoint %d: %d vertices, %d/%d acks, state %d, path %q",
-						c.ID, len(c.Tasks), c.NumAcknowledged, c.NumSubtasks, c.StateSize, c.ExternalPath)
-					continue
-				}
-				checkKnobSubtasks(t, &c, slow, 700) // --slow-snapshot-ms 800
+		lost := 0
+		completed, failed := checkKnobCheckpoints(t, cps, func(c *model.Checkpoint) {
+			if len(c.Tasks) == 0 && c.DetailLoss != "" {
+				// Its details left Flink's history before the collector's budget reached
+				// them (three jobs, a busy machine): summary kept, the loss marked.
+				lost++
+				return
 			}
-		}
+			if c.ID%7 == 0 || len(c.Tasks) != 6 || c.NumSubtasks != 12 || c.NumAcknowledged != 12 || c.StateSize <= 0 ||
+				!strings.Contains(c.ExternalPath, fmt.Sprintf("chk-%d", c.ID)) {
+				t.Errorf("completed checkpoint %d: %d vertices, %d/%d acks, state %d, path %q",
+					c.ID, len(c.Tasks), c.NumAcknowledged, c.NumSubtasks, c.StateSize, c.ExternalPath)
+				return
+			}
+			checkKnobSubtasks(t, c, slow, 700) // --slow-snapshot-ms 800
+		})
 		if completed < 25 || failed < 3 || completed-lost < 20 {
 			t.Errorf("%d completed (%d without details) and %d failed checkpoints, want a mix, most with details", completed, lost, failed)
 		}

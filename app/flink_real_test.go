@@ -98,6 +98,23 @@ func wantDeclinedEvery(t *testing.T, c model.Checkpoint, n int64) {
 	}
 }
 
+// checkKnobCheckpoints checks the final checkpoints of a knob job run with --fail-every 7: each
+// failed one as wantDeclinedEvery, each completed one by completed; it counts both.
+func checkKnobCheckpoints(t *testing.T, cps []model.Checkpoint, completed func(c *model.Checkpoint)) (done, failed int) {
+	t.Helper()
+	for i := range cps {
+		switch c := &cps[i]; c.Status {
+		case model.StatusFailed:
+			failed++
+			wantDeclinedEvery(t, *c, 7)
+		case model.StatusCompleted:
+			done++
+			completed(c)
+		}
+	}
+	return done, failed
+}
+
 // flinkClient is a client of the cluster's REST API, for a test to read Flink's own answers.
 func flinkClient(t *testing.T, restURL string) *flink.Client {
 	t.Helper()
@@ -206,25 +223,17 @@ func TestFlinkCollectorStoresEveryCheckpointWithAllDetail(t *testing.T) {
 	checkEveryCheckpointStored(t, a, flinkClient(t, env.RESTURL), jid, cps)
 
 	slow := vertexByName(t, a, jid, "Slow Snapshot")
-	var completed, failed int
-	for _, c := range cps {
-		switch c.Status {
-		case model.StatusFailed:
-			failed++
-			wantDeclinedEvery(t, c, 7)
-		case model.StatusCompleted:
-			completed++
-			if len(c.Tasks) == 0 && c.ID > settled && c.DetailLoss == "" {
-				t.Logf("checkpoint %d stored after the wait; its details were still due when the collector stopped", c.ID)
-				continue
-			}
-			if len(c.Tasks) != 6 {
-				t.Errorf("checkpoint %d has %d vertices, want 6", c.ID, len(c.Tasks))
-				continue
-			}
-			checkKnobSubtasks(t, &c, slow, 500)
+	completed, failed := checkKnobCheckpoints(t, cps, func(c *model.Checkpoint) {
+		if len(c.Tasks) == 0 && c.ID > settled && c.DetailLoss == "" {
+			t.Logf("checkpoint %d stored after the wait; its details were still due when the collector stopped", c.ID)
+			return
 		}
-	}
+		if len(c.Tasks) != 6 {
+			t.Errorf("checkpoint %d has %d vertices, want 6", c.ID, len(c.Tasks))
+			return
+		}
+		checkKnobSubtasks(t, c, slow, 500)
+	})
 	if completed < 30 || failed < 3 {
 		t.Errorf("%d completed and %d failed checkpoints, want a mix", completed, failed)
 	}

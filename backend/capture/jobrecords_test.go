@@ -1,3 +1,4 @@
+// The job-level records a capture carries: configurations (their secrets masked) and notes.
 package capture
 
 import (
@@ -125,5 +126,174 @@ func wantRefused(t *testing.T, version string, cases []refusal) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.line, err, tc.want)
 		}
+	}
+}
+
+func testNotes() []model.Change {
+	const job = "469237c073b0c1ea872fc0403694fc68"
+	return []model.Change{
+		{Kind: model.ChangeNote, TimeMs: 1779924600000, Source: model.ChangeFromUser, Cluster: "prod-flink", JobID: job,
+			Detail: model.ChangeDetail{Text: "deployed v42 — 发布"}},
+		{Kind: model.ChangeNote, TimeMs: 1779924700000, Source: model.ChangeFromUser, Cluster: "prod-flink", JobID: job,
+			Detail: model.ChangeDetail{Text: "raised the sink's batch size\nsecond line"}},
+	}
+}
+
+// A job's notes go into a capture as job_note records after its job record
+// and read back the same; the end record counts them.
+func TestJobNoteRoundTrip(t *testing.T) {
+	notes, sum, file := writeRead(t, testNotes(), (*Writer).JobNote, func(v *Visitor) *func(model.Change) error { return &v.JobNote })
+	if sum.JobNotes != 2 || sum.Skipped != 0 || sum.Records() != 5 {
+		t.Errorf("summary = %+v, want 2 notes of 5 records", sum)
+	}
+	if !reflect.DeepEqual(notes, testNotes()) {
+		t.Errorf("read\n%+v\nwant\n%+v", notes, testNotes())
+	}
+	if !strings.Contains(file, `{"type":"job_note","kind":"note","time_ms":1779924600000`) {
+		t.Errorf("no job_note line in the file")
+	}
+}
+
+// A note that is not one (another kind, no text, no job) is neither written
+// nor read.
+func TestJobNoteBadRecordsAreRefused(t *testing.T) {
+	w, _ := newTestWriter(t, testHeader())
+	bad := testNotes()[0]
+	bad.Kind = model.ChangeRestart
+	if err := w.JobNote(bad); err == nil || !strings.Contains(err.Error(), "job_note") {
+		t.Errorf("writing a restart as a note: %v, want a refusal", err)
+	}
+	wantRefused(t, "1.4", []refusal{
+		{`{"type":"job_note","kind":"note","time_ms":5,"job_id":"j","detail":{"text":"x"}}`, "empty cluster"},
+		{`{"type":"job_note","kind":"note","time_ms":5,"cluster":"c","job_id":"j","detail":{}}`, "without text"},
+		{`{"type":"job_note","kind":"config","time_ms":5,"cluster":"c","job_id":"j","detail":{"text":"x"}}`, "kind"},
+		{`{"type":"job_note","kind":"note","time_ms":0,"cluster":"c","job_id":"j","detail":{"text":"x"}}`, "no time"},
+	})
+}
+
+// A file of a later 1.x beside its notes still opens: a record type this
+// version does not know is skipped and counted, as before.
+func TestJobNoteBesideUnknownRecords(t *testing.T) {
+	data := lines(
+		`{"type":"header","format":"checkpoint-explorer-capture","version":"1.9","recorded_by":"x","recorded_at":"2026-01-01T00:00:00Z","app_version":"0.1"}`,
+		`{"type":"job_note","kind":"note","time_ms":5,"source":"user","cluster":"c","job_id":"j","detail":{"text":"x"}}`,
+		`{"type":"job_marker","time_ms":6,"cluster":"c","job_id":"j"}`,
+		`{"type":"end","records":2}`)
+	n := 0
+	sum, err := Read(context.Background(), bytes.NewReader(data), Limits{}, Visitor{JobNote: func(model.Change) error { n++; return nil }})
+	if err != nil || n != 1 || sum.JobNotes != 1 || sum.Skipped != 1 {
+		t.Errorf("read %d notes, summary %+v (%v); want the note and one skipped record", n, sum, err)
+	}
+}
+
+// A job's restore counts go into a capture as restore_count records and read
+// back the same; one without a time or with a negative count is refused.
+func TestRestoreCountRoundTrip(t *testing.T) {
+	want := []model.RestoreCount{
+		{Cluster: "prod-flink", JobID: "469237c073b0c1ea872fc0403694fc68", AtMs: 1779924600000},
+		{Cluster: "prod-flink", JobID: "469237c073b0c1ea872fc0403694fc68", AtMs: 1779924610000, Restored: 1, LastRestoreMs: 1779924605000},
+	}
+	got, sum, file := writeRead(t, want, (*Writer).RestoreCount, func(v *Visitor) *func(model.RestoreCount) error { return &v.RestoreCount })
+	if sum.RestoreCounts != 2 || sum.Skipped != 0 || sum.Records() != 5 {
+		t.Errorf("summary = %+v, want 2 restore counts of 5 records", sum)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read\n%+v\nwant\n%+v", got, want)
+	}
+	if !strings.Contains(file, `{"type":"restore_count","cluster":"prod-flink","job_id":"469237c073b0c1ea872fc0403694fc68","at_ms":1779924610000,"restored":1,"last_restore_ms":1779924605000}`) {
+		t.Errorf("no restore_count line in the file:\n%s", file)
+	}
+	wantRefused(t, "1.5", []refusal{
+		{`{"type":"restore_count","job_id":"j","at_ms":5,"restored":1}`, "empty cluster"},
+		{`{"type":"restore_count","cluster":"c","job_id":"j","at_ms":0,"restored":1}`, "at_ms 0"},
+		{`{"type":"restore_count","cluster":"c","job_id":"j","at_ms":5,"restored":-1}`, "restored -1"},
+	})
+}
+
+const (
+	secretUser     = "alice-the-operator"
+	secretPassword = "hunter2-s3cr3t-password"
+	secretToken    = "eyJhbGciOiJIUzI1NiJ9.bearer-token-value"
+	urlPassword    = "url-embedded-pass"
+)
+
+func TestNoSecretsWritten(t *testing.T) {
+	clusters := []model.Cluster{
+		{Name: "basic", Engine: model.EngineFlink, BaseURL: "https://jm:8081",
+			Auth: model.Auth{Kind: model.AuthBasic, Username: secretUser, Password: secretPassword}},
+		{Name: "bearer", Engine: model.EngineSeaTunnel, BaseURL: "https://st:8080",
+			Auth: model.Auth{Kind: model.AuthBearer, Token: secretToken}},
+		{Name: "url", Engine: model.EngineFlink, BaseURL: "https://" + secretUser + ":" + urlPassword + "@jm:8081/base?x=1",
+			PrometheusURL: "http://" + secretUser + ":" + urlPassword + "@prom:9090"},
+	}
+	w, buf := newTestWriter(t, testHeader())
+	for _, c := range clusters {
+		if err := w.Cluster(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	plain := gunzip(t, buf.Bytes())
+	for _, s := range []string{secretUser, secretPassword, secretToken, urlPassword, "password", "token", "username"} {
+		if bytes.Contains(plain, []byte(s)) {
+			t.Errorf("the capture contains %q:\n%s", s, plain)
+		}
+	}
+
+	var got []model.Cluster
+	if _, err := Read(context.Background(), buf, Limits{}, Visitor{Cluster: func(c model.Cluster) error {
+		got = append(got, c)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []model.Cluster{
+		{Name: "basic", Engine: model.EngineFlink, BaseURL: "https://jm:8081", Auth: model.Auth{Kind: model.AuthBasic}, ReadOnly: true},
+		{Name: "bearer", Engine: model.EngineSeaTunnel, BaseURL: "https://st:8080", Auth: model.Auth{Kind: model.AuthBearer}, ReadOnly: true},
+		{Name: "url", Engine: model.EngineFlink, BaseURL: "https://jm:8081/base?x=1", PrometheusURL: "http://prom:9090",
+			Auth: model.Auth{Kind: model.AuthNone}, ReadOnly: true},
+	}
+	for i := range want {
+		if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("cluster %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+}
+
+// A capture written by something else may carry secrets; the reader must not
+// pass them on, and must not let the cluster be polled.
+func TestReaderDropsSecrets(t *testing.T) {
+	data := lines(headerLine,
+		`{"type":"cluster","name":"x","engine":"flink","base_url":"https://u:`+urlPassword+`@jm","auth":{"kind":"basic","username":"`+secretUser+`","password":"`+secretPassword+`","token":"`+secretToken+`"},"read_only":false}`,
+		`{"type":"cluster","name":"y","engine":"flink","base_url":"://not a url `+urlPassword+`"}`,
+		`{"type":"end","records":2}`)
+	var got []model.Cluster
+	if _, err := Read(context.Background(), bytes.NewReader(data), Limits{}, Visitor{Cluster: func(c model.Cluster) error {
+		got = append(got, c)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("got %d clusters", len(got))
+	}
+	for _, c := range got {
+		s := strings.Join([]string{c.BaseURL, c.Auth.Username, c.Auth.Password, c.Auth.Token}, " ")
+		for _, secret := range []string{secretUser, secretPassword, secretToken, urlPassword} {
+			if strings.Contains(s, secret) {
+				t.Errorf("cluster %s still carries %q", c.Name, secret)
+			}
+		}
+		if !c.ReadOnly {
+			t.Errorf("cluster %s read from a capture is not read-only", c.Name)
+		}
+	}
+	if got[0].Auth.Kind != model.AuthBasic || got[0].BaseURL != "https://jm" {
+		t.Errorf("cluster x = %+v", got[0])
+	}
+	if got[1].BaseURL != "" {
+		t.Errorf("an unparsable URL was kept: %q", got[1].BaseURL)
 	}
 }
