@@ -733,6 +733,10 @@ export_phase() {
     sleep 5
   done
   ((waiting == 0)) || fail "export: $waiting final checkpoints older than $old s were never exported"
+  # What a Prometheus scrape of the collector's /metrics takes, at this many clusters.
+  local mbytes mlines
+  read -r mbytes mlines < <(curl -sf --max-time 10 "$murl" | awk '{b += length($0) + 1} END {print b + 0, NR + 0}')
+  log "export: /metrics is $mbytes bytes in $mlines lines for $nc clusters"
   local sink
   sink="$(curl -sf "$ctl/stats")"
   stop_ours "$cpid"

@@ -7,10 +7,8 @@
 # After the frontend build that all of them need, four lanes: go from the start, at a lower
 # priority; beside it checks and apps side by side; go-app once checks and apps are done, beside
 # the rest of go:
-#   go-app   go test -race ./app/ ./app/serve/ -parallel 32: app's real tests run side by side, one
-#            track per cluster (app/tracks_real_test.go), one test after another on each track;
-#            beside them app/serve's (the browser on real clusters: the fleet's, the longest
-#            package, which in the go lane ended that lane minutes after every other suite)
+#   go-app   go test -race ./app/ -parallel 32: its real tests run side by side, one track per
+#            cluster (app/tracks_real_test.go), one test after another on each track
 #   go       go test -race on every other package (the real services are shared with go-app:
 #            each starts once per run)
 #   checks   vet, then the frontend's svelte-check and vitest, then each fuzz target briefly
@@ -50,7 +48,7 @@ suite build-frontend "${make[@]}" frontend/dist/index.html
 # Flink version matrix, unit tests under -race) hold up on a starved machine, while app's
 # real-cluster scenarios, which start jobs through the flink CLI (a JVM each), need the CPU
 # they ask for when they ask.
-go_rest() { nice -n 10 go test -race -count=1 -timeout 25m $(go list ./... | grep -vxE 'checkpoint-explorer/app(/serve)?'); }
+go_rest() { nice -n 10 go test -race -count=1 -timeout 25m $(go list ./... | grep -vx 'checkpoint-explorer/app'); }
 
 lane_checks() {
   suite vet "${make[@]}" vet
@@ -74,7 +72,7 @@ side_by_side() {
   done
   for p in "${pids[@]}"; do wait "$p"; done
 }
-lane_go_app() { suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/ ./app/serve/; }
+lane_go_app() { suite go-app go test -race -count=1 -parallel 32 -timeout 25m ./app/; }
 lane_go() { suite go go_rest; }
 
 # The other packages' Go tests run from the start at a lower priority; beside them what keeps
