@@ -10,6 +10,7 @@ import (
 
 	"checkpoint-explorer/backend/analyze"
 	"checkpoint-explorer/backend/collect"
+	"checkpoint-explorer/backend/fleet"
 	"checkpoint-explorer/backend/model"
 	"checkpoint-explorer/backend/source/restclient"
 	"checkpoint-explorer/backend/store"
@@ -302,19 +303,11 @@ func (a *App) ListJobs(cluster string) ([]JobView, error) {
 func (a *App) JobRuns(cluster, job string) ([]analyze.FleetRun, error) {
 	ctx, cancel := a.callCtx()
 	defer cancel()
-	summaries, err := a.store.Jobs(ctx, cluster)
-	if err != nil {
-		return nil, err
+	runs, err := fleet.Runs(ctx, a.store, cluster, job)
+	if err == nil && runs == nil {
+		err = unknownJob(cluster, job)
 	}
-	jobs := make([]model.Job, len(summaries))
-	for i := range summaries {
-		jobs[i] = summaries[i].Job
-	}
-	runs := analyze.RunsOf(cluster, job, jobs)
-	if runs == nil {
-		return nil, unknownJob(cluster, job)
-	}
-	return runs, nil
+	return runs, err
 }
 
 // unknownJob is the answer about a job id the cache does not hold.

@@ -222,3 +222,18 @@ func rowOf(ctx context.Context, st *store.Store, job model.Job, earlier []model.
 	}
 	return analyze.FleetRow(in), nil
 }
+
+// Runs are the runs of the logical job that jobID runs in on cluster, as the
+// fleet's row lists them (analyze.RunsOf over the cluster's stored jobs);
+// nil when the store holds no such job.
+func Runs(ctx context.Context, st *store.Store, cluster, jobID string) ([]analyze.FleetRun, error) {
+	summaries, err := st.Jobs(ctx, cluster)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: the runs of %s: %w", jobID, err)
+	}
+	jobs := make([]model.Job, len(summaries))
+	for i := range summaries {
+		jobs[i] = summaries[i].Job
+	}
+	return analyze.RunsOf(cluster, jobID, jobs), nil
+}
