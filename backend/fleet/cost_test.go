@@ -185,6 +185,11 @@ func openBenchFleet(tb testing.TB) (*store.Store, string) {
 	if path == "" {
 		tb.Skip("CE_BENCH_FLEET_DB not set: run by make bench (testenv/bench.sh generates the cache)")
 	}
+	// Opening a path that is not there would make an empty cache (a relative path is the
+	// package's folder): say so rather than measure nothing.
+	if _, err := os.Stat(path); err != nil {
+		tb.Fatalf("CE_BENCH_FLEET_DB: %v", err)
+	}
 	return openStore(tb, path), path
 }
 
