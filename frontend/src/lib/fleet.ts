@@ -1,8 +1,8 @@
 // The fleet view's table as pure functions: its columns and their sort, its filters, the
 // selection moved by the keyboard, and the words of the "since" and p90 columns. The rows and
 // their order are the backend's (docs/fleet.md): nothing here judges a job.
-import { ATTENTIONS, type Attention, type FleetJob, type SparkPoint } from './api';
-import { formatDate, formatSpan, formatTime, truncate } from './format';
+import { ATTENTIONS, type Attention, type FleetJob, type FleetRun, type SparkPoint } from './api';
+import { formatDateTime, formatInstant, formatSpan, truncate } from './format';
 
 type Translate = (key: string, opts?: Record<string, unknown>) => string;
 
@@ -184,8 +184,14 @@ export function sinceText(sinceMs: number | null, nowMs: number, locale: string,
   const unit = ago >= 60_000 ? 60_000 : 1000;
   return {
     ago: t('fleet.ago', { span: formatSpan(Math.floor(ago / unit) * unit, locale) }),
-    at: `${formatDate(sinceMs, locale)} ${formatTime(sinceMs, locale)}`,
+    at: formatInstant(sinceMs, locale),
   };
+}
+
+/** runLine is one run of a logical job in words: its id, start and end (or now), and state. */
+export function runLine(run: FleetRun, locale: string, t: Translate): string {
+  const end = run.end_ms ? formatDateTime(run.end_ms, locale) : t('fleet.runNow');
+  return t('fleet.runLine', { id: run.job_id, start: formatDateTime(run.start_ms, locale), end, state: run.state });
 }
 
 /** A sparkline's shape in a w × h box: the polyline's points and a dot per checkpoint (failed ones marked). */

@@ -157,6 +157,11 @@ export function formatDate(ms: number, locale: string): string {
   return df(locale, { year: 'numeric', month: 'short', day: 'numeric' }).format(ms);
 }
 
+/** formatInstant renders an instant as its local date and time of day ("5 Dec 2026 09:30:00"). */
+export function formatInstant(ms: number, locale: string, withMs = false): string {
+  return `${formatDate(ms, locale)} ${formatTime(ms, locale, withMs)}`;
+}
+
 /** sameLocalDay reports whether two instants fall on the same local calendar day. */
 export function sameLocalDay(a: number, b: number): boolean {
   const da = new Date(a);
@@ -170,10 +175,8 @@ export function sameLocalDay(a: number, b: number): boolean {
  */
 export function formatRange(fromMs: number, toMs: number, locale: string): string {
   const withMs = toMs - fromMs < 10_000;
-  const start = `${formatDate(fromMs, locale)} ${formatTime(fromMs, locale, withMs)}`;
-  const end = sameLocalDay(fromMs, toMs)
-    ? formatTime(toMs, locale, withMs)
-    : `${formatDate(toMs, locale)} ${formatTime(toMs, locale, withMs)}`;
+  const start = formatInstant(fromMs, locale, withMs);
+  const end = sameLocalDay(fromMs, toMs) ? formatTime(toMs, locale, withMs) : formatInstant(toMs, locale, withMs);
   return `${start} – ${end} (${formatSpan(toMs - fromMs, locale)})`;
 }
 
