@@ -314,7 +314,9 @@ func TestPublishSendsManyJobsCheckpointsInSharedRequests(t *testing.T) {
 			if tc.refuse != nil {
 				f.rcv.setRefuse(http.StatusBadRequest, tc.refuse...)
 			}
-			p, stop := f.start(t, f.st, Options{Batch: 200, Export: otlpexport.Options{BatchSize: 100}})
+			// A request of 11 checkpoints takes longer than the fixture's 300 ms on a loaded
+			// machine: timed out after the receiver took it, it would be sent again (at least once).
+			p, stop := f.start(t, f.st, Options{Batch: 200, Export: otlpexport.Options{BatchSize: 100, Timeout: 30 * time.Second}})
 			waitFor(t, "every job's checkpoint", func() bool {
 				s := p.Status()
 				return s.Exported+s.Refused == jobs
